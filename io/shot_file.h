@@ -1,0 +1,37 @@
+// Shot gathers in HDF5:
+//   /receivers           float64 [nrec][3] (z,y,x, metres), shared by all shots
+//   /wavelet             float32 [nt]; attributes dt (s), f0 (Hz), t0 (s)
+//   /shots/NNNN/data     float32 [nrec][nt]; attribute source [z,y,x] (m)
+//   root attributes      nt, dt, and the model's shape, spacing and origin
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/velocity_model.h"
+
+namespace rtm {
+
+struct ShotGather {
+  int id = 0;
+  Position source{};
+  std::vector<float> data; // [nrec][nt]
+};
+
+struct ShotFile {
+  int nt = 0;
+  double dt = 0, f0 = 0, t0 = 0;
+  std::vector<float> wavelet; // [nt]
+  std::vector<Position> receivers;
+  // Grid the shots were modelled on (informational; migration may use another model).
+  int nx = 0, ny = 0, nz = 0;
+  double dx = 0, dy = 0, dz = 0, ox = 0, oy = 0, oz = 0;
+  std::vector<ShotGather> shots;
+};
+
+// Written under a temporary name and renamed when complete.
+void write_shot_file(const std::string& path, const ShotFile& file);
+// Checks shapes (every gather [nrec][nt]), finiteness and attributes; InputError on failure.
+ShotFile read_shot_file(const std::string& path);
+
+} // namespace rtm

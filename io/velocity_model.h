@@ -1,0 +1,48 @@
+// Velocity models and their HDF5 files (layout in docs/design.md):
+//   /vp  float32 [nz][ny][nx]; attributes spacing [dz,dy,dx] (m), origin [z0,y0,x0] (m),
+//        axes "z,y,x", units "m/s" (or "km/s", converted on reading)
+//   /sources   float64 [nshots][3] (z,y,x in metres), optional
+//   /receivers float64 [nrec][3]   (z,y,x in metres), optional
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rtm {
+
+using Position = std::array<double, 3>; // (z, y, x) in metres, the HDF5 order
+
+struct VelocityModel {
+  int nx = 0, ny = 0, nz = 0;
+  double dx = 0, dy = 0, dz = 0; // spacing (m)
+  double ox = 0, oy = 0, oz = 0; // origin of cell (0,0,0) (m)
+  std::vector<float> vp;         // m/s, [nz][ny][nx], x fastest
+
+  int64_t cells() const { return int64_t(nx) * ny * nz; }
+  float& at(int i, int j, int k) { return vp[(int64_t(k) * ny + j) * nx + i]; }
+  float at(int i, int j, int k) const { return vp[(int64_t(k) * ny + j) * nx + i]; }
+  float vmin() const;
+  float vmax() const;
+};
+
+// Acquisition positions that may travel with a model file.
+struct ModelGeometry {
+  std::vector<Position> sources;
+  std::vector<Position> receivers;
+};
+
+// Reads /vp (or `dataset`) and checks everything DESIGN.md asks: the file exists and is HDF5, the
+// dataset exists with rank 3 and a float type, every value finite and positive, spacing positive,
+// units m/s or km/s. Throws InputError naming the file, dataset or attribute on any failure.
+VelocityModel read_velocity_model(const std::string& path, const std::string& dataset = "vp");
+
+// Reads /sources and /receivers when present (each [n][3] float64); empty when absent.
+ModelGeometry read_model_geometry(const std::string& path);
+
+// Writes the model (and geometry, when non-empty) under a temporary name, then renames it.
+void write_velocity_model(const std::string& path, const VelocityModel& model,
+                          const ModelGeometry& geometry = {});
+
+} // namespace rtm

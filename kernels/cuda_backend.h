@@ -1,0 +1,57 @@
+// The CUDA backend as host code sees it: plain C++ declarations, no CUDA types.
+// Compiled only where a CUDA compiler exists (RTM_HAVE_CUDA); solvers/backend.cpp guards its use.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/propagator.h"
+
+namespace rtm::cuda {
+
+struct DeviceInfo {
+  bool available = false;
+  std::string why_unavailable; // set when !available
+  int device = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  size_t global_mem_bytes = 0;
+  size_t free_mem_bytes = 0;
+  size_t l2_bytes = 0;
+  size_t max_persisting_l2_bytes = 0;
+  size_t max_access_policy_window_bytes = 0;
+  bool generic_compression = false;
+  double theoretical_bandwidth_gbs = 0; // 2 x memory clock x bus width
+  std::string runtime_version, driver_version;
+};
+
+DeviceInfo query_device(int device = 0);
+
+// Memory options that combine with any kernel (DESIGN.md): compressible allocations and an L2
+// persisting access-policy window.
+struct MemoryOptions {
+  bool compressible = false;
+  bool l2_persist = false;
+};
+
+// One row of the variant table.
+struct VariantInfo {
+  std::string name;
+  std::string description;
+  double bytes_per_cell = 0; // device-memory traffic per cell per step, at the ideal
+  double flops_per_cell = 0;
+  MemoryOptions preset;      // memory options the variant turns on by itself
+};
+
+const std::vector<VariantInfo>& variant_table();
+
+// Creates a propagator running `variant` (a name from variant_table()). Throws
+// std::runtime_error with a clear message for an unknown name, a grid that does not fit in free
+// device memory (both numbers in the message), or a memory option the device lacks.
+std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup, const std::string& variant,
+                                            const MemoryOptions& options, int device = 0);
+
+} // namespace rtm::cuda

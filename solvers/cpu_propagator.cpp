@@ -1,0 +1,144 @@
+#include "solvers/cpu_propagator.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace rtm {
+
+void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
+                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next) {
+  const int64_t sx = 1, sy = g.pitch, sz = g.plane;
+  const bool damped = !damping.empty();
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = 0; k < g.nz; ++k) {
+    for (int j = 0; j < g.ny; ++j) {
+      for (int i = 0; i < g.nx; ++i) {
+        const int64_t c = g.index(i, j, k);
+        float lap = w.c0 * p_cur[c];
+        for (int r = 1; r <= kHalo; ++r) {
+          lap += w.wx[r] * (p_cur[c - r * sx] + p_cur[c + r * sx]);
+          lap += w.wy[r] * (p_cur[c - r * sy] + p_cur[c + r * sy]);
+          lap += w.wz[r] * (p_cur[c - r * sz] + p_cur[c + r * sz]);
+        }
+        const float undamped = 2.0f * p_cur[c] - p_prev_next[c] + v2dt2[c] * lap;
+        if (!damped) {
+          p_prev_next[c] = undamped;
+        } else {
+          const float e = damping.x[i] + damping.y[j] + damping.z[k];
+          // (2p - (1-e) p_prev + v2dt2 lap) / (1+e), written as a correction of the undamped value
+          p_prev_next[c] = (undamped + e * p_prev_next[c]) / (1.0f + e);
+        }
+      }
+    }
+  }
+}
+
+std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense) {
+  if (int64_t(dense.size()) != g.interior_cells())
+    throw std::invalid_argument("pad_array: expected " + std::to_string(g.interior_cells()) +
+                                " values, got " + std::to_string(dense.size()));
+  std::vector<float> padded(g.size, 0.0f);
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        padded[g.index(i, j, k)] = dense[(int64_t(k) * g.ny + j) * g.nx + i];
+  return padded;
+}
+
+std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& padded) {
+  std::vector<float> dense(g.interior_cells());
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        dense[(int64_t(k) * g.ny + j) * g.nx + i] = padded[g.index(i, j, k)];
+  return dense;
+}
+
+CpuPropagator::CpuPropagator(PropagatorSetup setup) : setup_(std::move(setup)) {
+  const GridLayout& g = setup_.layout;
+  v2dt2_ = pad_array(g, setup_.v2dt2);
+  const DampingProfiles& d = setup_.damping;
+  if (!d.empty() && (int(d.x.size()) != g.nx || int(d.y.size()) != g.ny || int(d.z.size()) != g.nz))
+    throw std::invalid_argument("CpuPropagator: damping profiles must have nx, ny, nz entries");
+  prev_.assign(g.size, 0.0f);
+  cur_.assign(g.size, 0.0f);
+}
+
+void CpuPropagator::set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
+  const auto n = size_t(layout().size);
+  if (p_prev.size() != n || p_cur.size() != n)
+    throw std::invalid_argument("CpuPropagator::set_state: arrays must have layout().size floats");
+  prev_ = p_prev;
+  cur_ = p_cur;
+}
+
+void CpuPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
+  p_prev = prev_;
+  p_cur = cur_;
+}
+
+void CpuPropagator::zero_state() {
+  std::fill(prev_.begin(), prev_.end(), 0.0f);
+  std::fill(cur_.begin(), cur_.end(), 0.0f);
+}
+
+void CpuPropagator::step() {
+  cpu_wave_step(setup_.layout, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(),
+                prev_.data());
+  std::swap(prev_, cur_);
+}
+
+int CpuPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
+  if (nt <= 0) throw std::invalid_argument("add_point_set: nt must be positive");
+  for (const PointStencil& p : points)
+    for (int c = 0; c < p.count; ++c)
+      if (p.index[c] < 0 || p.index[c] >= layout().size)
+        throw std::out_of_range("add_point_set: point cell index outside the grid");
+  sets_.push_back(PointSet{points, nt, std::vector<float>(size_t(nt) * points.size(), 0.0f)});
+  return int(sets_.size()) - 1;
+}
+
+const CpuPropagator::PointSet& CpuPropagator::point_set(int set) const {
+  if (set < 0 || set >= int(sets_.size()))
+    throw std::out_of_range("CpuPropagator: no point set " + std::to_string(set));
+  return sets_[size_t(set)];
+}
+
+void CpuPropagator::upload_series(int set, const std::vector<float>& series) {
+  const PointSet& ps = point_set(set);
+  if (series.size() != ps.series.size())
+    throw std::invalid_argument("upload_series: expected nt x points = " +
+                                std::to_string(ps.series.size()) + " values, got " +
+                                std::to_string(series.size()));
+  sets_[size_t(set)].series = series;
+}
+
+std::vector<float> CpuPropagator::download_series(int set) const { return point_set(set).series; }
+
+void CpuPropagator::inject(int set, int t, float scale) {
+  const PointSet& ps = point_set(set);
+  if (t < 0 || t >= ps.nt) throw std::out_of_range("inject: time index outside the series");
+  const size_t np = ps.points.size();
+  for (size_t p = 0; p < np; ++p) {
+    const float amp = scale * ps.series[size_t(t) * np + p];
+    const PointStencil& s = ps.points[p];
+    for (int c = 0; c < s.count; ++c) cur_[s.index[c]] += s.weight[c] * v2dt2_[s.index[c]] * amp;
+  }
+}
+
+void CpuPropagator::record(int set, int t) {
+  PointSet& ps = sets_.at(size_t(set));
+  if (t < 0 || t >= ps.nt) throw std::out_of_range("record: time index outside the series");
+  const size_t np = ps.points.size();
+  for (size_t p = 0; p < np; ++p) {
+    const PointStencil& s = ps.points[p];
+    float v = 0.0f;
+    for (int c = 0; c < s.count; ++c) v += s.weight[c] * cur_[s.index[c]];
+    ps.series[size_t(t) * np + p] = v;
+  }
+}
+
+} // namespace rtm

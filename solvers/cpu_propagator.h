@@ -1,0 +1,52 @@
+// The CPU reference propagator: the oracle every CUDA variant is checked against.
+// Written to be read: one loop nest per operation, OpenMP over planes and rows.
+#pragma once
+
+#include <vector>
+
+#include "kernels/propagator.h"
+
+namespace rtm {
+
+// One step of the wave equation on padded arrays (see kernels/propagator.h for the formula).
+// p_prev_next holds p[n-1] on entry and p[n+1] on return. v2dt2 is padded like the wavefields.
+void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
+                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next);
+
+// Copies a dense [nz][ny][nx] array into a zeroed padded array, and back.
+std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);
+std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& padded);
+
+class CpuPropagator final : public Propagator {
+public:
+  explicit CpuPropagator(PropagatorSetup setup);
+
+  std::string name() const override { return "cpu"; }
+  const GridLayout& layout() const override { return setup_.layout; }
+
+  void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
+  void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
+  void zero_state() override;
+  void step() override;
+
+  int add_point_set(const std::vector<PointStencil>& points, int nt) override;
+  void upload_series(int set, const std::vector<float>& series) override;
+  std::vector<float> download_series(int set) const override;
+  void inject(int set, int t, float scale) override;
+  void record(int set, int t) override;
+
+private:
+  struct PointSet {
+    std::vector<PointStencil> points;
+    int nt = 0;
+    std::vector<float> series; // [t][point]
+  };
+  const PointSet& point_set(int set) const;
+
+  PropagatorSetup setup_;
+  std::vector<float> v2dt2_; // padded
+  std::vector<float> prev_, cur_;
+  std::vector<PointSet> sets_;
+};
+
+} // namespace rtm
