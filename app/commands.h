@@ -1,0 +1,15 @@
+// Each subcommand of `rtm` lives in its own app/cmd_<name>.cpp and registers itself here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rtm::app {
+
+void register_info(CLI::App& rtm);
+void register_generate_model(CLI::App& rtm);
+void register_model(CLI::App& rtm);
+void register_demo(CLI::App& rtm, CLI::App*& demo_command);
+void register_bench(CLI::App& rtm);
+void register_micro(CLI::App& rtm);
+
+} // namespace rtm::app
