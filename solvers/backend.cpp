@@ -1,0 +1,58 @@
+#include "solvers/backend.h"
+
+#include "io/errors.h"
+#include "solvers/cpu_propagator.h"
+
+#ifdef RTM_HAVE_CUDA
+#include "kernels/cuda_backend.h"
+#endif
+
+namespace rtm {
+
+bool cuda_built() {
+#ifdef RTM_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool cuda_usable(std::string* why) {
+#ifdef RTM_HAVE_CUDA
+  const cuda::DeviceInfo info = cuda::query_device();
+  if (!info.available && why) *why = info.why_unavailable;
+  return info.available;
+#else
+  if (why) *why = "this build of rtm has no CUDA kernels (configured without a CUDA compiler)";
+  return false;
+#endif
+}
+
+std::string resolve_backend(const std::string& requested, std::ostream& log) {
+  if (requested == "cpu") return "cpu";
+  if (requested != "auto" && requested != "cuda")
+    throw InputError("--backend: expected auto, cpu or cuda, got '" + requested + "'");
+  std::string why;
+  if (cuda_usable(&why)) return "cuda";
+  if (requested == "cuda") throw InputError("--backend cuda: no usable GPU: " + why);
+  log << "rtm: no usable GPU (" << why << "); using the CPU backend\n";
+  return "cpu";
+}
+
+std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
+                                            const BackendOptions& options, std::ostream& log) {
+  const std::string backend = resolve_backend(options.backend, log);
+  if (backend == "cpu") {
+    if (options.variant != "auto" && options.variant != "cpu")
+      log << "rtm: --variant " << options.variant << " applies to the CUDA backend only; ignored\n";
+    return std::make_unique<CpuPropagator>(setup);
+  }
+#ifdef RTM_HAVE_CUDA
+  cuda::MemoryOptions memory{options.compressible, options.l2_persist};
+  return cuda::make_propagator(setup, options.variant, memory);
+#else
+  throw InputError("--backend cuda: this build has no CUDA kernels");
+#endif
+}
+
+} // namespace rtm

@@ -1,0 +1,32 @@
+// Choosing where the wave steps run: the CPU reference or a CUDA variant.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "kernels/propagator.h"
+
+namespace rtm {
+
+struct BackendOptions {
+  std::string backend = "auto"; // auto | cpu | cuda
+  std::string variant = "auto"; // a CUDA variant name, or auto (the fastest on this grid)
+  bool compressible = false;    // CUDA: compressible wavefield allocations
+  bool l2_persist = false;      // CUDA: L2 persisting access-policy window
+};
+
+// True when this build contains the CUDA kernels.
+bool cuda_built();
+// True when the CUDA kernels are built and a usable GPU is present; otherwise `why` says why not.
+bool cuda_usable(std::string* why = nullptr);
+
+// "cpu" or "cuda" for a requested backend. "auto" picks cuda when usable and says on `log` when it
+// falls back to the CPU; "cuda" without a usable GPU throws InputError with the reason.
+std::string resolve_backend(const std::string& requested, std::ostream& log);
+
+// Builds the propagator the options ask for (the backend already resolved or "auto").
+std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
+                                            const BackendOptions& options, std::ostream& log);
+
+} // namespace rtm
