@@ -15,12 +15,19 @@ int main(int argc, char** argv) {
 
   CLI::App* demo = nullptr;
   // Subcommands, in the order `rtm --help` lists them.
+  rtm::app::register_bench(rtm);
   (void)demo;
 
   try {
     rtm.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return rtm.exit(e);
+  } catch (const rtm::InputError& e) {
+    std::fprintf(stderr, "rtm: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rtm: error: %s\n", e.what());
+    return 1;
   }
   return 0;
 }
