@@ -28,13 +28,13 @@ inline void check_runtime(cudaError_t status, const char* expr, const char* file
     throw_cuda_error(expr, cudaGetErrorName(status), cudaGetErrorString(status), file, line);
 }
 
+// "CUDA_ERROR_NAME (description)" for a driver status (driver_api.cu asks the driver).
+std::string driver_error_description(CUresult status);
+
 inline void check_driver(CUresult status, const char* expr, const char* file, int line) {
   if (status == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (cuGetErrorName(status, &name) != CUDA_SUCCESS) name = "unknown CUresult";
-  if (cuGetErrorString(status, &text) != CUDA_SUCCESS) text = "no description";
-  throw_cuda_error(expr, name, text, file, line);
+  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + expr +
+                  " failed: " + driver_error_description(status));
 }
 
 inline void check_launch(const std::string& kernel_name, const char* file, int line) {
@@ -48,7 +48,7 @@ inline void check_launch(const std::string& kernel_name, const char* file, int l
 
 // CUDA_CHECK(cudaMalloc(...)): a runtime API call.
 #define CUDA_CHECK(expr) ::rtm::cuda::check_runtime((expr), #expr, __FILE__, __LINE__)
-// CU_CHECK(cuMemCreate(...)): a driver API call.
+// CU_CHECK(driver_api().mem_create(...)): a driver API call (kernels/driver_api.cuh).
 #define CU_CHECK(expr) ::rtm::cuda::check_driver((expr), #expr, __FILE__, __LINE__)
 // CUDA_CHECK_LAUNCH("kernel name") right after a <<<...>>> launch: catches bad configurations at once.
 // Errors raised while the kernel runs surface at the next synchronising call, which is checked too.

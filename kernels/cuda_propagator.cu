@@ -116,7 +116,10 @@ DeviceInfo query_device(int device) {
   int count = 0;
   const cudaError_t counted = cudaGetDeviceCount(&count);
   if (counted != cudaSuccess) {
-    info.why_unavailable = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(counted);
+    info.why_unavailable = std::string(counted == cudaErrorInsufficientDriver
+                                           ? "no NVIDIA driver new enough for this build (or none at all); "
+                                           : "") +
+                           "cudaGetDeviceCount failed: " + cudaGetErrorString(counted);
     cudaGetLastError(); // clear it: this is an answer, not a pending error
     return info;
   }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "kernels/cuda_check.cuh"
+#include "kernels/driver_api.cuh"
 
 namespace rtm::cuda {
 namespace {
@@ -17,23 +18,19 @@ CUmemAllocationProp compressible_properties(int device) {
   return prop;
 }
 
-std::string driver_error_text(CUresult status) {
-  const char* name = nullptr;
-  if (cuGetErrorName(status, &name) != CUDA_SUCCESS || !name) return "CUresult " + std::to_string(int(status));
-  return name;
-}
 
 } // namespace
 
 std::string compressible_memory_unavailable_reason(int device) {
-  CU_CHECK(cuInit(0));
+  CUDA_CHECK(cudaSetDevice(device)); // initialises the driver and the device's primary context
+  const DriverApi& cu = driver_api();
   CUdevice dev = 0;
-  CU_CHECK(cuDeviceGet(&dev, device));
+  CU_CHECK(cu.device_get(&dev, device));
   int supported = 0;
-  CU_CHECK(cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, dev));
+  CU_CHECK(cu.device_get_attribute(&supported, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, dev));
   if (!supported) return "the GPU does not support generic memory compression";
   int vmm = 0;
-  CU_CHECK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+  CU_CHECK(cu.device_get_attribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
   if (!vmm) return "the GPU does not support the virtual memory management API (cuMemCreate)";
   return {};
 }
@@ -43,32 +40,33 @@ DeviceBuffer::DeviceBuffer(size_t bytes, AllocationKind kind, int device) : byte
   if (kind == AllocationKind::compressible) {
     fallback_reason_ = compressible_memory_unavailable_reason(device);
     if (fallback_reason_.empty()) {
+      const DriverApi& cu = driver_api();
       const CUmemAllocationProp prop = compressible_properties(device);
       size_t granularity = 0;
-      CU_CHECK(cuMemGetAllocationGranularity(&granularity, &prop,
+      CU_CHECK(cu.mem_get_allocation_granularity(&granularity, &prop,
                                              CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
       const size_t size = (bytes + granularity - 1) / granularity * granularity;
       CUmemGenericAllocationHandle handle = 0;
-      const CUresult created = cuMemCreate(&handle, size, &prop, 0);
+      const CUresult created = cu.mem_create(&handle, size, &prop, 0);
       if (created == CUDA_ERROR_OUT_OF_MEMORY) CU_CHECK(created); // throws: no fallback for that
       if (created != CUDA_SUCCESS) {
-        fallback_reason_ = "cuMemCreate with generic compression failed: " + driver_error_text(created);
+        fallback_reason_ = "cuMemCreate with generic compression failed: " + driver_error_description(created);
       } else {
         // The driver may quietly hand out uncompressed memory (e.g. compression resources
         // exhausted): ask what the allocation really got.
         CUmemAllocationProp granted{};
-        CU_CHECK(cuMemGetAllocationPropertiesFromHandle(&granted, handle));
+        CU_CHECK(cu.mem_get_allocation_properties(&granted, handle));
         if (granted.allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_GENERIC) {
-          CU_CHECK(cuMemRelease(handle));
+          CU_CHECK(cu.mem_release(handle));
           fallback_reason_ = "the driver granted the allocation without compression";
         } else {
           CUdeviceptr address = 0;
-          CU_CHECK(cuMemAddressReserve(&address, size, 0, 0, 0));
-          CU_CHECK(cuMemMap(address, size, 0, handle, 0));
+          CU_CHECK(cu.mem_address_reserve(&address, size, 0, 0, 0));
+          CU_CHECK(cu.mem_map(address, size, 0, handle, 0));
           CUmemAccessDesc access{};
           access.location = prop.location;
           access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-          CU_CHECK(cuMemSetAccess(address, size, &access, 1));
+          CU_CHECK(cu.mem_set_access(address, size, &access, 1));
           ptr_ = reinterpret_cast<void*>(address);
           mapped_size_ = size;
           handle_ = handle;
@@ -103,14 +101,17 @@ void DeviceBuffer::release() noexcept {
   if (!ptr_) return;
   // Destructors must not throw: a failure here is reported and the rest is still released.
   if (mapped_size_ != 0) {
+    // driver_api() succeeded when this buffer was made, so it does not throw here.
+    const DriverApi& cu = driver_api();
     const auto address = reinterpret_cast<CUdeviceptr>(ptr_);
-    const CUresult unmapped = cuMemUnmap(address, mapped_size_);
-    const CUresult released = cuMemRelease(handle_);
-    const CUresult freed = cuMemAddressFree(address, mapped_size_);
+    const CUresult unmapped = cu.mem_unmap(address, mapped_size_);
+    const CUresult released = cu.mem_release(handle_);
+    const CUresult freed = cu.mem_address_free(address, mapped_size_);
     if (unmapped != CUDA_SUCCESS || released != CUDA_SUCCESS || freed != CUDA_SUCCESS)
-      std::fprintf(stderr, "rtm: releasing a compressible device buffer failed (%s, %s, %s)\n",
-                   driver_error_text(unmapped).c_str(), driver_error_text(released).c_str(),
-                   driver_error_text(freed).c_str());
+      std::fprintf(stderr, "rtm: releasing a compressible device buffer failed (%s; %s; %s)\n",
+                   driver_error_description(unmapped).c_str(),
+                   driver_error_description(released).c_str(),
+                   driver_error_description(freed).c_str());
   } else {
     const cudaError_t status = cudaFree(ptr_);
     if (status != cudaSuccess)
