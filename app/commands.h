@@ -1,6 +1,8 @@
 // Each subcommand of `rtm` lives in its own app/cmd_<name>.cpp and registers itself here.
 #pragma once
 
+#include <functional>
+
 #include <CLI/CLI.hpp>
 
 namespace rtm::app {
@@ -8,7 +10,8 @@ namespace rtm::app {
 void register_info(CLI::App& rtm);
 void register_generate_model(CLI::App& rtm);
 void register_model(CLI::App& rtm);
-void register_demo(CLI::App& rtm, CLI::App*& demo_command);
+// Returns the demo's action, which bare `rtm` runs with the default options.
+std::function<void()> register_demo(CLI::App& rtm);
 void register_bench(CLI::App& rtm);
 void register_micro(CLI::App& rtm);
 

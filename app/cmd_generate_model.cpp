@@ -1,0 +1,110 @@
+// rtm generate-model: synthetic velocity models written to HDF5.
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "app/options.h"
+#include "io/errors.h"
+#include "io/velocity_model.h"
+#include "solvers/acquisition.h"
+#include "solvers/model_builder.h"
+
+namespace rtm::app {
+namespace {
+
+struct GenerateModelArgs {
+  std::string type = "layered";
+  std::vector<int> shape{128, 128, 128};
+  std::vector<double> spacing{10.0};
+  double velocity = 2000;            // constant / scatterer background / gradient top
+  std::vector<double> interfaces;    // layered: depths (m)
+  std::vector<double> velocities;    // layered: one per layer
+  double v_top = 1500, v_bottom = 3500, v_salt = 4500, gradient = 0.5, v_max = 4500;
+  double scatterer_velocity = 2500;
+  double scatterer_radius = 0;
+  int shots = 0;                     // >0: store a line survey in the file
+  double survey_depth = 20;
+  std::string output;
+};
+
+VelocityModel build(const GenerateModelArgs& a) {
+  if (a.spacing.size() != 1 && a.spacing.size() != 3)
+    throw InputError("--spacing: give one value (all axes) or three (DX,DY,DZ)");
+  ModelShape shape;
+  shape.nx = a.shape[0];
+  shape.ny = a.shape[1];
+  shape.nz = a.shape[2];
+  shape.dx = a.spacing[0];
+  shape.dy = a.spacing.size() == 3 ? a.spacing[1] : a.spacing[0];
+  shape.dz = a.spacing.size() == 3 ? a.spacing[2] : a.spacing[0];
+  if (a.type == "constant") return constant_model(shape, a.velocity);
+  if (a.type == "gradient") return gradient_model(shape, a.v_top, a.gradient, a.v_max);
+  if (a.type == "salt") return salt_model(shape, a.v_top, a.v_bottom, a.v_salt);
+  if (a.type == "scatterer")
+    return scatterer_model(shape, a.velocity, a.scatterer_velocity, -1, -1, -1, a.scatterer_radius);
+  // layered: default three layers at 1/3 and 2/3 of the depth
+  std::vector<double> depths = a.interfaces, vels = a.velocities;
+  if (depths.empty() && vels.empty()) {
+    const double depth = (shape.nz - 1) * shape.dz;
+    depths = {depth / 3, 2 * depth / 3};
+    vels = {1500, 2200, 3000};
+  }
+  return layered_model(shape, depths, vels);
+}
+
+} // namespace
+
+void register_generate_model(CLI::App& rtm) {
+  auto args = std::make_shared<GenerateModelArgs>();
+  CLI::App* cmd = rtm.add_subcommand(
+      "generate-model", "Write a synthetic velocity model (constant, layered, salt, scatterer, "
+                        "gradient) to HDF5");
+  cmd->add_option("--type", args->type, "Model kind")
+      ->check(CLI::IsMember({"constant", "layered", "salt", "scatterer", "gradient"}))
+      ->capture_default_str();
+  add_shape_option(cmd, "--shape", args->shape, "Cells NX,NY,NZ")->capture_default_str();
+  cmd->add_option("--spacing", args->spacing, "Cell size in metres: D or DX,DY,DZ")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--velocity", args->velocity, "constant/scatterer: background velocity (m/s)")
+      ->capture_default_str();
+  cmd->add_option("--interfaces", args->interfaces, "layered: interface depths (m), comma separated")
+      ->delimiter(',');
+  cmd->add_option("--velocities", args->velocities, "layered: layer velocities (m/s), one more than interfaces")
+      ->delimiter(',');
+  cmd->add_option("--v-top", args->v_top, "salt/gradient: velocity at the surface")->capture_default_str();
+  cmd->add_option("--v-bottom", args->v_bottom, "salt: background velocity at the base")->capture_default_str();
+  cmd->add_option("--v-salt", args->v_salt, "salt: velocity of the salt body")->capture_default_str();
+  cmd->add_option("--gradient", args->gradient, "gradient: dv/dz (1/s)")->capture_default_str();
+  cmd->add_option("--v-max", args->v_max, "gradient: clip velocity")->capture_default_str();
+  cmd->add_option("--scatterer-velocity", args->scatterer_velocity, "scatterer: its velocity")
+      ->capture_default_str();
+  cmd->add_option("--scatterer-radius", args->scatterer_radius, "scatterer: radius (m); 0: one cell");
+  cmd->add_option("--survey-shots", args->shots,
+                  "Also store a line survey: this many shots and a receiver on every cell of the "
+                  "centre inline (datasets /sources, /receivers)");
+  cmd->add_option("--survey-depth", args->survey_depth, "Depth of the stored survey (m)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Output HDF5 file")->required();
+
+  cmd->callback([args]() {
+    const VelocityModel model = build(*args);
+    ModelGeometry geometry;
+    if (args->shots > 0) {
+      const Acquisition acq = default_line_survey(model, args->shots, args->survey_depth);
+      geometry.sources = acq.sources;
+      geometry.receivers = acq.receivers;
+    }
+    write_velocity_model(args->output, model, geometry);
+    std::cout << "wrote " << args->output << ": " << args->type << " model " << model.nx << "x"
+              << model.ny << "x" << model.nz << " cells of " << model.dx << "x" << model.dy << "x"
+              << model.dz << " m, vp " << model.vmin() << " to " << model.vmax() << " m/s";
+    if (!geometry.sources.empty())
+      std::cout << ", " << geometry.sources.size() << " sources, " << geometry.receivers.size()
+                << " receivers";
+    std::cout << "\n";
+  });
+}
+
+} // namespace rtm::app

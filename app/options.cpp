@@ -1,0 +1,45 @@
+#include "app/options.h"
+
+namespace rtm::app {
+
+void add_backend_options(CLI::App* cmd, BackendOptions& o) {
+  cmd->add_option("--backend", o.backend, "Where the wave steps run: auto (GPU if present), cpu, cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--variant", o.variant,
+                  "CUDA propagator variant (see `rtm bench --list`), or auto: time the candidates "
+                  "briefly on this grid and use the fastest")
+      ->capture_default_str();
+  cmd->add_flag("--compressible", o.compressible, "CUDA: allocate wavefields as compressible memory");
+  cmd->add_flag("--l2-persist", o.l2_persist, "CUDA: keep the most reused wavefield in persisting L2");
+}
+
+void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {
+  cmd->add_option("--boundary-width", b.width, "Absorbing-layer thickness in cells on each face")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--free-surface", b.free_surface,
+                "Pressure-release (reflecting) surface at z = 0 instead of an absorbing layer");
+}
+
+void add_time_options(CLI::App* cmd, ModelingParams& p) {
+  cmd->add_option("--f0", p.wavelet.f0, "Ricker wavelet peak frequency (Hz)")->capture_default_str();
+  cmd->add_option("--t0", p.wavelet.t0, "Wavelet delay (s); default 1.2/f0");
+  cmd->add_option("--dt", p.dt, "Time step (s); default: 0.88 x the CFL limit");
+  cmd->add_option("--record-time", p.record_time, "Seconds recorded per shot")->capture_default_str();
+}
+
+void add_format_flags(CLI::App* cmd, FormatFlags& f) {
+  auto* csv = cmd->add_flag("--csv", f.csv, "Print results as CSV");
+  cmd->add_flag("--json", f.json, "Print results as JSON")->excludes(csv);
+}
+
+CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vector<int>& shape,
+                              const std::string& description) {
+  return cmd->add_option(name, shape, description)
+      ->delimiter(',')
+      ->expected(3)
+      ->check(CLI::PositiveNumber);
+}
+
+} // namespace rtm::app

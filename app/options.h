@@ -1,0 +1,34 @@
+// Options several subcommands share, so they are spelled and documented the same everywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "io/result_table.h"
+#include "solvers/backend.h"
+#include "solvers/modeling.h"
+
+namespace rtm::app {
+
+// --backend, --variant, --compressible, --l2-persist
+void add_backend_options(CLI::App* cmd, BackendOptions& options);
+// --boundary-width, --free-surface
+void add_boundary_options(CLI::App* cmd, BoundaryConfig& boundary);
+// --f0, --t0, --dt, --record-time
+void add_time_options(CLI::App* cmd, ModelingParams& params);
+// --csv / --json (text by default)
+struct FormatFlags {
+  bool csv = false, json = false;
+  OutputFormat format() const {
+    return json ? OutputFormat::json : csv ? OutputFormat::csv : OutputFormat::text;
+  }
+};
+void add_format_flags(CLI::App* cmd, FormatFlags& flags);
+
+// "NX,NY,NZ" style options: a list of exactly three positive integers.
+CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vector<int>& shape,
+                              const std::string& description);
+
+} // namespace rtm::app

@@ -1,0 +1,43 @@
+#include "solvers/acquisition.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "io/errors.h"
+
+namespace rtm {
+
+std::vector<Position> line_along_x(double z, double y, double x0, double x1, double dx) {
+  if (!(dx > 0)) throw InputError("receiver/shot spacing must be positive");
+  std::vector<Position> pts;
+  const int n = std::max(1, int(std::floor((x1 - x0) / dx + 1e-9)) + 1);
+  for (int i = 0; i < n; ++i) pts.push_back({z, y, x0 + i * dx});
+  return pts;
+}
+
+std::vector<Position> grid_at_depth(double z, double x0, double x1, double dx, double y0, double y1,
+                                    double dy) {
+  if (!(dy > 0)) throw InputError("receiver/shot spacing must be positive");
+  std::vector<Position> pts;
+  const int ny = std::max(1, int(std::floor((y1 - y0) / dy + 1e-9)) + 1);
+  for (int j = 0; j < ny; ++j)
+    for (const Position& p : line_along_x(z, y0 + j * dy, x0, x1, dx)) pts.push_back(p);
+  return pts;
+}
+
+Acquisition default_line_survey(const VelocityModel& m, int nshots, double depth, int receiver_step) {
+  if (nshots < 1) throw InputError("--shots must be at least 1, got " + std::to_string(nshots));
+  if (receiver_step < 1) throw InputError("receiver step must be at least 1 cell");
+  const double y = m.oy + 0.5 * (m.ny - 1) * m.dy;
+  const double x0 = m.ox, x1 = m.ox + (m.nx - 1) * m.dx;
+  const double z = m.oz + depth;
+  Acquisition a;
+  a.receivers = line_along_x(z, y, x0, x1, receiver_step * m.dx);
+  for (int s = 0; s < nshots; ++s) {
+    const double frac = nshots == 1 ? 0.5 : (s + 0.5) / nshots;
+    a.sources.push_back({z, y, x0 + frac * (x1 - x0)});
+  }
+  return a;
+}
+
+} // namespace rtm

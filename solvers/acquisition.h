@@ -1,0 +1,26 @@
+// Source and receiver layouts, generated or read from a model file.
+#pragma once
+
+#include <vector>
+
+#include "io/velocity_model.h"
+
+namespace rtm {
+
+struct Acquisition {
+  std::vector<Position> sources;   // one shot per source
+  std::vector<Position> receivers; // shared by all shots
+};
+
+// Points along x at (y, z), from x0 to x1 inclusive every dx metres (at least one point).
+std::vector<Position> line_along_x(double z, double y, double x0, double x1, double dx);
+// A grid of points at depth z covering [x0, x1] x [y0, y1] every (dx, dy) metres.
+std::vector<Position> grid_at_depth(double z, double x0, double x1, double dx, double y0, double y1,
+                                    double dy);
+
+// The default survey over a model: receivers on every `receiver_step`-th cell of the inline
+// (x) line through the centre at `depth`, and `nshots` shots evenly along the same line.
+Acquisition default_line_survey(const VelocityModel& model, int nshots, double depth,
+                                int receiver_step = 1);
+
+} // namespace rtm

@@ -1,0 +1,51 @@
+// Forward modeling: shot gathers from a velocity model and an acquisition.
+#pragma once
+
+#include <functional>
+#include <ostream>
+
+#include "io/shot_file.h"
+#include "solvers/acquisition.h"
+#include "solvers/backend.h"
+#include "solvers/simulation.h"
+
+namespace rtm {
+
+struct WaveletParams {
+  double f0 = 10;  // Ricker peak frequency (Hz)
+  double t0 = -1;  // delay (s); negative: default_ricker_delay(f0)
+};
+
+struct ModelingParams {
+  WaveletParams wavelet;
+  double dt = 0;           // time step (s); 0: from CFL
+  double record_time = 1;  // seconds of data per shot
+  BoundaryConfig boundary;
+  BackendOptions backend;
+};
+
+// Wall time and work of a run, for the Gcells/s people compare.
+struct RunStats {
+  double seconds = 0;
+  double cell_updates = 0; // compute cells x steps, absorbing layers included
+  double gcells_per_second() const { return seconds > 0 ? cell_updates / seconds * 1e-9 : 0; }
+};
+
+// Checks the parameters and the acquisition against the model (InputError naming the bad value).
+void check_modeling_params(const ModelingParams& params);
+
+// Models every shot of `acquisition` in `model`. Progress goes to `log` (per shot, with time left).
+ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
+                     const ModelingParams& params, std::ostream& log, RunStats* stats = nullptr);
+
+// One shot on an existing propagator: resets its state, then for n = 0 .. nt-1 records p[n] at the
+// receivers, steps, and injects the source series' sample n into p[n+1] (PHYSICS.md: f[n] enters
+// p[n+1]). `source_set` holds the source with its wavelet uploaded; returns traces [nrec][nt].
+std::vector<float> model_one_shot(Propagator& propagator, float injection_scale, int source_set,
+                                  int receiver_set, int nreceivers, int nt);
+
+// [t][point] series (as propagators store them) <-> [point][t] traces (as shot files store them).
+std::vector<float> series_to_traces(const std::vector<float>& series, int npoints, int nt);
+std::vector<float> traces_to_series(const std::vector<float>& traces, int npoints, int nt);
+
+} // namespace rtm

@@ -1,0 +1,128 @@
+#include "solvers/simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "io/errors.h"
+#include "solvers/numerics.h"
+
+namespace rtm {
+
+SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
+                                    double requested_dt) {
+  if (boundary.width < 0)
+    throw InputError("--boundary-width must be >= 0, got " + std::to_string(boundary.width));
+  if (!(boundary.reflection > 0 && boundary.reflection < 1))
+    throw InputError("boundary reflection coefficient must be in (0, 1)");
+  SimulationGrid sim;
+  sim.model = model;
+  sim.boundary = boundary;
+  const int w = boundary.width;
+  sim.pad_x_lo = sim.pad_x_hi = sim.pad_y_lo = sim.pad_y_hi = sim.pad_z_hi = w;
+  sim.pad_z_lo = boundary.free_surface ? 0 : w;
+  sim.layout = make_layout(model.nx + sim.pad_x_lo + sim.pad_x_hi,
+                           model.ny + sim.pad_y_lo + sim.pad_y_hi,
+                           model.nz + sim.pad_z_lo + sim.pad_z_hi);
+  sim.dt = choose_dt(requested_dt, model.vmax(), model.dx, model.dy, model.dz);
+  return sim;
+}
+
+std::vector<float> compute_v2dt2(const SimulationGrid& sim) {
+  const GridLayout& g = sim.layout;
+  const VelocityModel& m = sim.model;
+  std::vector<float> v2dt2(size_t(g.interior_cells()));
+  const double dt2 = sim.dt * sim.dt;
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j) {
+      const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1);
+      const int mj = std::clamp(j - sim.pad_y_lo, 0, m.ny - 1);
+      for (int i = 0; i < g.nx; ++i) {
+        const int mi = std::clamp(i - sim.pad_x_lo, 0, m.nx - 1);
+        const double v = m.at(mi, mj, mk);
+        v2dt2[(size_t(k) * g.ny + j) * g.nx + i] = float(v * v * dt2);
+      }
+    }
+  return v2dt2;
+}
+
+namespace {
+
+// e(i) = eta(i) dt / 2 with eta = eta0 (d/L)^2 inside a layer (d: depth into the layer, L its
+// thickness) and eta0 = 3 v_max ln(1/R) / (2 L), the classic quadratic profile.
+std::vector<float> axis_profile(int n, int lo, int hi, double h, double vmax, double dt, double R) {
+  std::vector<float> e(size_t(n), 0.0f);
+  auto eta = [&](double depth_cells, int width) {
+    const double L = width * h;
+    const double eta0 = 3.0 * vmax * std::log(1.0 / R) / (2.0 * L);
+    const double x = depth_cells / width;
+    return eta0 * x * x;
+  };
+  for (int i = 0; i < lo; ++i) e[size_t(i)] = float(0.5 * dt * eta(lo - i, lo));
+  for (int i = n - hi; i < n; ++i) e[size_t(i)] = float(0.5 * dt * eta(i - (n - hi - 1), hi));
+  return e;
+}
+
+} // namespace
+
+DampingProfiles damping_profiles(const SimulationGrid& sim) {
+  DampingProfiles d;
+  if (sim.boundary.width == 0) return d;
+  const double vmax = sim.model.vmax(), R = sim.boundary.reflection;
+  const GridLayout& g = sim.layout;
+  d.x = axis_profile(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), vmax, sim.dt, R);
+  d.y = axis_profile(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), vmax, sim.dt, R);
+  d.z = axis_profile(g.nz, sim.pad_z_lo, sim.pad_z_hi, sim.hz(), vmax, sim.dt, R);
+  return d;
+}
+
+PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
+  PropagatorSetup s;
+  s.layout = sim.layout;
+  s.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
+  s.v2dt2 = compute_v2dt2(sim);
+  s.damping = damping_profiles(sim);
+  return s;
+}
+
+PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what) {
+  const VelocityModel& m = sim.model;
+  // Fractional model-cell coordinates.
+  const double fz = (zyx[0] - m.oz) / m.dz, fy = (zyx[1] - m.oy) / m.dy, fx = (zyx[2] - m.ox) / m.dx;
+  const double eps = 1e-9;
+  if (!std::isfinite(fx) || !std::isfinite(fy) || !std::isfinite(fz) || fx < -eps ||
+      fy < -eps || fz < -eps || fx > m.nx - 1 + eps || fy > m.ny - 1 + eps || fz > m.nz - 1 + eps) {
+    char msg[400];
+    std::snprintf(msg, sizeof msg,
+                  "%s at (z, y, x) = (%.6g, %.6g, %.6g) m lies outside the model, which spans "
+                  "z [%.6g, %.6g], y [%.6g, %.6g], x [%.6g, %.6g] m",
+                  what.c_str(), zyx[0], zyx[1], zyx[2], m.oz, m.oz + (m.nz - 1) * m.dz, m.oy,
+                  m.oy + (m.ny - 1) * m.dy, m.ox, m.ox + (m.nx - 1) * m.dx);
+    throw InputError(msg);
+  }
+  const double cx = std::clamp(fx, 0.0, double(m.nx - 1));
+  const double cy = std::clamp(fy, 0.0, double(m.ny - 1));
+  const double cz = std::clamp(fz, 0.0, double(m.nz - 1));
+  const int i0 = std::min(int(std::floor(cx)), std::max(0, m.nx - 2));
+  const int j0 = std::min(int(std::floor(cy)), std::max(0, m.ny - 2));
+  const int k0 = std::min(int(std::floor(cz)), std::max(0, m.nz - 2));
+  const double wx[2] = {1.0 - (cx - i0), cx - i0};
+  const double wy[2] = {1.0 - (cy - j0), cy - j0};
+  const double wz[2] = {1.0 - (cz - k0), cz - k0};
+  PointStencil p;
+  for (int c = 0; c < 8; ++c) {
+    const int a = c & 1, b = (c >> 1) & 1, d = (c >> 2) & 1;
+    const double w = wx[a] * wy[b] * wz[d];
+    if (w < 1e-12) continue; // on-grid points touch a single cell
+    const int i = std::min(i0 + a, m.nx - 1) + sim.pad_x_lo;
+    const int j = std::min(j0 + b, m.ny - 1) + sim.pad_y_lo;
+    const int k = std::min(k0 + d, m.nz - 1) + sim.pad_z_lo;
+    p.index[p.count] = sim.layout.index(i, j, k);
+    p.weight[p.count] = float(w);
+    ++p.count;
+  }
+  return p;
+}
+
+} // namespace rtm

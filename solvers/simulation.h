@@ -1,0 +1,53 @@
+// The compute grid of a simulation: the velocity model extended by absorbing layers, the time step,
+// and where sources and receivers sit on it.
+//
+//   model cell (i, j, k)  ->  compute cell (i + pad_x_lo, j + pad_y_lo, k + pad_z_lo)
+//
+// Velocities in the absorbing layers repeat the model's edge values. With a free surface there is no
+// layer at the top (pad_z_lo = 0) and the zero halo above the first row acts as a pressure-release
+// surface one cell above it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/velocity_model.h"
+#include "kernels/propagator.h"
+
+namespace rtm {
+
+struct BoundaryConfig {
+  int width = 30;            // absorbing-layer cells on each face
+  bool free_surface = false; // no absorbing layer at the top (z = 0)
+  double reflection = 1e-3;  // target reflection coefficient of the damping profile
+};
+
+struct SimulationGrid {
+  VelocityModel model; // the model as given (physical domain)
+  BoundaryConfig boundary;
+  int pad_x_lo = 0, pad_x_hi = 0, pad_y_lo = 0, pad_y_hi = 0, pad_z_lo = 0, pad_z_hi = 0;
+  GridLayout layout; // the compute grid, layers included
+  double dt = 0;
+
+  double hx() const { return model.dx; }
+  double hy() const { return model.dy; }
+  double hz() const { return model.dz; }
+  // 1 / (hx hy hz): turns a point source into a cell-average density (PHYSICS.md).
+  float injection_scale() const { return float(1.0 / (model.dx * model.dy * model.dz)); }
+  int64_t compute_cells() const { return layout.interior_cells(); }
+};
+
+// Builds the compute grid; dt is chosen from CFL (requested_dt <= 0) or checked (InputError).
+SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
+                                    double requested_dt);
+
+// v^2 dt^2 on the compute grid (dense), and the damping profiles of the absorbing layers.
+std::vector<float> compute_v2dt2(const SimulationGrid& sim);
+DampingProfiles damping_profiles(const SimulationGrid& sim);
+PropagatorSetup make_propagator_setup(const SimulationGrid& sim);
+
+// Trilinear weights of a position (z, y, x in metres, model coordinates) on the compute grid.
+// Throws InputError naming `what` (e.g. "source 3") when the position lies outside the model.
+PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what);
+
+} // namespace rtm

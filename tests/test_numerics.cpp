@@ -1,0 +1,138 @@
+// CFL refusal, dt choice, dispersion warnings, source/receiver placement, synthetic models.
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include <cmath>
+#include <string>
+
+#include "io/errors.h"
+#include "solvers/acquisition.h"
+#include "solvers/model_builder.h"
+#include "solvers/numerics.h"
+#include "solvers/simulation.h"
+#include "solvers/wavelet.h"
+
+namespace rtm {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Cfl, CourantLimitForEqualSpacingIs0_4529) {
+  const double h = 10, v = 2000;
+  EXPECT_NEAR(v * cfl_dt_limit(v, h, h, h) / h, 0.4529, 1e-4);
+}
+
+TEST(Cfl, DefaultDtIsBelowTheLimitWithSafety) {
+  const double limit = cfl_dt_limit(3000, 10, 12, 8);
+  const double dt = choose_dt(0.0, 3000, 10, 12, 8);
+  EXPECT_LT(dt, limit);
+  EXPECT_NEAR(dt / limit, kDefaultCflFraction, 1e-12);
+  EXPECT_DOUBLE_EQ(choose_dt(0.5 * limit, 3000, 10, 12, 8), 0.5 * limit);
+}
+
+TEST(Cfl, ViolatingDtIsRefusedWithTheLimit) {
+  const double limit = cfl_dt_limit(4500, 10, 10, 10);
+  try {
+    choose_dt(1.01 * limit, 4500, 10, 10, 10);
+    FAIL() << "a dt above the CFL limit was accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_THAT(msg, HasSubstr("CFL"));
+    char limit_text[32];
+    std::snprintf(limit_text, sizeof limit_text, "%.6g", limit);
+    EXPECT_THAT(msg, HasSubstr(limit_text));
+    EXPECT_THAT(msg, HasSubstr("4500"));
+  }
+}
+
+TEST(Cfl, SimulationGridRefusesBadDt) {
+  const VelocityModel m = constant_model({20, 20, 20, 10, 10, 10}, 3000);
+  EXPECT_THROW(make_simulation_grid(m, BoundaryConfig{}, 1.0), InputError);
+  EXPECT_NO_THROW(make_simulation_grid(m, BoundaryConfig{}, 1e-4));
+}
+
+TEST(Dispersion, WarnsWithPointsPerWavelength) {
+  // v_min 1500, f0 30 Hz (f_max 75 Hz), h 10 m: 1500 / 75 / 10 = 2 points per wavelength.
+  const std::string w = dispersion_warning(1500, 30, 10, 10, 10);
+  EXPECT_THAT(w, HasSubstr("2.00 points per shortest wavelength"));
+  EXPECT_TRUE(dispersion_warning(1500, 10, 10, 10, 10).empty()); // 6 points: fine
+}
+
+TEST(Wavelet, RickerPeaksAtT0WithUnitAmplitude) {
+  EXPECT_DOUBLE_EQ(ricker(0.1, 15, 0.1), 1.0);
+  // Zero crossings at tau = +-1 / (pi f0 sqrt 2).
+  const double tau = 1.0 / (M_PI * 15 * std::sqrt(2.0));
+  EXPECT_NEAR(ricker(0.1 + tau, 15, 0.1), 0.0, 1e-12);
+  const std::vector<float> w = ricker_wavelet(100, 0.001, 15, 0.05);
+  EXPECT_EQ(w.size(), 100u);
+  EXPECT_FLOAT_EQ(w[50], 1.0f);
+}
+
+TEST(Placement, TrilinearWeightsSumToOneAndOnGridPointsUseOneCell) {
+  const VelocityModel m = constant_model({10, 8, 6, 10, 20, 5}, 2000);
+  const SimulationGrid sim = make_simulation_grid(m, BoundaryConfig{3, false, 1e-3}, 0.0);
+  const PointStencil on = locate_point(sim, {10.0, 40.0, 30.0}, "on grid");
+  ASSERT_EQ(on.count, 1);
+  EXPECT_EQ(on.index[0], sim.layout.index(3 + 3, 2 + 3, 2 + 3));
+  EXPECT_FLOAT_EQ(on.weight[0], 1.0f);
+
+  const PointStencil off = locate_point(sim, {12.5, 45.0, 33.0}, "off grid");
+  EXPECT_EQ(off.count, 8);
+  float sum = 0;
+  for (int c = 0; c < off.count; ++c) sum += off.weight[c];
+  EXPECT_NEAR(sum, 1.0f, 1e-6f);
+  // The corner at the lower cell gets (1 - 0.5)(1 - 0.25)(1 - 0.3).
+  EXPECT_NEAR(off.weight[0], 0.5 * 0.75 * 0.7, 1e-6);
+}
+
+TEST(Placement, OutsideTheModelIsRefusedByName) {
+  const VelocityModel m = constant_model({10, 8, 6, 10, 10, 10}, 2000);
+  const SimulationGrid sim = make_simulation_grid(m, BoundaryConfig{}, 0.0);
+  try {
+    locate_point(sim, {10.0, 10.0, 95.0}, "receiver 7");
+    FAIL() << "a receiver outside the model was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("receiver 7"));
+    EXPECT_THAT(e.what(), HasSubstr("outside the model"));
+  }
+}
+
+TEST(Models, LayeredHasInterfacesAtTheirDepths) {
+  const VelocityModel m = layered_model({4, 3, 30, 10, 10, 10}, {100, 200}, {1500, 2000, 2500});
+  EXPECT_FLOAT_EQ(m.at(1, 1, 9), 1500);  // z = 90
+  EXPECT_FLOAT_EQ(m.at(1, 1, 10), 2000); // z = 100: the interface belongs to the layer below
+  EXPECT_FLOAT_EQ(m.at(1, 1, 19), 2000);
+  EXPECT_FLOAT_EQ(m.at(2, 0, 20), 2500);
+  EXPECT_THROW(layered_model({4, 3, 30, 10, 10, 10}, {100}, {1500}), InputError);
+}
+
+TEST(Models, SaltBodyHasSaltVelocityInsideAndGradientOutside) {
+  const VelocityModel m = salt_model({40, 40, 40, 10, 10, 10}, 1500, 3500, 4500);
+  EXPECT_FLOAT_EQ(m.at(20, 20, 25), 4500); // centre of the body
+  EXPECT_FLOAT_EQ(m.at(0, 0, 0), 1500);
+  EXPECT_FLOAT_EQ(m.at(0, 0, 39), 3500);
+  EXPECT_FLOAT_EQ(m.vmax(), 4500);
+}
+
+TEST(Models, ScattererAndShapeChecks) {
+  const VelocityModel m = scatterer_model({21, 21, 21, 10, 10, 10}, 2000, 2600);
+  EXPECT_FLOAT_EQ(m.at(10, 10, 10), 2600);
+  EXPECT_FLOAT_EQ(m.at(11, 10, 10), 2000);
+  EXPECT_THROW(constant_model({0, 10, 10, 10, 10, 10}, 2000), InputError);
+  EXPECT_THROW(constant_model({10, 10, 10, 10, -1, 10}, 2000), InputError);
+  EXPECT_THROW(constant_model({10, 10, 10, 10, 10, 10}, -5), InputError);
+}
+
+TEST(Acquisition, DefaultLineSurvey) {
+  const VelocityModel m = constant_model({50, 20, 20, 10, 10, 10}, 2000);
+  const Acquisition a = default_line_survey(m, 4, 20);
+  EXPECT_EQ(a.sources.size(), 4u);
+  EXPECT_EQ(a.receivers.size(), 50u);
+  EXPECT_DOUBLE_EQ(a.receivers.front()[2], 0.0);
+  EXPECT_DOUBLE_EQ(a.receivers.back()[2], 490.0);
+  for (const Position& s : a.sources) EXPECT_DOUBLE_EQ(s[0], 20.0);
+  EXPECT_THROW(default_line_survey(m, 0, 20), InputError);
+}
+
+} // namespace
+} // namespace rtm
