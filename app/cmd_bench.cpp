@@ -39,6 +39,7 @@ struct BenchOptions {
   std::string per_step_csv;
   std::string plot;
   int device = 0;
+  bool list = false;
 };
 
 #ifdef RTM_HAVE_CUDA
@@ -127,7 +128,22 @@ void write_plot(const std::string& path, const std::vector<cuda::PointRun>& runs
                       "ms per step", series);
 }
 
+// The variant table itself: needs no GPU.
+void list_variants(OutputFormat format) {
+  ResultTable table({{"variant"}, {"kernel"}, {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"},
+                     {"memory"}, {"description"}});
+  for (const cuda::VariantInfo& v : cuda::variant_table()) {
+    std::string memory = v.preset.compressible ? "compressible" : v.preset.l2_persist ? "l2_persist" : "-";
+    table.add_row({v.name, v.kernel, v.bytes_per_cell, v.flops_per_cell, memory, v.description});
+  }
+  print_table(std::cout, table, format);
+}
+
 void run_bench(const BenchOptions& o) {
+  if (o.list) {
+    list_variants(o.csv ? OutputFormat::csv : o.json ? OutputFormat::json : OutputFormat::text);
+    return;
+  }
   if (o.grid.size() != 3 || o.grid[0] < 1 || o.grid[1] < 1 || o.grid[2] < 1)
     throw InputError("--grid: expected three positive sizes NX,NY,NZ");
   if (o.steps < 1) throw InputError("--steps: expected a positive number of steps");
@@ -304,6 +320,7 @@ void register_bench(CLI::App& rtm) {
   cmd->add_option("--plot", options->plot,
                   "Point workload: draw time per step against step, per variant, into this PNG file");
   cmd->add_option("--device", options->device, "CUDA device index (default 0)");
+  cmd->add_flag("--list", options->list, "List the variants (the variant table) and exit");
   cmd->callback([options] {
 #ifdef RTM_HAVE_CUDA
     run_bench(*options);

@@ -52,6 +52,7 @@ struct Shape {
 std::string shape_name(const Shape& s) {
   return std::to_string(s.nx) + "x" + std::to_string(s.ny) + "x" + std::to_string(s.nz);
 }
+void PrintTo(const Shape& s, std::ostream* out) { *out << shape_name(s); } // for test names
 
 bool gpu_usable(std::string* why) {
   static const cuda::DeviceInfo info = cuda::query_device(0);
