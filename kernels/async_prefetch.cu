@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(kThreads, 3)
 
   for (int a = 0; a < kAhead; ++a) request(a);
 
-  const float e_xy = (kDamped && interior) ? damp_x[i] + damp_y[j] : 0.0f;
+  const float e_x = (kDamped && interior) ? damp_x[i] : 0.0f;
+  const float e_y = (kDamped && interior) ? damp_y[j] : 0.0f;
   float* out = p_prev_next + (interior ? g.index(i, j, 0) : 0);
 
   for (int t = 0; t < entries; ++t) {
@@ -130,7 +131,7 @@ __global__ void __launch_bounds__(kThreads, 3)
       const float p_prev = cell_slot[tid];
       const float v = cell_slot[kThreads + tid];
       if (interior) {
-        const float e = kDamped ? e_xy + damp_z[k] : 0.0f;
+        const float e = kDamped ? e_x + (e_y + damp_z[k]) : 0.0f; // the reference's order
         out[int64_t(k) * g.plane] = advance_cell<kDamped>(queue[kHalo], p_prev, v, lap, e);
       }
     }

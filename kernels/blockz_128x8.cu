@@ -23,11 +23,11 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   if (i >= g.nx || j >= g.ny) return;
   const int k_begin = blockIdx.z * kChunk;
   const int k_end = min(k_begin + kChunk, g.nz);
-  const float e_xy = kDamped ? damp_x[i] + damp_y[j] : 0.0f;
+  const float e_x = kDamped ? damp_x[i] : 0.0f, e_y = kDamped ? damp_y[j] : 0.0f;
   for (int k = k_begin; k < k_end; ++k) {
     const int64_t c = g.index(i, j, k);
     const float lap = laplacian_from_global(p_cur, c, g.pitch, g.plane, w);
-    const float e = kDamped ? e_xy + damp_z[k] : 0.0f;
+    const float e = kDamped ? e_x + (e_y + damp_z[k]) : 0.0f; // the reference's order
     p_prev_next[c] = advance_cell<kDamped>(p_cur[c], p_prev_next[c], v2dt2[c], lap, e);
   }
 }

@@ -160,7 +160,11 @@ DeviceInfo query_device(int device) {
   if (clock_khz > 0 && bus_bits > 0)
     info.theoretical_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
 
-  info.generic_compression = compressible_memory_unavailable_reason(device).empty();
+  try {
+    info.generic_compression = compressible_memory_unavailable_reason(device).empty();
+  } catch (const CudaError&) {
+    info.generic_compression = false; // the driver lacks the entry points: no compression then
+  }
 
   CUDA_CHECK(cudaSetDevice(device));
   cudaFuncAttributes attributes{};

@@ -7,11 +7,11 @@
 namespace rtm::cuda {
 
 void launch_fp16_storage(const WaveStepArgs& a, cudaStream_t stream) {
-  constexpr int kBX = 16, kBY = 16, kMinBlocks = 2;
+  constexpr int kBX = 16, kBY = 16, kMinBlocks = 2, kDepth = 3;
   if (a.damped())
-    launch_register_queue<__half, kBX, kBY, kMinBlocks, true>(a, stream, "fp16_storage (damped)");
+    launch_register_queue<__half, kBX, kBY, kMinBlocks, kDepth, true>(a, stream, "fp16_storage (damped)");
   else
-    launch_register_queue<__half, kBX, kBY, kMinBlocks, false>(a, stream, "fp16_storage");
+    launch_register_queue<__half, kBX, kBY, kMinBlocks, kDepth, false>(a, stream, "fp16_storage");
 }
 
 } // namespace rtm::cuda

@@ -7,9 +7,9 @@
 //   - the plane-k values of the tile, with 4-cell halos, are written to a shared tile (the
 //     interior from the queue's centre, the halos from registers loaded one plane earlier), so
 //     the x and y neighbours come from shared memory;
-//   - every global access is 4 cells wide (16 bytes for float, 8 for half), and the next plane's
-//     loads (queue front p(k+5), halos, p[n-1], v2dt2) are issued before this plane's arithmetic,
-//     so they are in flight while it runs.
+//   - every global access is 4 cells wide (16 bytes for float, 8 for half), and the loads of
+//     plane k + kDepth (queue front, halos, p[n-1], v2dt2) are issued right after plane k's
+//     barrier, so kDepth planes' worth of loads are in flight while the arithmetic runs.
 // Device-memory traffic per cell is the ideal 4 arrays x sizeof(T) plus the tile halos (mostly L2
 // hits: the neighbouring tiles read the same lines at the same time) and, per z-chunk, 8 extra
 // planes of the queue's warm-up.
@@ -23,18 +23,23 @@
 
 namespace rtm::cuda {
 
-// Loads and stores of 4 consecutive cells as a float4, whatever the storage type.
+// Loads and stores of 4 consecutive cells, whatever the storage type. Loads return the raw
+// storage vector (Raw: float4, or uint2 holding 4 halves) so that data in flight costs registers
+// at its storage width; unpack() turns it into a float4 where it is used.
 template <class T> struct Vec4Io;
 
 template <> struct Vec4Io<float> {
+  using Raw = float4;
+  static __device__ __forceinline__ Raw zero() { return make_float4(0.0f, 0.0f, 0.0f, 0.0f); }
   // Through the read-only path; p[n] lines are read again by the neighbouring tiles.
-  static __device__ __forceinline__ float4 load(const float* p) {
+  static __device__ __forceinline__ Raw load(const float* p) {
     return __ldg(reinterpret_cast<const float4*>(p));
   }
   // Read once per step: marked evict-first so they do not push p[n] out of L2.
-  static __device__ __forceinline__ float4 load_once(const float* p) {
+  static __device__ __forceinline__ Raw load_once(const float* p) {
     return __ldcs(reinterpret_cast<const float4*>(p));
   }
+  static __device__ __forceinline__ float4 unpack(Raw raw) { return raw; }
   static __device__ __forceinline__ void store(float* p, float4 v) {
     *reinterpret_cast<float4*>(p) = v;
   }
@@ -42,16 +47,18 @@ template <> struct Vec4Io<float> {
 };
 
 template <> struct Vec4Io<__half> {
-  static __device__ __forceinline__ float4 unpack(uint2 raw) {
+  using Raw = uint2;
+  static __device__ __forceinline__ Raw zero() { return make_uint2(0u, 0u); } // +0.0 halves
+  static __device__ __forceinline__ Raw load(const __half* p) {
+    return __ldg(reinterpret_cast<const uint2*>(p));
+  }
+  static __device__ __forceinline__ Raw load_once(const __half* p) {
+    return __ldcs(reinterpret_cast<const uint2*>(p));
+  }
+  static __device__ __forceinline__ float4 unpack(Raw raw) {
     const float2 lo = __half22float2(*reinterpret_cast<const __half2*>(&raw.x));
     const float2 hi = __half22float2(*reinterpret_cast<const __half2*>(&raw.y));
     return make_float4(lo.x, lo.y, hi.x, hi.y);
-  }
-  static __device__ __forceinline__ float4 load(const __half* p) {
-    return unpack(__ldg(reinterpret_cast<const uint2*>(p)));
-  }
-  static __device__ __forceinline__ float4 load_once(const __half* p) {
-    return unpack(__ldcs(reinterpret_cast<const uint2*>(p)));
   }
   static __device__ __forceinline__ void store(__half* p, float4 v) {
     const __half2 lo = __floats2half2_rn(v.x, v.y), hi = __floats2half2_rn(v.z, v.w);
@@ -63,11 +70,20 @@ template <> struct Vec4Io<__half> {
   static __device__ __forceinline__ void store_one(__half* p, float v) { *p = __float2half_rn(v); }
 };
 
+// Everything one plane k needs from global memory besides the queue: the halo pieces, p[n-1]
+// and v2dt2 of its 4 cells, and the queue's new front p(k + 4).
+template <class Raw, int kJobs> struct PlaneLoads {
+  Raw front;
+  Raw halo[kJobs];
+  Raw p_prev;
+  Raw v2dt2;
+};
+
 __device__ __forceinline__ float lane(const float4& v, int l) {
   return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w; // l is a compile-time constant
 }
 
-template <class T, int kBX, int kBY, int kMinBlocks, bool kDamped>
+template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped>
 __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     register_queue_kernel(const GridLayout g, const LaplacianWeights w, const T* __restrict__ p_cur,
                           T* __restrict__ p_prev_next, const T* __restrict__ v2dt2,
@@ -129,26 +145,36 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     halo_dst[h] = dst;
   }
 
+  using Raw = typename Io::Raw;
+  using Loads = PlaneLoads<Raw, kJobsPerThread>;
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  auto load_column = [&](int k) { return column_readable ? Io::load(column + k * plane) : zero; };
+  // The loads of plane kp (nothing, zeros, for planes past the chunk).
+  auto request = [&](int kp) {
+    Loads l;
+    const bool in_chunk = kp < k_end;
+    l.front = in_chunk && column_readable ? Io::load(column + (kp + kHalo) * plane) : Io::zero();
+#pragma unroll
+    for (int h = 0; h < kJobsPerThread; ++h)
+      l.halo[h] = in_chunk && halo_valid[h] ? Io::load(halo_src[h] + kp * plane) : Io::zero();
+    l.p_prev = in_chunk && cells_inside ? Io::load_once(out + kp * plane) : Io::zero();
+    l.v2dt2 = in_chunk && cells_inside ? Io::load_once(v_column + kp * plane) : Io::zero();
+    return l;
+  };
 
-  // Prologue: the queue holds planes k_begin-4 .. k_begin+4; halos, p[n-1], v2dt2 of k_begin.
+  // Prologue: queue[d] = p(k_begin - 4 + d); `current` holds plane k_begin's loads (its front is
+  // plane k_begin + 4, the queue's last entry), `pending` planes k_begin+1 .. k_begin+kDepth-1.
   float4 queue[kQueue];
 #pragma unroll
-  for (int d = 0; d < kQueue; ++d) queue[d] = load_column(k_begin - kHalo + d);
-  float4 halo[kJobsPerThread];
+  for (int d = 0; d < kQueue - 1; ++d)
+    queue[d] = column_readable ? Io::unpack(Io::load(column + (k_begin - kHalo + d) * plane)) : zero;
+  Loads current = request(k_begin);
+  queue[kQueue - 1] = Io::unpack(current.front);
+  Loads pending[kDepth > 1 ? kDepth - 1 : 1];
 #pragma unroll
-  for (int h = 0; h < kJobsPerThread; ++h)
-    halo[h] = halo_valid[h] ? Io::load(halo_src[h] + k_begin * plane) : zero;
-  float4 p_prev = cells_inside ? Io::load_once(out + k_begin * plane) : zero;
-  float4 v = cells_inside ? Io::load_once(v_column + k_begin * plane) : zero;
+  for (int s = 0; s + 1 < kDepth; ++s) pending[s] = request(k_begin + 1 + s);
 
-  float4 e_xy = zero;
-  if (kDamped && cells_inside) {
-    const float4 ex = *reinterpret_cast<const float4*>(damp_x + x);
-    const float ey = damp_y[j];
-    e_xy = make_float4(ex.x + ey, ex.y + ey, ex.z + ey, ex.w + ey);
-  }
+  const float4 e_x = kDamped && cells_inside ? *reinterpret_cast<const float4*>(damp_x + x) : zero;
+  const float e_y = kDamped && cells_inside ? damp_y[j] : 0.0f;
 
   for (int k = k_begin; k < k_end; ++k) {
     float* buf = tile[(k - k_begin) & 1];
@@ -156,24 +182,16 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     *reinterpret_cast<float4*>(centre) = queue[kHalo];
 #pragma unroll
     for (int h = 0; h < kJobsPerThread; ++h)
-      if (tid + h * kThreads < kHaloJobs) *reinterpret_cast<float4*>(buf + halo_dst[h]) = halo[h];
+      if (tid + h * kThreads < kHaloJobs)
+        *reinterpret_cast<float4*>(buf + halo_dst[h]) = Io::unpack(current.halo[h]);
     // One barrier per plane: the tile is double-buffered, so the buffer written here was last
     // read two planes ago, before everyone passed the previous barrier.
     __syncthreads();
 
-    // Next plane's loads, in flight during this plane's arithmetic.
-    const bool more = k + 1 < k_end;
-    float4 front = zero, halo_next[kJobsPerThread], p_prev_next_plane = zero, v_next = zero;
-#pragma unroll
-    for (int h = 0; h < kJobsPerThread; ++h)
-      halo_next[h] = (more && halo_valid[h]) ? Io::load(halo_src[h] + (k + 1) * plane) : zero;
-    if (more) {
-      front = load_column(k + kHalo + 1);
-      if (cells_inside) {
-        p_prev_next_plane = Io::load_once(out + (k + 1) * plane);
-        v_next = Io::load_once(v_column + (k + 1) * plane);
-      }
-    }
+    // Plane k + kDepth's loads, in flight during this plane's (and the next ones') arithmetic.
+    const Loads incoming = request(k + kDepth);
+    const float4 p_prev = Io::unpack(current.p_prev);
+    const float4 v = Io::unpack(current.v2dt2);
 
     // x neighbours: the 12 values from 4 left of the first cell to 4 right of the last.
     float row[12];
@@ -206,8 +224,8 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     if (cells_inside) {
       float4 e = zero;
       if (kDamped) {
-        const float ez = damp_z[k];
-        e = make_float4(e_xy.x + ez, e_xy.y + ez, e_xy.z + ez, e_xy.w + ez);
+        const float e_yz = e_y + damp_z[k]; // the reference's order: e_x + (e_y + e_z)
+        e = make_float4(e_x.x + e_yz, e_x.y + e_yz, e_x.z + e_yz, e_x.w + e_yz);
       }
       const float4 next = make_float4(
           advance_cell<kDamped>(row[4], p_prev.x, v.x, lap[0], e.x),
@@ -225,22 +243,27 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
       }
     }
 
+    // Advance to plane k + 1: its loads become current, its front enters the queue.
+    if constexpr (kDepth == 1) {
+      current = incoming;
+    } else {
+      current = pending[0];
+#pragma unroll
+      for (int s = 0; s + 2 < kDepth; ++s) pending[s] = pending[s + 1];
+      pending[kDepth - 2] = incoming;
+    }
 #pragma unroll
     for (int d = 0; d < kQueue - 1; ++d) queue[d] = queue[d + 1];
-    queue[kQueue - 1] = front;
-#pragma unroll
-    for (int h = 0; h < kJobsPerThread; ++h) halo[h] = halo_next[h];
-    p_prev = p_prev_next_plane;
-    v = v_next;
+    queue[kQueue - 1] = Io::unpack(current.front);
   }
 }
 
 // Launches register_queue_kernel over z-chunks sized so that the grid fills about four rounds of
 // resident blocks.
-template <class T, int kBX, int kBY, int kMinBlocks, bool kDamped>
+template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped>
 void launch_register_queue(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   constexpr int kMinChunk = 32; // each chunk re-reads 8 planes to fill its queue
-  const auto kernel = register_queue_kernel<T, kBX, kBY, kMinBlocks, kDamped>;
+  const auto kernel = register_queue_kernel<T, kBX, kBY, kMinBlocks, kDepth, kDamped>;
   static const int resident_per_sm = blocks_per_sm(kernel, kBX * kBY);
   const GridLayout& g = a.layout;
   const int blocks_x = (g.nx + 4 * kBX - 1) / (4 * kBX), blocks_y = (g.ny + kBY - 1) / kBY;

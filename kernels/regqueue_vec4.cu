@@ -6,11 +6,11 @@
 namespace rtm::cuda {
 
 void launch_regqueue_vec4(const WaveStepArgs& a, cudaStream_t stream) {
-  constexpr int kBX = 16, kBY = 16, kMinBlocks = 2;
+  constexpr int kBX = 16, kBY = 16, kMinBlocks = 2, kDepth = 2;
   if (a.damped())
-    launch_register_queue<float, kBX, kBY, kMinBlocks, true>(a, stream, "regqueue_vec4 (damped)");
+    launch_register_queue<float, kBX, kBY, kMinBlocks, kDepth, true>(a, stream, "regqueue_vec4 (damped)");
   else
-    launch_register_queue<float, kBX, kBY, kMinBlocks, false>(a, stream, "regqueue_vec4");
+    launch_register_queue<float, kBX, kBY, kMinBlocks, kDepth, false>(a, stream, "regqueue_vec4");
 }
 
 } // namespace rtm::cuda
