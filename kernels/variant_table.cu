@@ -42,19 +42,26 @@ std::vector<VariantRow> build_rows() {
   const MemoryOptions compressed{true, false};
   const MemoryOptions persisting{false, true};
   return {
-      row("naive_32x32", "naive_32x32", "32x32 blocks over x-y, each thread walks all of z; 25 global loads per cell",
+      row("naive_32x32", "naive_32x32",
+          "32x32 blocks over x-y, each thread walks all of z; 25 global loads per cell",
           Storage::fp32, launch_naive_32x32, none),
-      row("blockz_128x8", "blockz_128x8", "128x8 blocks, blockIdx.z splits z into 16-plane chunks; 25 global loads per cell",
+      row("blockz_128x8", "blockz_128x8",
+          "128x8 blocks, blockIdx.z splits z into 16-plane chunks; 25 global loads per cell",
           Storage::fp32, launch_blockz_128x8, none),
-      row("async_prefetch", "async_prefetch", "32x16 x-y tile in shared memory, z in registers, planes prefetched with cp.async",
+      row("async_prefetch", "async_prefetch",
+          "32x16 x-y tile in shared memory, z in registers, planes prefetched with cp.async",
           Storage::fp32, launch_async_prefetch, none),
-      row("regqueue_vec4", "regqueue_vec4", "64x16 tile, 4 cells per thread with 16-byte accesses, z register queue, z-chunks",
+      row("regqueue_vec4", "regqueue_vec4",
+          "64x16 tile, 4 cells/thread, 16-byte accesses, z register queue, loads 2 planes ahead",
           Storage::fp32, launch_regqueue_vec4, none),
-      row("compressible", kBestFp32Name, "the best float32 kernel, wavefields in compressible memory (cuMemCreate)",
+      row("compressible", kBestFp32Name,
+          "the best float32 kernel with the wavefields in compressible memory (cuMemCreate)",
           Storage::fp32, kBestFp32, compressed),
-      row("l2_persist", kBestFp32Name, "the best float32 kernel, an L2 persisting window over v2dt2",
+      row("l2_persist", kBestFp32Name,
+          "the best float32 kernel with an L2 persisting window over v2dt2",
           Storage::fp32, kBestFp32, persisting),
-      row("fp16_storage", "fp16_storage", "regqueue_vec4 with wavefields and v2dt2 stored as half, float arithmetic",
+      row("fp16_storage", "fp16_storage",
+          "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic",
           Storage::fp16, launch_fp16_storage, none),
   };
 }
