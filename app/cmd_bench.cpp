@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
+#include "app/options.h"
 #include "io/errors.h"
 #include "io/png_image.h"
 #include "io/result_table.h"
@@ -34,8 +35,7 @@ struct BenchOptions {
   int point_steps = 0; // 0: until the wavefront reaches the nearest face
   bool compressible = false;
   bool l2_persist = false;
-  bool csv = false;
-  bool json = false;
+  FormatFlags format;
   std::string per_step_csv;
   std::string plot;
   int device = 0;
@@ -141,7 +141,7 @@ void list_variants(OutputFormat format) {
 
 void run_bench(const BenchOptions& o) {
   if (o.list) {
-    list_variants(o.csv ? OutputFormat::csv : o.json ? OutputFormat::json : OutputFormat::text);
+    list_variants(o.format.format());
     return;
   }
   if (o.grid.size() != 3 || o.grid[0] < 1 || o.grid[1] < 1 || o.grid[2] < 1)
@@ -149,7 +149,6 @@ void run_bench(const BenchOptions& o) {
   if (o.steps < 1) throw InputError("--steps: expected a positive number of steps");
   if (o.repeats < 1) throw InputError("--repeats: expected a positive number of repeats");
   if (o.point_steps < 0) throw InputError("--point-steps: expected a positive number (or 0: automatic)");
-  if (o.csv && o.json) throw InputError("--csv and --json: choose one output format");
   if (o.workload != "random" && o.workload != "point" && o.workload != "both")
     throw InputError("--workload: expected random, point or both, got '" + o.workload + "'");
   const bool do_random = o.workload != "point";
@@ -172,7 +171,7 @@ void run_bench(const BenchOptions& o) {
   const int64_t cells = int64_t(config.nx) * config.ny * config.nz;
   const std::string grid_text =
       std::to_string(config.nx) + "x" + std::to_string(config.ny) + "x" + std::to_string(config.nz);
-  const OutputFormat format = o.csv ? OutputFormat::csv : o.json ? OutputFormat::json : OutputFormat::text;
+  const OutputFormat format = o.format.format();
   // Machine-readable output owns stdout; context lines go to stderr then.
   std::ostream& context = format == OutputFormat::text ? std::cout : std::cerr;
 
@@ -301,7 +300,7 @@ void register_bench(CLI::App& rtm) {
                   "Variant(s) to run: names (repeat the option or separate with commas) or 'all'; "
                   "naive_32x32 always runs first as the baseline and error reference")
       ->delimiter(',');
-  cmd->add_option("--grid", options->grid, "Grid size NX,NY,NZ (default 512,512,512)")->delimiter(',');
+  add_shape_option(cmd, "--grid", options->grid, "Grid size NX,NY,NZ (default 512,512,512)");
   cmd->add_option("--steps", options->steps, "Random workload: steps per timed repeat (default 100)");
   cmd->add_option("--repeats", options->repeats, "Random workload: timed repeats, median reported (default 5)");
   cmd->add_option("--workload", options->workload,
@@ -313,8 +312,7 @@ void register_bench(CLI::App& rtm) {
                 "Allocate the wavefields as compressible memory, for every variant");
   cmd->add_flag("--l2-persist", options->l2_persist,
                 "Keep v2dt2 in an L2 persisting window, for every variant");
-  cmd->add_flag("--csv", options->csv, "Print the table as CSV (context lines go to stderr)");
-  cmd->add_flag("--json", options->json, "Print the table as JSON (context lines go to stderr)");
+  add_format_flags(cmd, options->format); // with --csv or --json, context lines go to stderr
   cmd->add_option("--per-step-csv", options->per_step_csv,
                   "Point workload: write the time of every step, per variant, to this CSV file");
   cmd->add_option("--plot", options->plot,
