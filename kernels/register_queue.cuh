@@ -5,14 +5,14 @@
 // a tile of (4 kBX) x kBY cells. Per plane k:
 //   - the 9 z-values p(k-4..k+4) of the thread's 4 cells live in a register queue (9 float4);
 //   - the plane-k values of the tile, with 4-cell halos, are written to a shared tile (the
-//     interior from the queue's centre, the halos from registers loaded one plane earlier), so
+//     interior from the queue's centre, the halos from registers loaded kDepth planes earlier), so
 //     the x and y neighbours come from shared memory;
 //   - every global access is 4 cells wide (16 bytes for float, 8 for half), and the loads of
 //     plane k + kDepth (queue front, halos, p[n-1], v2dt2) are issued right after plane k's
 //     barrier, so kDepth planes' worth of loads are in flight while the arithmetic runs.
 // Device-memory traffic per cell is the ideal 4 arrays x sizeof(T) plus the tile halos (mostly L2
-// hits: the neighbouring tiles read the same lines at the same time) and, per z-chunk, 8 extra
-// planes of the queue's warm-up.
+// hits: the neighbouring tiles read the same lines at the same time) and, per z-chunk, the 4
+// planes below and above it that its queue needs.
 #pragma once
 
 #include <cuda_fp16.h>
