@@ -141,7 +141,14 @@ __global__ void __launch_bounds__(kThreads, 3)
 
 template <bool kDamped>
 void launch_async_prefetch_kernel(const WaveStepArgs& a, cudaStream_t stream) {
-  static const int resident_per_sm = blocks_per_sm(async_prefetch_kernel<kDamped>, kThreads);
+  // Every load goes through shared memory (cp.async.cg bypasses L1), so ask for the largest
+  // shared-memory carve-out: three blocks of 39 KB per SM.
+  static const int resident_per_sm = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(async_prefetch_kernel<kDamped>,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
+    return blocks_per_sm(async_prefetch_kernel<kDamped>, kThreads);
+  }();
   const GridLayout& g = a.layout;
   const int blocks_x = (g.nx + kTileX - 1) / kTileX, blocks_y = (g.ny + kTileY - 1) / kTileY;
   const int chunks = choose_z_chunks(int64_t(blocks_x) * blocks_y, resident_per_sm * a.sm_count,
