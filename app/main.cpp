@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   CLI::App* demo = nullptr;
   // Subcommands, in the order `rtm --help` lists them.
+  rtm::app::register_micro(rtm);
   (void)demo;
 
   try {
