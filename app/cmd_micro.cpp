@@ -59,9 +59,10 @@ public:
       const micro::DeviceProperties d = micro::query_device();
       device_ = d.model();
       peak_gb_per_s_ = d.theoretical_peak_gb_per_s();
-      persisting_note_ = d.persisting_l2_max_bytes > 0
-                             ? fixed(double(d.persisting_l2_max_bytes) / kMiB, 1) + " MiB persisting L2"
-                             : "no persisting L2";
+      persisting_note_ =
+          d.persisting_l2_max_bytes > 0
+              ? fixed(double(d.persisting_l2_max_bytes) / kMiB, 1) + " MiB persisting L2"
+              : "no persisting L2";
       measuring_ = true;
     }
 #else
@@ -73,7 +74,9 @@ public:
   const model::DeviceModel& device() const { return device_; }
   double peak_gb_per_s() const { return peak_gb_per_s_; }
   OutputFormat format() const {
-    return options_.csv ? OutputFormat::csv : options_.json ? OutputFormat::json : OutputFormat::text;
+    return options_.csv    ? OutputFormat::csv
+           : options_.json ? OutputFormat::json
+                           : OutputFormat::text;
   }
 
 #ifdef RTM_HAVE_CUDA
@@ -115,9 +118,8 @@ public:
     std::ostream& out = format() == OutputFormat::text ? std::cout : std::cerr;
     const model::DeviceModel& d = device_;
     if (measuring_) {
-      out << "# " << d.name << ": " << d.sm_count << " SMs, "
-          << fixed(double(d.l2_bytes) / kMiB, 1) << " MiB L2, " << persisting_note_
-          << ", theoretical peak "
+      out << "# " << d.name << ": " << d.sm_count << " SMs, " << fixed(double(d.l2_bytes) / kMiB, 1)
+          << " MiB L2, " << persisting_note_ << ", theoretical peak "
           << (std::isnan(peak_gb_per_s_) ? std::string("n/a") : fixed(peak_gb_per_s_, 0) + " GB/s")
           << ", SM clock "
           << (d.sm_clock_ghz > 0 ? fixed(d.sm_clock_ghz, 2) + " GHz" : std::string("n/a")) << "\n";
@@ -159,9 +161,17 @@ double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole 
 class SummaryTable {
 public:
   SummaryTable()
-      : table_({{"experiment", ""}, {"case", ""}, {"time_ms", "%.4f"}, {"gbps", "%.1f"},
-                {"gflops", "%.1f"}, {"pct", "%.1f"}, {"pct_of", ""}, {"quantity", ""},
-                {"model", "%.4g"}, {"measured", "%.4g"}, {"verified", ""}}) {}
+      : table_({{"experiment", ""},
+                {"case", ""},
+                {"time_ms", "%.4f"},
+                {"gbps", "%.1f"},
+                {"gflops", "%.1f"},
+                {"pct", "%.1f"},
+                {"pct_of", ""},
+                {"quantity", ""},
+                {"model", "%.4g"},
+                {"measured", "%.4g"},
+                {"verified", ""}}) {}
   void add(const std::string& experiment, const std::string& what, double ms, double gbps,
            double gflops, double percent, const std::string& percent_of,
            const std::string& quantity, double model_value, double measured_value,
@@ -226,19 +236,34 @@ std::vector<FmaCase> fma_cases(Session& s, int64_t n, const std::vector<int>& bl
 }
 
 ResultTable fma_table(const std::vector<FmaCase>& cases) {
-  ResultTable t({{"blocks", ""}, {"threads", ""}, {"op", ""}, {"elements", ""}, {"time_ms", "%.4f"},
-                 {"gflops", "%.1f"}, {"gbps", "%.1f"}, {"floor_ms", "%.4f"}, {"bound", ""},
-                 {"ffma_warp", ""}, {"ffma_thread", ""}, {"l1_ld_req", ""}, {"l1_st_req", ""},
-                 {"l1_hit_pct", "%.2f"}, {"l2_ld_req", ""}, {"l2_ld_sect", ""}, {"l2_st_sect", ""},
-                 {"dram_rd_sect", ""}, {"dram_wr_sect", ""}, {"verified", ""}});
+  ResultTable t(
+      {{"blocks", ""},      {"threads", ""},        {"op", ""},           {"elements", ""},
+       {"time_ms", "%.4f"}, {"gflops", "%.1f"},     {"gbps", "%.1f"},     {"floor_ms", "%.4f"},
+       {"bound", ""},       {"ffma_warp", ""},      {"ffma_thread", ""},  {"l1_ld_req", ""},
+       {"l1_st_req", ""},   {"l1_hit_pct", "%.2f"}, {"l2_ld_req", ""},    {"l2_ld_sect", ""},
+       {"l2_st_sect", ""},  {"dram_rd_sect", ""},   {"dram_wr_sect", ""}, {"verified", ""}});
   for (const FmaCase& c : cases) {
     const model::FmaCounts& k = c.counts;
-    t.add_row({(long long)c.blocks, (long long)c.threads, (long long)c.op, (long long)c.n, c.ms,
-               c.gflops(), c.gbps(), c.floor.ms, c.floor.bound, (long long)k.ffma_warp,
-               (long long)k.ffma_thread, (long long)k.l1_ld_requests, (long long)k.l1_st_requests,
-               k.l1_hit_pct(), (long long)k.l2_ld_requests, (long long)k.l2_ld_sectors,
-               (long long)k.l2_st_sectors, (long long)k.dram_rd_sectors,
-               (long long)k.dram_wr_sectors, c.verified});
+    t.add_row({(long long)c.blocks,
+               (long long)c.threads,
+               (long long)c.op,
+               (long long)c.n,
+               c.ms,
+               c.gflops(),
+               c.gbps(),
+               c.floor.ms,
+               c.floor.bound,
+               (long long)k.ffma_warp,
+               (long long)k.ffma_thread,
+               (long long)k.l1_ld_requests,
+               (long long)k.l1_st_requests,
+               k.l1_hit_pct(),
+               (long long)k.l2_ld_requests,
+               (long long)k.l2_ld_sectors,
+               (long long)k.l2_st_sectors,
+               (long long)k.dram_rd_sectors,
+               (long long)k.dram_wr_sectors,
+               c.verified});
   }
   return t;
 }
@@ -269,7 +294,7 @@ struct CopyRow {
   double gbps() const { return model::gb_per_s(bytes, ms); }
 };
 
-std::vector<CopyRow> copy_rows(Session& s, const CopyOptions& o) {
+std::vector<CopyRow> copy_rows([[maybe_unused]] Session& s, const CopyOptions& o) {
   const int64_t n = o.bytes / 4, n_out = o.strided_bytes / 4;
   if (n < 1 || n_out < 1) throw InputError("--bytes and --strided-bytes: need at least 4 bytes");
   std::vector<CopyRow> rows;
@@ -300,8 +325,8 @@ std::vector<CopyRow> copy_rows(Session& s, const CopyOptions& o) {
     const auto runs = micro::run_strided_copies(n_out, o.strides, s.timing());
     for (size_t i = 0; i < runs.size(); ++i) {
       strided[i].ms = runs[i].kernel.time.median_ms;
-      strided[i].verified =
-          s.verified(runs[i].kernel.check, "strided copy, stride " + std::to_string(runs[i].stride));
+      strided[i].verified = s.verified(runs[i].kernel.check,
+                                       "strided copy, stride " + std::to_string(runs[i].stride));
     }
   }
 #endif
@@ -315,9 +340,16 @@ std::vector<CopyRow> copy_rows(Session& s, const CopyOptions& o) {
 }
 
 ResultTable copy_table(const Session& s, const std::vector<CopyRow>& rows) {
-  ResultTable t({{"kernel", ""}, {"stride", ""}, {"MiB", "%.0f"}, {"time_ms", "%.4f"},
-                 {"gbps", "%.1f"}, {"pct_peak", "%.1f"}, {"pct_memcpy", "%.1f"},
-                 {"sect_per_req", "%.0f"}, {"rel_model", "%.3f"}, {"rel_measured", "%.3f"},
+  ResultTable t({{"kernel", ""},
+                 {"stride", ""},
+                 {"MiB", "%.0f"},
+                 {"time_ms", "%.4f"},
+                 {"gbps", "%.1f"},
+                 {"pct_peak", "%.1f"},
+                 {"pct_memcpy", "%.1f"},
+                 {"sect_per_req", "%.0f"},
+                 {"rel_model", "%.3f"},
+                 {"rel_measured", "%.3f"},
                  {"verified", ""}});
   const double memcpy_gbps = rows.front().gbps();
   for (const CopyRow& r : rows)
@@ -357,7 +389,8 @@ std::pair<int64_t, int64_t> parse_shape(const std::string& shape) {
     size_t used_rows = 0, used_cols = 0;
     if (x == std::string::npos) throw std::invalid_argument("no x");
     const std::string rows_text = shape.substr(0, x), cols_text = shape.substr(x + 1);
-    const long long rows = std::stoll(rows_text, &used_rows), cols = std::stoll(cols_text, &used_cols);
+    const long long rows = std::stoll(rows_text, &used_rows),
+                    cols = std::stoll(cols_text, &used_cols);
     if (used_rows != rows_text.size() || used_cols != cols_text.size() || rows < 1 || cols < 1)
       throw std::invalid_argument("bad numbers");
     return {rows, cols};
@@ -378,7 +411,7 @@ struct TransposeRow {
   double gbps() const { return model::gb_per_s(bytes, ms); }
 };
 
-std::vector<TransposeRow> transpose_rows(Session& s, const TransposeOptions& o) {
+std::vector<TransposeRow> transpose_rows([[maybe_unused]] Session& s, const TransposeOptions& o) {
   std::vector<TransposeRow> rows;
   for (const std::string& shape : o.shapes) {
     const auto [r, c] = parse_shape(shape);
@@ -386,8 +419,8 @@ std::vector<TransposeRow> transpose_rows(Session& s, const TransposeOptions& o) 
     copy.ld_sectors = copy.st_sectors =
         double(model::sectors_touched(model::lane_addresses(0, 16), 16));
     std::vector<TransposeRow> group{copy};
-    for (auto kind : {model::TransposeKind::naive, model::TransposeKind::tiled,
-                      model::TransposeKind::padded}) {
+    for (auto kind :
+         {model::TransposeKind::naive, model::TransposeKind::tiled, model::TransposeKind::padded}) {
       const model::TransposeModel m = model::transpose_model(kind, r);
       TransposeRow row{shape, model::transpose_name(kind), model::copy_bytes(r * c)};
       row.ld_sectors = double(m.ld_sectors_per_request);
@@ -406,13 +439,13 @@ std::vector<TransposeRow> transpose_rows(Session& s, const TransposeOptions& o) 
     if (s.measuring()) {
       const micro::TransposeRun run = micro::run_transpose(r, c, s.timing());
       group[0].ms = run.copy.median_ms;
-      const model::TransposeKind kinds[] = {model::TransposeKind::naive,
-                                            model::TransposeKind::tiled,
-                                            model::TransposeKind::padded};
+      const model::TransposeKind kinds[] = {
+          model::TransposeKind::naive, model::TransposeKind::tiled, model::TransposeKind::padded};
       for (int i = 0; i < 3; ++i) {
         const micro::TimedKernel& k = run.kernel(kinds[i]);
         group[i + 1].ms = k.time.median_ms;
-        group[i + 1].verified = s.verified(k.check, "transpose " + group[i + 1].kernel + " " + shape);
+        group[i + 1].verified =
+            s.verified(k.check, "transpose " + group[i + 1].kernel + " " + shape);
       }
     }
 #endif
@@ -426,9 +459,16 @@ std::vector<TransposeRow> transpose_rows(Session& s, const TransposeOptions& o) 
 }
 
 ResultTable transpose_table(const std::vector<TransposeRow>& rows) {
-  ResultTable t({{"shape", ""}, {"kernel", ""}, {"time_ms", "%.4f"}, {"gbps", "%.1f"},
-                 {"pct_copy", "%.1f"}, {"x_naive", "%.2f"}, {"ld_sect_req", "%.0f"},
-                 {"st_sect_req", "%.0f"}, {"smem_degree", "%.0f"}, {"verified", ""}});
+  ResultTable t({{"shape", ""},
+                 {"kernel", ""},
+                 {"time_ms", "%.4f"},
+                 {"gbps", "%.1f"},
+                 {"pct_copy", "%.1f"},
+                 {"x_naive", "%.2f"},
+                 {"ld_sect_req", "%.0f"},
+                 {"st_sect_req", "%.0f"},
+                 {"smem_degree", "%.0f"},
+                 {"verified", ""}});
   for (const TransposeRow& r : rows)
     t.add_row({r.shape, r.kernel, r.ms, r.gbps(), pct(r.copy_ms, r.ms), r.naive_ms / r.ms,
                r.ld_sectors, r.st_sectors, r.smem_degree, r.verified});
@@ -458,7 +498,7 @@ struct Double3Row {
   double gbps() const { return model::gb_per_s(bytes(), ms); }
 };
 
-std::vector<Double3Row> double3_rows(Session& s, const Double3Options& o) {
+std::vector<Double3Row> double3_rows([[maybe_unused]] Session& s, const Double3Options& o) {
   if (o.elements < 1) throw InputError("--elements: need at least one double3 element");
   std::vector<Double3Row> rows;
   for (auto layout : {model::AddLayout::double3, model::AddLayout::doubles})
@@ -478,9 +518,16 @@ std::vector<Double3Row> double3_rows(Session& s, const Double3Options& o) {
 }
 
 ResultTable double3_table(const std::vector<Double3Row>& rows) {
-  ResultTable t({{"layout", ""}, {"double3_elements", ""}, {"time_ms", "%.4f"}, {"gbps", "%.1f"},
-                 {"x_double3", "%.2f"}, {"ld_sect_req", ""}, {"ideal_sect_req", ""},
-                 {"l2_ld_sect_768B", ""}, {"l2_st_sect_768B", ""}, {"verified", ""}});
+  ResultTable t({{"layout", ""},
+                 {"double3_elements", ""},
+                 {"time_ms", "%.4f"},
+                 {"gbps", "%.1f"},
+                 {"x_double3", "%.2f"},
+                 {"ld_sect_req", ""},
+                 {"ideal_sect_req", ""},
+                 {"l2_ld_sect_768B", ""},
+                 {"l2_st_sect_768B", ""},
+                 {"verified", ""}});
   for (const Double3Row& r : rows)
     t.add_row({model::add_layout_name(r.layout), (long long)r.elements, r.ms, r.gbps(),
                r.double3_ms / r.ms, (long long)r.m.ld_sectors_per_request,
@@ -491,8 +538,9 @@ ResultTable double3_table(const std::vector<Double3Row>& rows) {
 
 void add_double3_summary(SummaryTable& all, Session& s, const std::vector<Double3Row>& rows) {
   for (const Double3Row& r : rows)
-    all.add("double3", std::string(model::add_layout_name(r.layout)) + " " +
-                           std::to_string(r.elements >> 20) + "Mi elements",
+    all.add("double3",
+            std::string(model::add_layout_name(r.layout)) + " " + std::to_string(r.elements >> 20) +
+                "Mi elements",
             r.ms, r.gbps(), kNaN, pct(r.gbps(), s.copy_gb_per_s()), "copy", "sectors/request",
             double(r.m.ld_sectors_per_request), kNaN, r.verified);
 }
@@ -518,7 +566,7 @@ struct SmemRow {
   std::string verified = "-";
 };
 
-std::vector<SmemRow> smem_rows(Session& s, const SmemOptions& o) {
+std::vector<SmemRow> smem_rows([[maybe_unused]] Session& s, const SmemOptions& o) {
   std::vector<SmemRow> rows;
   for (int stride : o.strides) {
     if (stride < 1 || stride > 32) throw InputError("--strides: each stride must be 1..32");
@@ -535,8 +583,6 @@ std::vector<SmemRow> smem_rows(Session& s, const SmemOptions& o) {
       rows[i].verified = s.verified(run.kernel.check, "smem stride " + std::to_string(run.stride));
     }
   }
-#else
-  (void)s;
 #endif
   double stride1_ns = kNaN;
   for (const SmemRow& r : rows)
@@ -546,8 +592,12 @@ std::vector<SmemRow> smem_rows(Session& s, const SmemOptions& o) {
 }
 
 ResultTable smem_table(const Session& s, const std::vector<SmemRow>& rows) {
-  ResultTable t({{"stride", ""}, {"time_ms", "%.4f"}, {"ns_per_access", "%.3f"},
-                 {"clk_per_access", "%.2f"}, {"degree_model", ""}, {"degree_measured", "%.2f"},
+  ResultTable t({{"stride", ""},
+                 {"time_ms", "%.4f"},
+                 {"ns_per_access", "%.3f"},
+                 {"clk_per_access", "%.2f"},
+                 {"degree_model", ""},
+                 {"degree_measured", "%.2f"},
                  {"verified", ""}});
   const double ghz = s.device().sm_clock_ghz > 0 ? s.device().sm_clock_ghz : kNaN;
   for (const SmemRow& r : rows)
@@ -585,7 +635,8 @@ struct L2Row {
 int64_t mib_to_bytes(double mib, const char* option) {
   const int64_t bytes = static_cast<int64_t>(mib * kMiB) / 16 * 16;
   if (!(mib > 0) || bytes < 16)
-    throw InputError(std::string(option) + ": sizes must be positive MiB (got " + fixed(mib, 3) + ")");
+    throw InputError(std::string(option) + ": sizes must be positive MiB (got " + fixed(mib, 3) +
+                     ")");
   return bytes;
 }
 
@@ -602,7 +653,8 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
   for (size_t i = 0; i < freq_bytes.size(); ++i) {
     const int64_t f = freq_bytes[i];
     const model::L2WindowModel none = model::l2_window(stream_bytes, f, d.l2_bytes, 0, 0);
-    const double fitted = d.persisting_l2_bytes > 0 ? std::min(1.0, double(d.persisting_l2_bytes) / f) : 0;
+    const double fitted =
+        d.persisting_l2_bytes > 0 ? std::min(1.0, double(d.persisting_l2_bytes) / f) : 0;
     const std::pair<const char*, double> modes[] = {
         {"none", 0.0}, {"hitRatio=1", 1.0}, {"hitRatio=fit", fitted}};
     for (const auto& [mode, ratio] : modes) {
@@ -612,8 +664,8 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
       r.hit_ratio = ratio;
       r.useful_bytes = 3.0 * stream_bytes;
       if (ratio > 0 || r.mode == "none") {
-        const model::L2WindowModel m =
-            model::l2_window(stream_bytes, f, d.l2_bytes, ratio > 0 ? d.persisting_l2_bytes : 0, ratio);
+        const model::L2WindowModel m = model::l2_window(
+            stream_bytes, f, d.l2_bytes, ratio > 0 ? d.persisting_l2_bytes : 0, ratio);
         r.model_hit = m.freq_hit_fraction;
         r.model_speedup = none.dram_bytes / m.dram_bytes;
       }
@@ -640,9 +692,15 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
 }
 
 ResultTable l2_table(const std::vector<L2Row>& rows) {
-  ResultTable t({{"freq_MiB", "%.1f"}, {"mode", ""}, {"hit_ratio", "%.3f"}, {"time_ms", "%.4f"},
-                 {"gbps", "%.1f"}, {"speedup", "%.3f"}, {"model_hit", "%.3f"},
-                 {"model_speedup", "%.3f"}, {"verified", ""}});
+  ResultTable t({{"freq_MiB", "%.1f"},
+                 {"mode", ""},
+                 {"hit_ratio", "%.3f"},
+                 {"time_ms", "%.4f"},
+                 {"gbps", "%.1f"},
+                 {"speedup", "%.3f"},
+                 {"model_hit", "%.3f"},
+                 {"model_speedup", "%.3f"},
+                 {"verified", ""}});
   for (const L2Row& r : rows)
     t.add_row({r.freq_mib, r.mode, r.hit_ratio, r.ms, r.gbps(), r.speedup(), r.model_hit,
                r.model_speedup, r.verified});
@@ -730,8 +788,9 @@ void register_micro(CLI::App& rtm) {
   copy_cmd->add_option("--bytes", copy->bytes, "Size of the copy's source (and destination)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
-  copy_cmd->add_option("--strided-bytes", copy->strided_bytes,
-                       "Bytes the strided copy writes (it reads from stride x as wide a range)")
+  copy_cmd
+      ->add_option("--strided-bytes", copy->strided_bytes,
+                   "Bytes the strided copy writes (it reads from stride x as wide a range)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   copy_cmd->add_option("--strides", copy->strides, "Strides in floats (list)")
@@ -805,8 +864,10 @@ void register_micro(CLI::App& rtm) {
 
   auto l2 = std::make_shared<L2Options>();
   CLI::App* l2_cmd = micro->add_subcommand(
-      "l2-window", "A reused buffer next to a streaming one, with and without an L2 persisting window");
-  l2_cmd->add_option("--stream-mib", l2->stream_mib, "Streaming buffer (MiB)")->capture_default_str();
+      "l2-window",
+      "A reused buffer next to a streaming one, with and without an L2 persisting window");
+  l2_cmd->add_option("--stream-mib", l2->stream_mib, "Streaming buffer (MiB)")
+      ->capture_default_str();
   l2_cmd->add_option("--freq-mib", l2->freq_mib, "Reused buffer sizes (MiB, list)")
       ->delimiter(',')
       ->capture_default_str();

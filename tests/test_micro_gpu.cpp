@@ -57,8 +57,9 @@ TEST_F(MicroGpu, FmaMatchesSequentialFmas) {
     int blocks, threads, op;
   };
   // One thread, partial warps, several blocks, a block larger than the array.
-  for (const Launch& l : {Launch{1000, 1, 1, 1}, Launch{1000, 1, 8, 3}, Launch{5003, 1, 33, 2},
-                          Launch{5003, 3, 64, 5}, Launch{777, 2, 1024, 1}, Launch{4096, 7, 96, 4}}) {
+  for (const Launch& l :
+       {Launch{1000, 1, 1, 1}, Launch{1000, 1, 8, 3}, Launch{5003, 1, 33, 2},
+        Launch{5003, 3, 64, 5}, Launch{777, 2, 1024, 1}, Launch{4096, 7, 96, 4}}) {
     SCOPED_TRACE(std::to_string(l.n) + " " + std::to_string(l.blocks) + "x" +
                  std::to_string(l.threads) + " op " + std::to_string(l.op));
     const auto x = random_floats(l.n), y = random_floats(l.n), a = random_floats(l.op);
@@ -92,10 +93,10 @@ TEST_F(MicroGpu, StridedCopyGathersEveryStrideth) {
 }
 
 TEST_F(MicroGpu, TransposeEveryKindEveryShape) {
-  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {1, 37},  {33, 1},   {32, 32},
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {1, 37},   {33, 1},    {32, 32},
                                                 {31, 65}, {100, 67}, {256, 512}, {64, 8}};
-  for (auto kind : {model::TransposeKind::naive, model::TransposeKind::tiled,
-                    model::TransposeKind::padded}) {
+  for (auto kind :
+       {model::TransposeKind::naive, model::TransposeKind::tiled, model::TransposeKind::padded}) {
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(model::transpose_name(kind)) + " " + std::to_string(rows) + "x" +
                    std::to_string(cols));
@@ -148,7 +149,8 @@ TEST_F(MicroGpu, StreamReuseAddsTheFrequentBuffer) {
     for (size_t i = 0; i < stream_n; ++i)
       ASSERT_EQ(got[i], stream[i] + freq[i % freq_n]) << stream_n << "/" << freq_n << " at " << i;
   }
-  EXPECT_THROW(micro::stream_reuse_once(random_floats(10), random_floats(4)), std::invalid_argument);
+  EXPECT_THROW(micro::stream_reuse_once(random_floats(10), random_floats(4)),
+               std::invalid_argument);
 }
 
 // The benchmark entry points on small sizes: each checks its own output and times it.

@@ -47,9 +47,10 @@ TEST(MicroModel, GigabytesPerSecond) {
   EXPECT_TRUE(std::isnan(model::gb_per_s(1e9, 0.0)));
 }
 
-// ---- fma: the blog's single-block runs ------------------------------------------------------------
-// n = 1,048,576 floats in each of x and y (8 MiB together), op = 1, one block. Per element the
-// kernel loads x[i], y[i], a[0], does one FFMA and stores y[i].
+// ---- fma: the blog's single-block runs
+// ------------------------------------------------------------ n = 1,048,576 floats in each of x
+// and y (8 MiB together), op = 1, one block. Per element the kernel loads x[i], y[i], a[0], does
+// one FFMA and stores y[i].
 
 struct HandCounts {
   int threads;
@@ -104,9 +105,9 @@ TEST(MicroModel, FmaSingleBlockHandCounts) {
 
 TEST(MicroModel, FmaPartialWarpsAndTwoBlocks) {
   // n = 100, 2 blocks of 40 threads (a full warp and one of 8 lanes), op = 2. Grid stride 80.
-  //   block 0, pass 0: warp 0 elements 0..31 (sectors 0-3, line 0), warp 1 32..39 (sector 4, line 1)
-  //   block 0, pass 1: warp 0 80..99 (20 lanes; sectors 10-12, lines 2-3); warp 1 would start at 112
-  //   block 1, pass 0: warp 0 40..71 (sectors 5-8, lines 1-2), warp 1 72..79 (sector 9, line 2)
+  //   block 0, pass 0: warp 0 elements 0..31 (sectors 0-3, line 0), warp 1 32..39 (sector 4, line
+  //   1) block 0, pass 1: warp 0 80..99 (20 lanes; sectors 10-12, lines 2-3); warp 1 would start at
+  //   112 block 1, pass 0: warp 0 40..71 (sectors 5-8, lines 1-2), warp 1 72..79 (sector 9, line 2)
   // 5 warp iterations: FFMA 2 x 5 = 10 warp-level, 200 thread-level; loads 3 x 10, stores 10.
   // Sectors per iteration 4, 1, 3, 4, 1 = 13, lines 1, 1, 2, 2, 1 = 7.
   // L1 load sectors: op x (2 x 13 + 5 for a) = 62; stores 2 x 13 = 26 sectors in 2 x 7 requests.
@@ -183,7 +184,8 @@ TEST(MicroModel, Fp32Peak) {
   EXPECT_EQ(model::fp32_lanes_per_sm(3, 5), 0);
 }
 
-// ---- copy ----------------------------------------------------------------------------------------
+// ---- copy
+// ----------------------------------------------------------------------------------------
 
 TEST(MicroModel, StridedCopySectorsAndBandwidth) {
   // A warp reads 32 floats s floats apart: a span of 128 s bytes, so 4 s sectors until s = 8,
@@ -211,7 +213,8 @@ TEST(MicroModel, StridedCopySectorsAndBandwidth) {
   EXPECT_THROW(model::strided_copy(0), std::invalid_argument);
 }
 
-// ---- transpose -----------------------------------------------------------------------------------
+// ---- transpose
+// -----------------------------------------------------------------------------------
 
 TEST(MicroModel, TransposeAccessPatterns) {
   // Naive: a warp reads 32 floats of one row (4 sectors) and writes them down a column, 8192
@@ -233,7 +236,8 @@ TEST(MicroModel, TransposeAccessPatterns) {
   EXPECT_EQ(padded.smem_load_degree, 1);
 }
 
-// ---- double3 -------------------------------------------------------------------------------------
+// ---- double3
+// -------------------------------------------------------------------------------------
 
 TEST(MicroModel, Double3SectorsPerRequest) {
   // double3: lane i's x is at 24 i, so one 8-byte load of the warp spans 32 x 24 = 768 bytes:
@@ -257,7 +261,8 @@ TEST(MicroModel, Double3SectorsPerRequest) {
   EXPECT_EQ(d3.dram_bytes, d.dram_bytes);
 }
 
-// ---- L2 persistence ------------------------------------------------------------------------------
+// ---- L2 persistence
+// ------------------------------------------------------------------------------
 
 TEST(MicroModel, L2WindowHitFractions) {
   // L2 60 MiB, 37.5 MiB set aside for persisting lines, stream S = 1 GiB.

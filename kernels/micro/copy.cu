@@ -59,8 +59,8 @@ void launch_strided(const float* in, float* out, int64_t n_out, int stride, cuda
 }
 
 void check_stride(int stride) {
-  if (stride < 1) throw std::invalid_argument("strided copy: stride must be >= 1, got " +
-                                              std::to_string(stride));
+  if (stride < 1)
+    throw std::invalid_argument("strided copy: stride must be >= 1, got " + std::to_string(stride));
 }
 
 } // namespace
@@ -124,8 +124,8 @@ CopyRun run_copy(int64_t n, const TimingOptions& timing) {
   run.coalesced.time = detail::time_launches(
       stream, timing, [&]() { detail::launch_copy(in.get(), out.get(), n, stream); });
   run.memcpy = detail::time_launches(stream, timing, [&]() {
-    RTM_MICRO_CHECK(cudaMemcpyAsync(out.get(), in.get(), in.bytes(), cudaMemcpyDeviceToDevice,
-                                    stream));
+    RTM_MICRO_CHECK(
+        cudaMemcpyAsync(out.get(), in.get(), in.bytes(), cudaMemcpyDeviceToDevice, stream));
   });
   return run;
 }

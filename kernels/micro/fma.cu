@@ -25,10 +25,10 @@ __global__ void fma_kernel(int64_t n, int op, const float* x, float* y, const fl
 
 void check_config(int64_t n, int blocks, int threads, int op) {
   if (n < 1 || blocks < 1 || threads < 1 || threads > 1024 || op < 1)
-    throw std::invalid_argument("fma: need n >= 1, blocks >= 1, 1 <= threads <= 1024, op >= 1 (got n=" +
-                                std::to_string(n) + ", blocks=" + std::to_string(blocks) +
-                                ", threads=" + std::to_string(threads) +
-                                ", op=" + std::to_string(op) + ")");
+    throw std::invalid_argument(
+        "fma: need n >= 1, blocks >= 1, 1 <= threads <= 1024, op >= 1 (got n=" + std::to_string(n) +
+        ", blocks=" + std::to_string(blocks) + ", threads=" + std::to_string(threads) +
+        ", op=" + std::to_string(op) + ")");
 }
 
 void launch_fma(int64_t n, int op, const float* x, float* y, const float* a, int blocks,
@@ -68,7 +68,9 @@ TimedKernel run_fma(const FmaConfig& c, const TimingOptions& timing) {
   detail::fill_pattern(x.get(), c.n, sx, stream);
   detail::fill_pattern(y.get(), c.n, sy, stream);
   detail::fill_pattern(a.get(), c.op, sa, stream);
-  auto launch = [&]() { launch_fma(c.n, c.op, x.get(), y.get(), a.get(), c.blocks, c.threads, stream); };
+  auto launch = [&]() {
+    launch_fma(c.n, c.op, x.get(), y.get(), a.get(), c.blocks, c.threads, stream);
+  };
 
   TimedKernel result;
   launch();

@@ -38,7 +38,8 @@ void check_sizes(int64_t stream_n, int64_t freq_n) {
         "frequent buffer no larger than the stream (got " +
         std::to_string(stream_n) + " and " + std::to_string(freq_n) + " floats)");
   if ((stream_n / 4 + freq_n / 4 - 1) / (freq_n / 4) > kMaxRounds)
-    throw std::invalid_argument("l2-window: the stream is more than 65535 times the frequent buffer");
+    throw std::invalid_argument(
+        "l2-window: the stream is more than 65535 times the frequent buffer");
 }
 
 void launch_pass(float* stream, const float* freq, int64_t stream_n, int64_t freq_n,
@@ -46,9 +47,8 @@ void launch_pass(float* stream, const float* freq, int64_t stream_n, int64_t fre
   const int64_t stream_n4 = stream_n / 4, freq_n4 = freq_n / 4;
   const dim3 grid(detail::blocks_for(freq_n4, kThreads),
                   static_cast<unsigned>((stream_n4 + freq_n4 - 1) / freq_n4));
-  stream_reuse_kernel<<<grid, kThreads, 0, cuda_stream>>>(reinterpret_cast<float4*>(stream),
-                                                          reinterpret_cast<const float4*>(freq),
-                                                          stream_n4, freq_n4);
+  stream_reuse_kernel<<<grid, kThreads, 0, cuda_stream>>>(
+      reinterpret_cast<float4*>(stream), reinterpret_cast<const float4*>(freq), stream_n4, freq_n4);
   RTM_MICRO_CHECK_LAUNCH("stream_reuse_kernel");
 }
 

@@ -75,10 +75,11 @@ DeviceModel assumed_h200() {
 
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
   switch (cc_major) {
-  case 7: return 64;                          // Volta, Turing
-  case 8: return cc_minor == 0 ? 64 : 128;    // A100: 64; GA10x, Ada: 128
-  case 9: return 128;                         // Hopper
-  case 10: case 12: return 128;               // Blackwell
+  case 7: return 64;                       // Volta, Turing
+  case 8: return cc_minor == 0 ? 64 : 128; // A100: 64; GA10x, Ada: 128
+  case 9: return 128;                      // Hopper
+  case 10:
+  case 12: return 128; // Blackwell
   default: return 0;
   }
 }
@@ -92,7 +93,8 @@ double FmaCounts::l1_hit_pct() const {
 
 FmaCounts fma_counts(int64_t n, int blocks, int threads_per_block, int op) {
   if (n < 0 || blocks < 1 || threads_per_block < 1 || threads_per_block > 1024 || op < 1)
-    throw std::invalid_argument("fma model: need n >= 0, blocks >= 1, 1 <= threads <= 1024, op >= 1");
+    throw std::invalid_argument(
+        "fma model: need n >= 0, blocks >= 1, 1 <= threads <= 1024, op >= 1");
   constexpr int64_t kFloat = 4;
   constexpr int64_t per_sector = kSectorBytes / kFloat; // 8 floats
   constexpr int64_t per_line = kLineBytes / kFloat;     // 32 floats
@@ -109,8 +111,8 @@ FmaCounts fma_counts(int64_t n, int blocks, int threads_per_block, int op) {
       for (int w = 0; w < warps_per_block; ++w) {
         const int64_t first = base + int64_t(w) * kWarpSize;
         if (first >= n) break;
-        const int64_t lanes = std::min<int64_t>(
-            {kWarpSize, threads_per_block - int64_t(w) * kWarpSize, n - first});
+        const int64_t lanes =
+            std::min<int64_t>({kWarpSize, threads_per_block - int64_t(w) * kWarpSize, n - first});
         const int64_t last = first + lanes - 1;
         ++c.warp_iterations;
         const int64_t s0 = first / per_sector, s1 = last / per_sector;
@@ -118,10 +120,10 @@ FmaCounts fma_counts(int64_t n, int blocks, int threads_per_block, int op) {
         const int64_t lines = last / per_line - first / per_line + 1;
         c.l1_ld_sectors += op * (2 * sectors + 1); // x, y, and one sector for a[o]
         c.l1_st_sectors += op * sectors;
-        c.l2_st_sectors += op * sectors;           // write-through: every store reaches L2
+        c.l2_st_sectors += op * sectors; // write-through: every store reaches L2
         c.l2_st_requests += op * lines;
         const int64_t miss_from = std::max(s0, last_sector + 1);
-        if (miss_from <= s1) {                     // x and y miss alike
+        if (miss_from <= s1) { // x and y miss alike
           c.l2_ld_sectors += 2 * (s1 - miss_from + 1);
           c.l2_ld_requests += 2 * (s1 / 4 - miss_from / 4 + 1); // 4 sectors per line
           last_sector = s1;
@@ -218,7 +220,8 @@ TransposeModel transpose_model(TransposeKind kind, int64_t rows) {
   }
   // Tiled: the warp writes 32 consecutive floats of one output row.
   m.st_sectors_per_request = sectors_touched(lane_addresses(0, 4), 4);
-  const int width = kind == TransposeKind::padded ? kWarpSize + 1 : kWarpSize; // words per tile row
+  // Words per tile row: only the width modulo 32 decides the banks.
+  const int width = kind == TransposeKind::padded ? kTransposeTile + 1 : kTransposeTile;
   const int ty = 0; // every row of threads gives the same degree
   std::vector<uint64_t> store_words, load_words;
   for (int lane = 0; lane < kWarpSize; ++lane) {

@@ -71,21 +71,21 @@ int fp32_lanes_per_sm(int cc_major, int cc_minor);
 // y[i] (fma.cu keeps the compiler from merging them, as in the blog's SASS).
 
 struct FmaCounts {
-  int64_t warp_iterations = 0;  // passes of a warp through the loop body with >= 1 active lane
-  int64_t ffma_warp = 0;        // warp-level FFMA instructions (ncu's "executed instructions")
-  int64_t ffma_thread = 0;      // FFMA per thread, summed: n * op
-  int64_t l1_ld_requests = 0;   // l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
-  int64_t l1_st_requests = 0;   // l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
-  int64_t l1_ld_sectors = 0;    // l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
-  int64_t l1_st_sectors = 0;    // l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
-  int64_t l2_ld_requests = 0;   // lts__t_requests_srcunit_tex_op_read.sum
-  int64_t l2_ld_sectors = 0;    // lts__t_sectors_srcunit_tex_op_read.sum
-  int64_t l2_st_requests = 0;   // lts__t_requests_srcunit_tex_op_write.sum
-  int64_t l2_st_sectors = 0;    // lts__t_sectors_srcunit_tex_op_write.sum
-  int64_t dram_rd_sectors = 0;  // dram__sectors_read.sum (cold caches)
-  int64_t dram_wr_sectors = 0;  // dram__sectors_write.sum (once y leaves L2; 0 while it fits)
-  double useful_bytes = 0;      // x read, y read, y written: 12 bytes per element
-  double flops = 0;             // 2 per FFMA
+  int64_t warp_iterations = 0; // passes of a warp through the loop body with >= 1 active lane
+  int64_t ffma_warp = 0;       // warp-level FFMA instructions (ncu's "executed instructions")
+  int64_t ffma_thread = 0;     // FFMA per thread, summed: n * op
+  int64_t l1_ld_requests = 0;  // l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+  int64_t l1_st_requests = 0;  // l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+  int64_t l1_ld_sectors = 0;   // l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  int64_t l1_st_sectors = 0;   // l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+  int64_t l2_ld_requests = 0;  // lts__t_requests_srcunit_tex_op_read.sum
+  int64_t l2_ld_sectors = 0;   // lts__t_sectors_srcunit_tex_op_read.sum
+  int64_t l2_st_requests = 0;  // lts__t_requests_srcunit_tex_op_write.sum
+  int64_t l2_st_sectors = 0;   // lts__t_sectors_srcunit_tex_op_write.sum
+  int64_t dram_rd_sectors = 0; // dram__sectors_read.sum (cold caches)
+  int64_t dram_wr_sectors = 0; // dram__sectors_write.sum (once y leaves L2; 0 while it fits)
+  double useful_bytes = 0;     // x read, y read, y written: 12 bytes per element
+  double flops = 0;            // 2 per FFMA
 
   // L1 sector hit rate over loads and stores, as ncu computes it.
   double l1_hit_pct() const;
@@ -112,15 +112,17 @@ struct StridedCopyModel {
   int stride = 1;
   int64_t ld_sectors_per_request = 0; // of one warp's read
   int64_t ld_lines_per_request = 0;
-  double dram_bytes_per_element = 0;  // read (64-byte pieces) + written
-  double relative_bandwidth = 0;      // useful GB/s over stride 1's, at equal DRAM throughput
+  double dram_bytes_per_element = 0; // read (64-byte pieces) + written
+  double relative_bandwidth = 0;     // useful GB/s over stride 1's, at equal DRAM throughput
 };
 StridedCopyModel strided_copy(int stride);
 
 // Bytes a copy of n floats moves (read + written).
 double copy_bytes(int64_t n_floats);
 
-// ---- transpose of a rows x cols float matrix through 32x32 tiles -------------------------------
+// ---- transpose of a rows x cols float matrix through square tiles -----------------------------
+
+constexpr int kTransposeTile = 64; // floats per tile side (transpose.cu); the padded tile adds 1
 
 enum class TransposeKind { naive, tiled, padded };
 const char* transpose_name(TransposeKind kind);
@@ -141,13 +143,13 @@ const char* add_layout_name(AddLayout layout);
 
 // Per 768 bytes of data (32 double3 = 96 doubles), the span of one double3 warp.
 struct AddConstantModel {
-  int64_t ld_requests = 0;             // warp-level 8-byte loads
-  int64_t ld_sectors_per_request = 0;  // 24 for double3 (768 B span), 8 for doubles
+  int64_t ld_requests = 0;               // warp-level 8-byte loads
+  int64_t ld_sectors_per_request = 0;    // 24 for double3 (768 B span), 8 for doubles
   int64_t ideal_sectors_per_request = 0; // 8: 32 lanes x 8 bytes
   int64_t l1_ld_sectors = 0;
-  int64_t l2_ld_sectors = 0;           // double3: the y and z loads hit what x brought into L1
-  int64_t l2_st_sectors = 0;           // double3: each sector written 3 times (partial writes)
-  int64_t dram_bytes = 0;              // the same for both layouts
+  int64_t l2_ld_sectors = 0; // double3: the y and z loads hit what x brought into L1
+  int64_t l2_st_sectors = 0; // double3: each sector written 3 times (partial writes)
+  int64_t dram_bytes = 0;    // the same for both layouts
 };
 AddConstantModel add_constant_model(AddLayout layout);
 

@@ -26,10 +26,11 @@ struct DeviceProperties {
   int sm_count = 0;
   int64_t global_mem_bytes = 0;
   int64_t l2_bytes = 0;
-  int64_t persisting_l2_max_bytes = 0;        // 0: no L2 persistence on this device
+  int64_t persisting_l2_max_bytes = 0; // 0: no L2 persistence on this device
   int64_t access_policy_max_window_bytes = 0;
-  int memory_clock_khz = 0; // 0 when the runtime does not report it (attributes, not cudaDeviceProp:
-  int bus_width_bits = 0;   // CUDA 13 removed the clock fields from cudaDeviceProp)
+  int memory_clock_khz =
+      0;                  // 0 when the runtime does not report it (attributes, not cudaDeviceProp:
+  int bus_width_bits = 0; // CUDA 13 removed the clock fields from cudaDeviceProp)
   int sm_clock_khz = 0;
   // 2 x memory clock x bus width (double data rate), in GB/s; NaN when either is unknown.
   double theoretical_peak_gb_per_s() const;
@@ -68,7 +69,8 @@ struct TimedKernel {
   Verification check;
 };
 
-// ---- fma: y[i] += x[i] * a[o] for o < op, grid-stride loop ---------------------------------------
+// ---- fma: y[i] += x[i] * a[o] for o < op, grid-stride loop
+// ---------------------------------------
 
 struct FmaConfig {
   int64_t n = 0; // elements of x and of y
@@ -85,8 +87,8 @@ std::vector<float> fma_once(const std::vector<float>& x, const std::vector<float
 
 struct CopyRun {
   int64_t n_floats = 0;
-  Timing memcpy;           // cudaMemcpyAsync device to device
-  TimedKernel coalesced;   // 16-byte loads and stores, 4 per thread in flight
+  Timing memcpy;         // cudaMemcpyAsync device to device
+  TimedKernel coalesced; // 16-byte loads and stores, 4 per thread in flight
 };
 CopyRun run_copy(int64_t n_floats, const TimingOptions& timing);
 
@@ -101,7 +103,8 @@ std::vector<StridedCopyRun> run_strided_copies(int64_t n_out, const std::vector<
 std::vector<float> copy_once(const std::vector<float>& in);
 std::vector<float> strided_copy_once(const std::vector<float>& in, int stride, int64_t n_out);
 
-// ---- transpose: out[c][r] = in[r][c], in is rows x cols (row-major) ------------------------------
+// ---- transpose: out[c][r] = in[r][c], in is rows x cols (row-major)
+// ------------------------------
 
 struct TransposeRun {
   int64_t rows = 0, cols = 0;
@@ -113,7 +116,8 @@ TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timi
 std::vector<float> transpose_once(const std::vector<float>& in, int64_t rows, int64_t cols,
                                   model::TransposeKind kind);
 
-// ---- add a constant to double3 elements, or to the same bytes as doubles -------------------------
+// ---- add a constant to double3 elements, or to the same bytes as doubles
+// -------------------------
 
 struct AddConstantRun {
   int64_t elements = 0; // double3 elements (3 x as many doubles)
@@ -125,9 +129,10 @@ AddConstantRun run_add_constant(int64_t elements, const TimingOptions& timing);
 std::vector<double> add_constant_once(const std::vector<double>& in, double k,
                                       model::AddLayout layout);
 
-// ---- shared memory read with a stride ------------------------------------------------------------
-// Lane l of every warp reads word l * stride + 32 j of a shared array holding smem_stride_word(w),
-// for j < kSmemLoadsPerIteration, `iterations` times, and writes the sum (mod 2^32) of what it read.
+// ---- shared memory read with a stride
+// ------------------------------------------------------------ Lane l of every warp reads word l *
+// stride + 32 j of a shared array holding smem_stride_word(w), for j < kSmemLoadsPerIteration,
+// `iterations` times, and writes the sum (mod 2^32) of what it read.
 
 constexpr int kSmemStrideMax = 32;
 constexpr int kSmemLoadsPerIteration = 32;
@@ -152,9 +157,9 @@ const char* window_mode_name(WindowMode mode);
 struct L2WindowRun {
   int64_t freq_bytes = 0;
   WindowMode mode = WindowMode::none;
-  bool supported = true;      // false: the device has no persisting L2 (the row is not measured)
-  double hit_ratio = 0;       // of the window; 0 for none
-  int64_t window_bytes = 0;   // of the frequent buffer the window covers
+  bool supported = true;    // false: the device has no persisting L2 (the row is not measured)
+  double hit_ratio = 0;     // of the window; 0 for none
+  int64_t window_bytes = 0; // of the frequent buffer the window covers
   int64_t set_aside_bytes = 0;
   TimedKernel pass;
 };

@@ -19,19 +19,19 @@ namespace rtm::micro::detail {
 } // namespace rtm::micro::detail
 
 // RTM_MICRO_CHECK(cudaMalloc(&p, bytes));
-#define RTM_MICRO_CHECK(call)                                                                    \
-  do {                                                                                           \
-    const cudaError_t rtm_micro_error_ = (call);                                                 \
-    if (rtm_micro_error_ != cudaSuccess)                                                         \
-      ::rtm::micro::detail::throw_cuda_error(rtm_micro_error_, #call, __FILE__, __LINE__);       \
+#define RTM_MICRO_CHECK(call)                                                                      \
+  do {                                                                                             \
+    const cudaError_t rtm_micro_error_ = (call);                                                   \
+    if (rtm_micro_error_ != cudaSuccess)                                                           \
+      ::rtm::micro::detail::throw_cuda_error(rtm_micro_error_, #call, __FILE__, __LINE__);         \
   } while (0)
 
 // Right after kernel<<<...>>>(...): RTM_MICRO_CHECK_LAUNCH("kernel"). Catches bad launch
 // configurations at once; faults inside the kernel surface at the next synchronising call.
-#define RTM_MICRO_CHECK_LAUNCH(kernel_name)                                                      \
-  do {                                                                                           \
-    const cudaError_t rtm_micro_error_ = cudaGetLastError();                                     \
-    if (rtm_micro_error_ != cudaSuccess)                                                         \
-      ::rtm::micro::detail::throw_cuda_error(rtm_micro_error_, "launch of " kernel_name,        \
-                                             __FILE__, __LINE__);                                \
+#define RTM_MICRO_CHECK_LAUNCH(kernel_name)                                                        \
+  do {                                                                                             \
+    const cudaError_t rtm_micro_error_ = cudaGetLastError();                                       \
+    if (rtm_micro_error_ != cudaSuccess)                                                           \
+      ::rtm::micro::detail::throw_cuda_error(rtm_micro_error_, "launch of " kernel_name, __FILE__, \
+                                             __LINE__);                                            \
   } while (0)

@@ -36,7 +36,8 @@ public:
     if (error != cudaSuccess) throw_cuda_error(error, "cudaMalloc", __FILE__, __LINE__);
   }
   ~DeviceBuffer() {
-    if (ptr_) (void)cudaFree(ptr_); // a destructor cannot throw; an error here repeats an earlier one
+    if (ptr_)
+      (void)cudaFree(ptr_); // a destructor cannot throw; an error here repeats an earlier one
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -55,7 +56,8 @@ public:
     if (count_ > 0) RTM_MICRO_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
     return host;
   }
-  // All bits set: NaN as float or double, so an element the kernel forgets to write fails the check.
+  // All bits set: NaN as float or double, so an element the kernel forgets to write fails the
+  // check.
   void poison(cudaStream_t stream) {
     if (count_ > 0) RTM_MICRO_CHECK(cudaMemsetAsync(ptr_, 0xFF, bytes(), stream));
   }

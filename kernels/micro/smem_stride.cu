@@ -69,8 +69,8 @@ std::vector<SmemStrideRun> run_smem_stride(const std::vector<int>& strides, int 
   int device = 0, sm_count = 0, blocks_per_sm = 0;
   RTM_MICRO_CHECK(cudaGetDevice(&device));
   RTM_MICRO_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  RTM_MICRO_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, smem_stride_kernel, kThreads, 0));
+  RTM_MICRO_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, smem_stride_kernel,
+                                                                kThreads, 0));
   // One full wave: every SM runs the same number of warps, so time per access per SM is the
   // kernel time over one SM's share of the loads.
   const int blocks = sm_count * std::max(1, blocks_per_sm);
@@ -86,11 +86,11 @@ std::vector<SmemStrideRun> run_smem_stride(const std::vector<int>& strides, int 
     RTM_MICRO_CHECK(cudaMemsetAsync(sums.get(), 0xFF, sums.bytes(), stream));
     launch(stride, iterations, sums.get(), blocks, kThreads, stream);
     stream.synchronize();
-    run.kernel.check = detail::verify_output(sums.download(), [&](int64_t t) {
-      return expected_sum(t, kThreads, stride, iterations);
+    run.kernel.check = detail::verify_output(
+        sums.download(), [&](int64_t t) { return expected_sum(t, kThreads, stride, iterations); });
+    run.kernel.time = detail::time_launches(stream, timing, [&]() {
+      launch(stride, iterations, sums.get(), blocks, kThreads, stream);
     });
-    run.kernel.time = detail::time_launches(
-        stream, timing, [&]() { launch(stride, iterations, sums.get(), blocks, kThreads, stream); });
     runs.push_back(run);
   }
   return runs;
