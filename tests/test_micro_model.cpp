@@ -47,10 +47,9 @@ TEST(MicroModel, GigabytesPerSecond) {
   EXPECT_TRUE(std::isnan(model::gb_per_s(1e9, 0.0)));
 }
 
-// ---- fma: the blog's single-block runs
-// ------------------------------------------------------------ n = 1,048,576 floats in each of x
-// and y (8 MiB together), op = 1, one block. Per element the kernel loads x[i], y[i], a[0], does
-// one FFMA and stores y[i].
+// ---- fma: the blog's single-block runs ----------------------------------------------------------
+// n = 1,048,576 floats in each of x and y (8 MiB together), op = 1, one block. Per element the
+// kernel loads x[i], y[i], a[0], does one FFMA and stores y[i].
 
 struct HandCounts {
   int threads;
@@ -184,8 +183,7 @@ TEST(MicroModel, Fp32Peak) {
   EXPECT_EQ(model::fp32_lanes_per_sm(3, 5), 0);
 }
 
-// ---- copy
-// ----------------------------------------------------------------------------------------
+// ---- copy ---------------------------------------------------------------------------------------
 
 TEST(MicroModel, StridedCopySectorsAndBandwidth) {
   // A warp reads 32 floats s floats apart: a span of 128 s bytes, so 4 s sectors until s = 8,
@@ -213,8 +211,7 @@ TEST(MicroModel, StridedCopySectorsAndBandwidth) {
   EXPECT_THROW(model::strided_copy(0), std::invalid_argument);
 }
 
-// ---- transpose
-// -----------------------------------------------------------------------------------
+// ---- transpose ----------------------------------------------------------------------------------
 
 TEST(MicroModel, TransposeAccessPatterns) {
   // Naive: a warp reads 32 floats of one row (4 sectors) and writes them down a column, 8192
@@ -236,8 +233,7 @@ TEST(MicroModel, TransposeAccessPatterns) {
   EXPECT_EQ(padded.smem_load_degree, 1);
 }
 
-// ---- double3
-// -------------------------------------------------------------------------------------
+// ---- double3 ------------------------------------------------------------------------------------
 
 TEST(MicroModel, Double3SectorsPerRequest) {
   // double3: lane i's x is at 24 i, so one 8-byte load of the warp spans 32 x 24 = 768 bytes:
@@ -261,8 +257,7 @@ TEST(MicroModel, Double3SectorsPerRequest) {
   EXPECT_EQ(d3.dram_bytes, d.dram_bytes);
 }
 
-// ---- L2 persistence
-// ------------------------------------------------------------------------------
+// ---- L2 persistence -----------------------------------------------------------------------------
 
 TEST(MicroModel, L2WindowHitFractions) {
   // L2 60 MiB, 37.5 MiB set aside for persisting lines, stream S = 1 GiB.

@@ -58,7 +58,11 @@ void launch_pass(float* stream, const float* freq, int64_t stream_n, int64_t fre
 class PersistenceSettings {
 public:
   explicit PersistenceSettings(cudaStream_t stream) : stream_(stream) {
-    RTM_MICRO_CHECK(cudaDeviceGetLimit(&original_set_aside_, cudaLimitPersistingL2CacheSize));
+    // Devices without L2 persistence do not know the limit: then there is nothing to restore.
+    if (cudaDeviceGetLimit(&original_set_aside_, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
+      (void)cudaGetLastError();
+      original_set_aside_ = 0;
+    }
   }
   ~PersistenceSettings() {
     // Errors cannot be thrown from here; they would repeat one already reported.
@@ -69,6 +73,18 @@ public:
   }
   PersistenceSettings(const PersistenceSettings&) = delete;
   PersistenceSettings& operator=(const PersistenceSettings&) = delete;
+
+  // Whether this process may set aside `bytes` of L2 (not under MPS or on some MIG slices).
+  bool can_set_aside(size_t bytes) {
+    const cudaError_t error = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes);
+    if (error == cudaSuccess) return true;
+    if (error != cudaErrorUnsupportedLimit && error != cudaErrorNotSupported &&
+        error != cudaErrorInvalidValue)
+      detail::throw_cuda_error(error, "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)",
+                               __FILE__, __LINE__);
+    (void)cudaGetLastError();
+    return false;
+  }
 
   // window_bytes 0: no window. Lines made persisting by an earlier case become normal first.
   void apply(size_t set_aside, const void* base, size_t window_bytes, float hit_ratio) {
@@ -131,6 +147,9 @@ std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<i
   const uint32_t seed_s = detail::fresh_seed(), seed_f = seed_s + 1;
   detail::fill_pattern(f.get(), max_freq_n, seed_f, stream);
   PersistenceSettings settings(stream);
+  const bool persistence =
+      device.persisting_l2_max_bytes > 0 && device.access_policy_max_window_bytes > 0 &&
+      settings.can_set_aside(static_cast<size_t>(device.persisting_l2_max_bytes));
 
   std::vector<L2WindowRun> runs;
   for (int64_t bytes : freq_bytes) {
@@ -140,8 +159,8 @@ std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<i
       run.freq_bytes = bytes;
       run.mode = mode;
       if (mode != WindowMode::none) {
-        if (device.persisting_l2_max_bytes <= 0 || device.access_policy_max_window_bytes <= 0) {
-          run.supported = false; // no persisting L2 here (e.g. a MIG slice)
+        if (!persistence) {
+          run.supported = false; // no persisting L2 for this process (MIG slice, MPS)
           runs.push_back(run);
           continue;
         }
@@ -151,8 +170,9 @@ std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<i
                             ? 1.0
                             : std::min(1.0, double(run.set_aside_bytes) / double(run.window_bytes));
       }
-      settings.apply(static_cast<size_t>(run.set_aside_bytes), f.get(),
-                     static_cast<size_t>(run.window_bytes), static_cast<float>(run.hit_ratio));
+      if (persistence) // else no window was ever set: nothing to undo for "none"
+        settings.apply(static_cast<size_t>(run.set_aside_bytes), f.get(),
+                       static_cast<size_t>(run.window_bytes), static_cast<float>(run.hit_ratio));
 
       detail::fill_pattern(s.get(), stream_n, seed_s, stream);
       launch_pass(s.get(), f.get(), stream_n, freq_n, stream);

@@ -69,8 +69,7 @@ struct TimedKernel {
   Verification check;
 };
 
-// ---- fma: y[i] += x[i] * a[o] for o < op, grid-stride loop
-// ---------------------------------------
+// ---- fma: y[i] += x[i] * a[o] for o < op, grid-stride loop --------------------------------------
 
 struct FmaConfig {
   int64_t n = 0; // elements of x and of y
@@ -103,8 +102,7 @@ std::vector<StridedCopyRun> run_strided_copies(int64_t n_out, const std::vector<
 std::vector<float> copy_once(const std::vector<float>& in);
 std::vector<float> strided_copy_once(const std::vector<float>& in, int stride, int64_t n_out);
 
-// ---- transpose: out[c][r] = in[r][c], in is rows x cols (row-major)
-// ------------------------------
+// ---- transpose: out[c][r] = in[r][c], in is rows x cols (row-major) -----------------------------
 
 struct TransposeRun {
   int64_t rows = 0, cols = 0;
@@ -116,8 +114,7 @@ TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timi
 std::vector<float> transpose_once(const std::vector<float>& in, int64_t rows, int64_t cols,
                                   model::TransposeKind kind);
 
-// ---- add a constant to double3 elements, or to the same bytes as doubles
-// -------------------------
+// ---- add a constant to double3 elements, or to the same bytes as doubles ------------------------
 
 struct AddConstantRun {
   int64_t elements = 0; // double3 elements (3 x as many doubles)
@@ -129,10 +126,10 @@ AddConstantRun run_add_constant(int64_t elements, const TimingOptions& timing);
 std::vector<double> add_constant_once(const std::vector<double>& in, double k,
                                       model::AddLayout layout);
 
-// ---- shared memory read with a stride
-// ------------------------------------------------------------ Lane l of every warp reads word l *
-// stride + 32 j of a shared array holding smem_stride_word(w), for j < kSmemLoadsPerIteration,
-// `iterations` times, and writes the sum (mod 2^32) of what it read.
+// ---- shared memory read with a stride -----------------------------------------------------------
+// Lane l of every warp reads word l * stride + 32 j of a shared array holding smem_stride_word(w),
+// for j < kSmemLoadsPerIteration, `iterations` times, and writes the sum (mod 2^32) of what it
+// read.
 
 constexpr int kSmemStrideMax = 32;
 constexpr int kSmemLoadsPerIteration = 32;
