@@ -8,7 +8,6 @@
 #include <limits>
 #include <memory>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,7 +25,6 @@ namespace rtm::app {
 namespace {
 
 namespace model = micro::model;
-using Cell = ResultTable::Cell;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kMiB = int64_t(1) << 20;
 
@@ -134,6 +132,11 @@ public:
   }
 
   void print(const ResultTable& table) const { print_table(std::cout, table, format()); }
+
+  // A line on stderr as each experiment of `all` starts: the whole run takes half a minute.
+  void progress(const char* experiment) const {
+    if (measuring_) std::cerr << "rtm micro all: " << experiment << "\n";
+  }
 
   // Throws (after the table is out) when any result failed its check.
   void finish() const {
@@ -539,8 +542,8 @@ ResultTable double3_table(const std::vector<Double3Row>& rows) {
 void add_double3_summary(SummaryTable& all, Session& s, const std::vector<Double3Row>& rows) {
   for (const Double3Row& r : rows)
     all.add("double3",
-            std::string(model::add_layout_name(r.layout)) + " " + std::to_string(r.elements >> 20) +
-                "Mi elements",
+            std::string(model::add_layout_name(r.layout)) + " " + std::to_string(r.elements) +
+                " elements",
             r.ms, r.gbps(), kNaN, pct(r.gbps(), s.copy_gb_per_s()), "copy", "sectors/request",
             double(r.m.ld_sectors_per_request), kNaN, r.verified);
 }
@@ -889,16 +892,22 @@ void register_micro(CLI::App& rtm) {
     guarded([&]() {
       Session s(*common);
       SummaryTable all;
+      s.progress("copy");
       add_copy_summary(all, s, copy_rows(s, CopyOptions{}));
+      s.progress("fma");
       const FmaOptions single_block;
       add_fma_summary(all, fma_cases(s, single_block.elements, single_block.blocks,
                                      single_block.threads, single_block.ops));
       // The whole GPU on 256 MiB: memory-bound at OP=1, limited by L1 (4 memory instructions per
       // FFMA) as OP grows.
       add_fma_summary(all, fma_cases(s, 32 * kMiB, {0}, {256}, {1, 16, 64}));
+      s.progress("transpose");
       add_transpose_summary(all, transpose_rows(s, TransposeOptions{}));
+      s.progress("double3");
       add_double3_summary(all, s, double3_rows(s, Double3Options{}));
+      s.progress("smem-stride");
       add_smem_summary(all, smem_rows(s, SmemOptions{}));
+      s.progress("l2-window");
       add_l2_summary(all, l2_rows(s, L2Options{}));
       s.describe();
       s.print(all.table());
