@@ -292,6 +292,10 @@ std::string CudaPropagator::name() const {
 // lines kept in L2 serve every later step (the wavefields change roles each step and are rewritten).
 // Window size: all of v2dt2 up to the device's largest window; hit ratio: the share of the window
 // that fits in the persisting carve-out, so persisting lines do not evict each other.
+// Carve-out: at most a quarter of L2 (and no more than v2dt2 needs). Measured on an H200 at 512^3
+// (docs/variants.md): the device's maximum (37.5 of 60 MB) leaves too little normal L2 for the
+// neighbour reuse between tiles, and the step ran 2.2x slower; 4 or 16 MB cost nothing there and
+// gave +2% at 192^3, where v2dt2 (28 MB) nearly fits.
 void CudaPropagator::enable_l2_window() {
   int max_persisting = 0, max_window = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device_));
@@ -303,7 +307,11 @@ void CudaPropagator::enable_l2_window() {
     return;
   }
   CUDA_CHECK(cudaDeviceGetLimit(&saved_persisting_limit_, cudaLimitPersistingL2CacheSize));
-  CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(max_persisting)));
+  int l2_bytes = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_));
+  const size_t carve_out =
+      std::min({size_t(max_persisting), size_t(l2_bytes) / 4, v2dt2_.bytes()});
+  CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, carve_out));
   size_t granted = 0;
   CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
   const size_t window = std::min(v2dt2_.bytes(), size_t(max_window));
