@@ -2,7 +2,7 @@
 //   /receivers           float64 [nrec][3] (z,y,x, metres), shared by all shots
 //   /wavelet             float32 [nt]; attributes dt (s), f0 (Hz), t0 (s)
 //   /shots/NNNN/data     float32 [nrec][nt]; attribute source [z,y,x] (m)
-//   root attributes      nt, dt, and the model's shape, spacing and origin
+//   root attributes      nt, dt, and the model's shape [nz,ny,nx], spacing and origin (optional)
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Velocity models and their HDF5 files (layout in docs/design.md):
+// Velocity models and their HDF5 files (layout and checks in docs/io.md):
 //   /vp  float32 [nz][ny][nx]; attributes spacing [dz,dy,dx] (m), origin [z0,y0,x0] (m),
 //        axes "z,y,x", units "m/s" (or "km/s", converted on reading)
 //   /sources   float64 [nshots][3] (z,y,x in metres), optional

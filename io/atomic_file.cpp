@@ -1,0 +1,45 @@
+#include "io/atomic_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include <unistd.h>
+
+#include "io/errors.h"
+
+namespace rtm {
+
+std::string temporary_path_for(const std::string& path) {
+  return path + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
+}
+
+void write_file_atomically(const std::string& path,
+                           const std::function<void(const std::string& temporary)>& write) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError("output file name is empty");
+  const fs::path directory = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!directory.empty() && !fs::is_directory(directory, ec))
+    throw InputError(path + ": cannot write: directory '" + directory.string() +
+                     "' does not exist");
+  if (fs::is_directory(path, ec))
+    throw InputError(path + ": cannot write: it is a directory");
+
+  const std::string temporary = temporary_path_for(path);
+  try {
+    write(temporary);
+  } catch (...) {
+    std::remove(temporary.c_str());
+    throw;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw InputError(path + ": cannot rename the completed temporary file onto it: " + reason);
+  }
+}
+
+} // namespace rtm

@@ -1,0 +1,480 @@
+#include "io/hdf5_util.h"
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "io/atomic_file.h"
+#include "io/errors.h"
+
+namespace rtm::h5 {
+namespace {
+
+// More cells than this (64 GiB of float32) is taken as a corrupt or mistaken file, not a model.
+constexpr long long kMaxGridCells = 1LL << 34;
+
+[[noreturn]] void fail_reading(const std::string& file, const std::string& what) {
+  const std::string detail = last_hdf5_error();
+  throw InputError(file + ": " + what + (detail.empty() ? "" : " (HDF5: " + detail + ")"));
+}
+
+[[noreturn]] void fail_writing(const std::string& file, const std::string& what) {
+  const std::string detail = last_hdf5_error();
+  throw std::runtime_error(file + ": " + what + " failed" +
+                           (detail.empty() ? "" : " (HDF5: " + detail + ")"));
+}
+
+std::string relative_name(const std::string& name) {
+  size_t start = 0;
+  while (start < name.size() && name[start] == '/') ++start;
+  return name.substr(start);
+}
+
+std::string format_value(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+herr_t record_innermost(unsigned depth, const H5E_error2_t* error, void* message) {
+  if (depth == 0 && error->desc) *static_cast<std::string*>(message) = error->desc;
+  return 0;
+}
+
+} // namespace
+
+ErrorStackSilencer::ErrorStackSilencer() {
+  H5Eget_auto2(H5E_DEFAULT, &saved_function_, &saved_data_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+ErrorStackSilencer::~ErrorStackSilencer() { H5Eset_auto2(H5E_DEFAULT, saved_function_, saved_data_); }
+
+std::string last_hdf5_error() {
+  std::string message;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, record_innermost, &message);
+  return message;
+}
+
+std::string shape_string(const std::vector<hsize_t>& dims) {
+  std::string text;
+  for (hsize_t d : dims) text += "[" + std::to_string(static_cast<unsigned long long>(d)) + "]";
+  return text.empty() ? "[] (a scalar)" : text;
+}
+
+std::string values_string(const std::vector<double>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + format_value(values[i]);
+  return text + "]";
+}
+
+std::string absolute_name(const std::string& name) { return "/" + relative_name(name); }
+
+// ---- Reading -------------------------------------------------------------------------------------
+
+File open_file_for_reading(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path + ": no such file");
+  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory; expected an HDF5 file");
+  if (!std::ifstream(path)) throw InputError(path + ": cannot be opened for reading");
+  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+  if (is_hdf5 < 0) fail_reading(path, "cannot be read as an HDF5 file");
+  if (is_hdf5 == 0) throw InputError(path + ": not an HDF5 file");
+  File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file.valid()) fail_reading(path, "cannot open the HDF5 file");
+  return file;
+}
+
+bool link_exists(hid_t location, const std::string& path) {
+  const std::string relative = relative_name(path);
+  if (relative.empty()) return false;
+  // H5Lexists fails (rather than answering false) when an intermediate group is missing, so each
+  // prefix is checked in turn.
+  size_t end = 0;
+  while (end != std::string::npos) {
+    end = relative.find('/', end + 1);
+    const std::string prefix = relative.substr(0, end);
+    if (H5Lexists(location, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Opens `name` as any object and returns its kind, after checking it exists.
+H5I_type_t object_kind(hid_t file_id, const std::string& file, const std::string& name,
+                       const std::string& expected_kind) {
+  if (!link_exists(file_id, name))
+    throw InputError(file + ": " + expected_kind + " " + absolute_name(name) + " not found");
+  Object object(H5Oopen(file_id, relative_name(name).c_str(), H5P_DEFAULT));
+  if (!object.valid()) fail_reading(file, "cannot open " + absolute_name(name));
+  return H5Iget_type(object);
+}
+
+} // namespace
+
+Dataset open_dataset(hid_t file_id, const std::string& file, const std::string& name) {
+  const H5I_type_t kind = object_kind(file_id, file, name, "dataset");
+  if (kind != H5I_DATASET)
+    throw InputError(file + ": " + absolute_name(name) + " is " +
+                     (kind == H5I_GROUP ? "a group" : "not a dataset") + "; expected a dataset");
+  Dataset dataset(H5Dopen2(file_id, relative_name(name).c_str(), H5P_DEFAULT));
+  if (!dataset.valid()) fail_reading(file, "cannot open dataset " + absolute_name(name));
+  return dataset;
+}
+
+Group open_group(hid_t file_id, const std::string& file, const std::string& name) {
+  const H5I_type_t kind = object_kind(file_id, file, name, "group");
+  if (kind != H5I_GROUP)
+    throw InputError(file + ": " + absolute_name(name) + " is " +
+                     (kind == H5I_DATASET ? "a dataset" : "not a group") + "; expected a group");
+  Group group(H5Gopen2(file_id, relative_name(name).c_str(), H5P_DEFAULT));
+  if (!group.valid()) fail_reading(file, "cannot open group " + absolute_name(name));
+  return group;
+}
+
+std::vector<hsize_t> dataset_shape(hid_t dataset, const std::string& file, const std::string& name) {
+  Dataspace space(H5Dget_space(dataset));
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space) : -1;
+  if (rank < 0) fail_reading(file, "cannot read the shape of dataset " + absolute_name(name));
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  if (rank > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return dims;
+}
+
+std::string type_description(hid_t type) {
+  const size_t bits = H5Tget_size(type) * 8;
+  switch (H5Tget_class(type)) {
+  case H5T_FLOAT: return "float" + std::to_string(bits);
+  case H5T_INTEGER:
+    return (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(bits);
+  case H5T_STRING: return "string";
+  case H5T_COMPOUND: return "compound";
+  case H5T_ENUM: return "enum";
+  case H5T_ARRAY: return "array";
+  case H5T_VLEN: return "variable-length";
+  case H5T_OPAQUE: return "opaque";
+  case H5T_BITFIELD: return "bitfield";
+  case H5T_REFERENCE: return "reference";
+  default: return "unknown";
+  }
+}
+
+void require_float_dataset(hid_t dataset, const std::string& file, const std::string& name) {
+  Datatype type(H5Dget_type(dataset));
+  if (!type.valid()) fail_reading(file, "cannot read the type of dataset " + absolute_name(name));
+  const size_t bytes = H5Tget_size(type);
+  if (H5Tget_class(type) != H5T_FLOAT || (bytes != 4 && bytes != 8))
+    throw InputError(file + ": dataset " + absolute_name(name) + " has type " +
+                     type_description(type) + "; expected float32 or float64");
+}
+
+void require_rank(const std::vector<hsize_t>& dims, size_t rank, const std::string& file,
+                  const std::string& name, const std::string& layout) {
+  if (dims.size() != rank)
+    throw InputError(file + ": dataset " + absolute_name(name) + " has rank " +
+                     std::to_string(dims.size()) + "; expected " + std::to_string(rank) + " (" +
+                     layout + ")");
+}
+
+namespace {
+
+template <typename T>
+std::vector<T> read_all(hid_t dataset, hid_t memory_type, const std::string& file,
+                        const std::string& name) {
+  Dataspace space(H5Dget_space(dataset));
+  const hssize_t count = space.valid() ? H5Sget_simple_extent_npoints(space) : -1;
+  if (count < 0) fail_reading(file, "cannot read the shape of dataset " + absolute_name(name));
+  std::vector<T> values(static_cast<size_t>(count));
+  if (count > 0 &&
+      H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    fail_reading(file, "cannot read dataset " + absolute_name(name));
+  return values;
+}
+
+} // namespace
+
+std::vector<float> read_floats(hid_t dataset, const std::string& file, const std::string& name) {
+  return read_all<float>(dataset, H5T_NATIVE_FLOAT, file, name);
+}
+
+std::vector<double> read_doubles(hid_t dataset, const std::string& file, const std::string& name) {
+  return read_all<double>(dataset, H5T_NATIVE_DOUBLE, file, name);
+}
+
+bool has_attribute(hid_t object, const std::string& name) {
+  return H5Aexists(object, name.c_str()) > 0;
+}
+
+std::string attribute_subject(const std::string& file, const std::string& object,
+                              const std::string& attribute) {
+  return file + ": attribute " + attribute + " of " + absolute_name(object);
+}
+
+std::vector<double> read_double_attribute(hid_t object, const std::string& name, size_t count,
+                                          const std::string& subject, const std::string& meaning) {
+  const std::string expected = "expected " + std::to_string(count) +
+                               (count == 1 ? " number" : " numbers") + " (" + meaning + ")";
+  if (!has_attribute(object, name)) throw InputError(subject + " is missing; " + expected);
+  Attribute attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  Datatype type(attribute.valid() ? H5Aget_type(attribute) : -1);
+  Dataspace space(attribute.valid() ? H5Aget_space(attribute) : -1);
+  if (!type.valid() || !space.valid())
+    throw InputError(subject + " cannot be read (HDF5: " + last_hdf5_error() + ")");
+  const H5T_class_t type_class = H5Tget_class(type);
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
+    throw InputError(subject + " has type " + type_description(type) + "; " + expected);
+  const hssize_t found = H5Sget_simple_extent_npoints(space);
+  if (found != static_cast<hssize_t>(count))
+    throw InputError(subject + " has " + std::to_string(found) + " values; " + expected);
+  std::vector<double> values(count);
+  if (H5Aread(attribute, H5T_NATIVE_DOUBLE, values.data()) < 0)
+    throw InputError(subject + " cannot be read (HDF5: " + last_hdf5_error() + ")");
+  return values;
+}
+
+std::string read_string_attribute(hid_t object, const std::string& name, const std::string& subject) {
+  if (!has_attribute(object, name)) throw InputError(subject + " is missing; expected a string");
+  Attribute attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT));
+  Datatype file_type(attribute.valid() ? H5Aget_type(attribute) : -1);
+  Dataspace space(attribute.valid() ? H5Aget_space(attribute) : -1);
+  if (!file_type.valid() || !space.valid())
+    throw InputError(subject + " cannot be read (HDF5: " + last_hdf5_error() + ")");
+  if (H5Tget_class(file_type) != H5T_STRING)
+    throw InputError(subject + " has type " + type_description(file_type) + "; expected a string");
+  if (H5Sget_simple_extent_npoints(space) != 1)
+    throw InputError(subject + " has " + std::to_string(H5Sget_simple_extent_npoints(space)) +
+                     " values; expected one string");
+  // A copy of the file's own string type (same character set and padding) is a valid memory type,
+  // so HDF5 needs no conversion between ASCII and UTF-8 (which it refuses).
+  Datatype memory_type(H5Tcopy(file_type));
+  std::string value;
+  if (H5Tis_variable_str(file_type) > 0) {
+    char* text = nullptr;
+    if (H5Aread(attribute, memory_type, &text) < 0)
+      throw InputError(subject + " cannot be read (HDF5: " + last_hdf5_error() + ")");
+    value = text ? text : "";
+    H5free_memory(text);
+  } else {
+    std::vector<char> text(H5Tget_size(file_type) + 1, '\0');
+    if (H5Aread(attribute, memory_type, text.data()) < 0)
+      throw InputError(subject + " cannot be read (HDF5: " + last_hdf5_error() + ")");
+    value = text.data(); // stops at the first NUL
+  }
+  while (!value.empty() && value.back() == ' ') value.pop_back(); // space-padded strings
+  return value;
+}
+
+// ---- Writing -------------------------------------------------------------------------------------
+
+void write_hdf5_atomically(const std::string& path, const std::function<void(hid_t file)>& fill) {
+  ErrorStackSilencer silence;
+  write_file_atomically(path, [&](const std::string& temporary) {
+    // Strong close: closing the file closes anything still open in it, so the file is complete
+    // and released before it is renamed.
+    PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
+    if (!access.valid() || H5Pset_fclose_degree(access, H5F_CLOSE_STRONG) < 0)
+      fail_writing(path, "setting up file access");
+    File file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access));
+    if (!file.valid())
+      throw InputError(path + ": cannot create the file (HDF5: " + last_hdf5_error() + ")");
+    fill(file);
+    if (file.close() < 0) fail_writing(path, "closing (flushing) the file");
+  });
+}
+
+Group create_group(hid_t location, const std::string& name, const std::string& file) {
+  Group group(H5Gcreate2(location, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!group.valid()) fail_writing(file, "creating group " + name);
+  return group;
+}
+
+namespace {
+
+Dataset write_dataset_as(hid_t location, const std::string& name, const std::vector<hsize_t>& dims,
+                         hid_t file_type, hid_t memory_type, const void* values,
+                         const std::string& file) {
+  Dataspace space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  if (!space.valid()) fail_writing(file, "creating the dataspace of " + name);
+  Dataset dataset(
+      H5Dcreate2(location, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  if (!dataset.valid()) fail_writing(file, "creating dataset " + name);
+  hsize_t count = 1;
+  for (hsize_t d : dims) count *= d;
+  if (count > 0 && H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
+    fail_writing(file, "writing dataset " + name);
+  return dataset;
+}
+
+void write_numeric_attribute(hid_t object, const std::string& name, hid_t file_type,
+                             hid_t memory_type, const void* values, hsize_t count, bool scalar,
+                             const std::string& file) {
+  Dataspace space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr));
+  if (!space.valid()) fail_writing(file, "creating the dataspace of attribute " + name);
+  Attribute attribute(H5Acreate2(object, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) fail_writing(file, "creating attribute " + name);
+  if (H5Awrite(attribute, memory_type, values) < 0) fail_writing(file, "writing attribute " + name);
+}
+
+} // namespace
+
+Dataset write_dataset(hid_t location, const std::string& name, const std::vector<hsize_t>& dims,
+                      const float* values, const std::string& file) {
+  return write_dataset_as(location, name, dims, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, values, file);
+}
+
+Dataset write_dataset(hid_t location, const std::string& name, const std::vector<hsize_t>& dims,
+                      const double* values, const std::string& file) {
+  return write_dataset_as(location, name, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values, file);
+}
+
+void write_doubles_attribute(hid_t object, const std::string& name,
+                             const std::vector<double>& values, const std::string& file) {
+  write_numeric_attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values.data(),
+                          values.size(), false, file);
+}
+
+void write_double_attribute(hid_t object, const std::string& name, double value,
+                            const std::string& file) {
+  write_numeric_attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, 1, true, file);
+}
+
+void write_integer_attribute(hid_t object, const std::string& name, long long value,
+                             const std::string& file) {
+  write_numeric_attribute(object, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value, 1, true, file);
+}
+
+void write_integers_attribute(hid_t object, const std::string& name,
+                              const std::vector<long long>& values, const std::string& file) {
+  write_numeric_attribute(object, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, values.data(),
+                          values.size(), false, file);
+}
+
+void write_string_attribute(hid_t object, const std::string& name, const std::string& value,
+                            const std::string& file) {
+  Datatype type(H5Tcopy(H5T_C_S1));
+  if (!type.valid() || H5Tset_size(type, value.size() + 1) < 0 ||
+      H5Tset_strpad(type, H5T_STR_NULLTERM) < 0)
+    fail_writing(file, "creating the string type of attribute " + name);
+  Dataspace space(H5Screate(H5S_SCALAR));
+  Attribute attribute(H5Acreate2(object, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute.valid()) fail_writing(file, "creating attribute " + name);
+  if (H5Awrite(attribute, type, value.c_str()) < 0) fail_writing(file, "writing attribute " + name);
+}
+
+// ---- Shared layout pieces ------------------------------------------------------------------------
+
+std::vector<float> read_grid_dataset(hid_t file_id, const std::string& file, const std::string& name,
+                                     VelocityModel& grid) {
+  const std::string shown = absolute_name(name);
+  Dataset dataset = open_dataset(file_id, file, name);
+  const std::vector<hsize_t> dims = dataset_shape(dataset, file, name);
+  require_rank(dims, 3, file, name, "[nz][ny][nx]");
+  long long cells = 1;
+  for (hsize_t d : dims) {
+    if (d < 1 || d > static_cast<hsize_t>(INT_MAX))
+      throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
+                       "; expected every dimension between 1 and " + std::to_string(INT_MAX));
+    cells *= static_cast<long long>(d);
+    if (cells > kMaxGridCells)
+      throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
+                       "; more than 2^34 cells is refused as absurd");
+  }
+  require_float_dataset(dataset, file, name);
+
+  const std::vector<double> spacing =
+      read_double_attribute(dataset, "spacing", 3, attribute_subject(file, name, "spacing"),
+                            "[dz,dy,dx] in metres");
+  for (double h : spacing)
+    if (!std::isfinite(h) || h <= 0)
+      throw InputError(attribute_subject(file, name, "spacing") + " is " + values_string(spacing) +
+                       "; expected 3 positive finite values [dz,dy,dx] in metres");
+  std::vector<double> origin(3, 0.0);
+  if (has_attribute(dataset, "origin")) {
+    origin = read_double_attribute(dataset, "origin", 3, attribute_subject(file, name, "origin"),
+                                   "[z0,y0,x0] in metres");
+    for (double o : origin)
+      if (!std::isfinite(o))
+        throw InputError(attribute_subject(file, name, "origin") + " is " + values_string(origin) +
+                         "; expected 3 finite values [z0,y0,x0] in metres");
+  }
+  if (has_attribute(dataset, "axes")) {
+    const std::string subject = attribute_subject(file, name, "axes");
+    std::string axes = read_string_attribute(dataset, "axes", subject);
+    std::string compact;
+    for (char c : axes)
+      if (c != ' ') compact += c;
+    if (compact != "z,y,x")
+      throw InputError(subject + " is \"" + axes +
+                       "\"; expected \"z,y,x\" (the data stored [nz][ny][nx], x fastest)");
+  }
+
+  std::vector<float> values = read_floats(dataset, file, name);
+  const int nz = static_cast<int>(dims[0]), ny = static_cast<int>(dims[1]),
+            nx = static_cast<int>(dims[2]);
+  for (size_t index = 0; index < values.size(); ++index)
+    if (!std::isfinite(values[index])) {
+      const long long x = index % nx, y = (index / nx) % ny, z = index / (size_t(nx) * ny);
+      throw InputError(file + ": dataset " + shown + " has value " + format_value(values[index]) +
+                       " at (z,y,x) = (" + std::to_string(z) + "," + std::to_string(y) + "," +
+                       std::to_string(x) + "); expected every value finite");
+    }
+
+  grid.nz = nz;
+  grid.ny = ny;
+  grid.nx = nx;
+  grid.dz = spacing[0];
+  grid.dy = spacing[1];
+  grid.dx = spacing[2];
+  grid.oz = origin[0];
+  grid.oy = origin[1];
+  grid.ox = origin[2];
+  return values;
+}
+
+Dataset write_grid_dataset(hid_t location, const std::string& name, const VelocityModel& grid,
+                           const std::vector<float>& values, const std::string& file) {
+  const std::vector<hsize_t> dims = {hsize_t(grid.nz), hsize_t(grid.ny), hsize_t(grid.nx)};
+  Dataset dataset = write_dataset(location, name, dims, values.data(), file);
+  write_doubles_attribute(dataset, "spacing", {grid.dz, grid.dy, grid.dx}, file);
+  write_doubles_attribute(dataset, "origin", {grid.oz, grid.oy, grid.ox}, file);
+  write_string_attribute(dataset, "axes", "z,y,x", file);
+  return dataset;
+}
+
+std::vector<Position> read_positions(hid_t file_id, const std::string& file, const std::string& name) {
+  const std::string shown = absolute_name(name);
+  Dataset dataset = open_dataset(file_id, file, name);
+  const std::vector<hsize_t> dims = dataset_shape(dataset, file, name);
+  require_rank(dims, 2, file, name, "[n][3] positions (z,y,x) in metres");
+  if (dims[1] != 3)
+    throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
+                     "; expected [n][3] positions (z,y,x) in metres");
+  require_float_dataset(dataset, file, name);
+  const std::vector<double> flat = read_doubles(dataset, file, name);
+  std::vector<Position> positions(dims[0]);
+  for (size_t i = 0; i < positions.size(); ++i)
+    for (size_t c = 0; c < 3; ++c) {
+      const double value = flat[3 * i + c];
+      if (!std::isfinite(value))
+        throw InputError(file + ": dataset " + shown + " has value " + format_value(value) +
+                         " at [" + std::to_string(i) + "][" + std::to_string(c) +
+                         "]; expected finite positions in metres");
+      positions[i][c] = value;
+    }
+  return positions;
+}
+
+void write_positions(hid_t location, const std::string& name, const std::vector<Position>& positions,
+                     const std::string& file) {
+  std::vector<double> flat;
+  flat.reserve(3 * positions.size());
+  for (const Position& p : positions) flat.insert(flat.end(), p.begin(), p.end());
+  write_dataset(location, name, {hsize_t(positions.size()), 3}, flat.data(), file);
+}
+
+} // namespace rtm::h5

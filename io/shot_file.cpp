@@ -1,0 +1,228 @@
+#include "io/shot_file.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+#include "io/errors.h"
+#include "io/hdf5_util.h"
+
+namespace rtm {
+namespace {
+
+std::string shot_group_name(int id) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%04d", id);
+  return name;
+}
+
+void check_finite(const std::vector<float>& values, const std::string& path,
+                  const std::string& dataset, int row_length) {
+  for (size_t index = 0; index < values.size(); ++index)
+    if (!std::isfinite(values[index])) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", double(values[index]));
+      const std::string where = row_length > 0 ? "[" + std::to_string(index / row_length) + "][" +
+                                                     std::to_string(index % row_length) + "]"
+                                               : "[" + std::to_string(index) + "]";
+      throw InputError(path + ": dataset " + dataset + " has value " + value + " at " + where +
+                       "; expected every value finite");
+    }
+}
+
+double read_scalar(hid_t object, const std::string& name, const std::string& subject,
+                   const std::string& meaning) {
+  return h5::read_double_attribute(object, name, 1, subject, meaning)[0];
+}
+
+void validate_for_writing(const ShotFile& file) {
+  auto refuse = [](const std::string& why) {
+    throw std::invalid_argument("write_shot_file: " + why);
+  };
+  if (file.nt < 1) refuse("nt must be >= 1");
+  if (!(file.dt > 0 && std::isfinite(file.dt))) refuse("dt must be positive and finite");
+  if (file.wavelet.size() != size_t(file.nt)) refuse("the wavelet must have nt samples");
+  if (file.receivers.empty()) refuse("there must be at least one receiver");
+  if (file.shots.empty()) refuse("there must be at least one shot");
+  const size_t samples = file.receivers.size() * size_t(file.nt);
+  std::set<int> ids;
+  for (const ShotGather& shot : file.shots) {
+    if (shot.id < 0 || !ids.insert(shot.id).second)
+      refuse("shot ids must be distinct and >= 0 (shot " + std::to_string(shot.id) + ")");
+    if (shot.data.size() != samples)
+      refuse("shot " + std::to_string(shot.id) + " has " + std::to_string(shot.data.size()) +
+             " samples; expected nrec * nt = " + std::to_string(samples));
+  }
+}
+
+} // namespace
+
+void write_shot_file(const std::string& path, const ShotFile& file) {
+  validate_for_writing(file);
+  const hsize_t nrec = file.receivers.size(), nt = hsize_t(file.nt);
+  h5::write_hdf5_atomically(path, [&](hid_t out) {
+    h5::write_integer_attribute(out, "nt", file.nt, path);
+    h5::write_double_attribute(out, "dt", file.dt, path);
+    if (file.nx > 0 && file.ny > 0 && file.nz > 0) {
+      h5::write_integers_attribute(out, "shape", {file.nz, file.ny, file.nx}, path);
+      h5::write_doubles_attribute(out, "spacing", {file.dz, file.dy, file.dx}, path);
+      h5::write_doubles_attribute(out, "origin", {file.oz, file.oy, file.ox}, path);
+    }
+    h5::write_positions(out, "receivers", file.receivers, path);
+    const h5::Dataset wavelet = h5::write_dataset(out, "wavelet", {nt}, file.wavelet.data(), path);
+    h5::write_double_attribute(wavelet, "dt", file.dt, path);
+    h5::write_double_attribute(wavelet, "f0", file.f0, path);
+    h5::write_double_attribute(wavelet, "t0", file.t0, path);
+    const h5::Group shots = h5::create_group(out, "shots", path);
+    for (const ShotGather& shot : file.shots) {
+      const std::string name = shot_group_name(shot.id);
+      const h5::Group group = h5::create_group(shots, name, path);
+      const h5::Dataset data = h5::write_dataset(group, "data", {nrec, nt}, shot.data.data(), path);
+      h5::write_doubles_attribute(data, "source", {shot.source[0], shot.source[1], shot.source[2]},
+                                  path);
+    }
+  });
+}
+
+ShotFile read_shot_file(const std::string& path) {
+  h5::ErrorStackSilencer silence;
+  const h5::File in = h5::open_file_for_reading(path);
+  ShotFile file;
+
+  // Root attributes: the time axis, and the grid the shots were modelled on when recorded.
+  const double nt = read_scalar(in, "nt", h5::attribute_subject(path, "/", "nt"), "time samples");
+  if (!(nt >= 1 && nt <= INT_MAX && nt == std::floor(nt)))
+    throw InputError(h5::attribute_subject(path, "/", "nt") + " is " + h5::values_string({nt}) +
+                     "; expected a whole number of time samples >= 1");
+  file.nt = int(nt);
+  file.dt = read_scalar(in, "dt", h5::attribute_subject(path, "/", "dt"), "time step in seconds");
+  if (!(file.dt > 0 && std::isfinite(file.dt)))
+    throw InputError(h5::attribute_subject(path, "/", "dt") + " is " + h5::values_string({file.dt}) +
+                     "; expected a positive time step in seconds");
+  if (h5::has_attribute(in, "shape")) {
+    const std::string subject = h5::attribute_subject(path, "/", "shape");
+    const std::vector<double> shape = h5::read_double_attribute(in, "shape", 3, subject, "[nz,ny,nx]");
+    for (double n : shape)
+      if (!(n >= 1 && n <= INT_MAX && n == std::floor(n)))
+        throw InputError(subject + " is " + h5::values_string(shape) +
+                         "; expected 3 whole numbers >= 1 [nz,ny,nx]");
+    file.nz = int(shape[0]), file.ny = int(shape[1]), file.nx = int(shape[2]);
+  }
+  if (h5::has_attribute(in, "spacing")) {
+    const std::string subject = h5::attribute_subject(path, "/", "spacing");
+    const std::vector<double> h =
+        h5::read_double_attribute(in, "spacing", 3, subject, "[dz,dy,dx] in metres");
+    for (double value : h)
+      if (!(value > 0 && std::isfinite(value)))
+        throw InputError(subject + " is " + h5::values_string(h) +
+                         "; expected 3 positive finite values [dz,dy,dx] in metres");
+    file.dz = h[0], file.dy = h[1], file.dx = h[2];
+  }
+  if (h5::has_attribute(in, "origin")) {
+    const std::string subject = h5::attribute_subject(path, "/", "origin");
+    const std::vector<double> o =
+        h5::read_double_attribute(in, "origin", 3, subject, "[z0,y0,x0] in metres");
+    for (double value : o)
+      if (!std::isfinite(value))
+        throw InputError(subject + " is " + h5::values_string(o) +
+                         "; expected 3 finite values [z0,y0,x0] in metres");
+    file.oz = o[0], file.oy = o[1], file.ox = o[2];
+  }
+
+  file.receivers = h5::read_positions(in, path, "receivers");
+  if (file.receivers.empty())
+    throw InputError(path + ": dataset /receivers has no rows; expected at least one receiver");
+  const hsize_t nrec = file.receivers.size();
+
+  {
+    const h5::Dataset wavelet = h5::open_dataset(in, path, "wavelet");
+    const std::vector<hsize_t> dims = h5::dataset_shape(wavelet, path, "wavelet");
+    if (dims.size() != 1 || dims[0] != hsize_t(file.nt))
+      throw InputError(path + ": dataset /wavelet has shape " + h5::shape_string(dims) +
+                       "; expected [" + std::to_string(file.nt) + "] ([nt], nt from attribute nt of /)");
+    h5::require_float_dataset(wavelet, path, "wavelet");
+    file.wavelet = h5::read_floats(wavelet, path, "wavelet");
+    check_finite(file.wavelet, path, "/wavelet", 0);
+    // The wavelet's own dt, f0 and t0 are optional (the samples are what matter), but a dt that
+    // disagrees with the file's would mean the samples are on another time axis.
+    if (h5::has_attribute(wavelet, "dt")) {
+      const std::string subject = h5::attribute_subject(path, "wavelet", "dt");
+      const double wavelet_dt = read_scalar(wavelet, "dt", subject, "time step in seconds");
+      if (!(std::abs(wavelet_dt - file.dt) <= 1e-9 * file.dt))
+        throw InputError(subject + " is " + h5::values_string({wavelet_dt}) +
+                         "; expected the file's dt " + h5::values_string({file.dt}));
+    }
+    if (h5::has_attribute(wavelet, "f0")) {
+      const std::string subject = h5::attribute_subject(path, "wavelet", "f0");
+      file.f0 = read_scalar(wavelet, "f0", subject, "peak frequency in Hz");
+      if (!(file.f0 >= 0 && std::isfinite(file.f0)))
+        throw InputError(subject + " is " + h5::values_string({file.f0}) +
+                         "; expected a frequency >= 0 in Hz");
+    }
+    if (h5::has_attribute(wavelet, "t0")) {
+      const std::string subject = h5::attribute_subject(path, "wavelet", "t0");
+      file.t0 = read_scalar(wavelet, "t0", subject, "delay in seconds");
+      if (!std::isfinite(file.t0))
+        throw InputError(subject + " is " + h5::values_string({file.t0}) +
+                         "; expected a finite delay in seconds");
+    }
+  }
+
+  const h5::Group shots = h5::open_group(in, path, "shots");
+  H5G_info_t info;
+  if (H5Gget_info(shots, &info) < 0)
+    throw InputError(path + ": cannot list group /shots (HDF5: " + h5::last_hdf5_error() + ")");
+  if (info.nlinks == 0)
+    throw InputError(path + ": group /shots is empty; expected at least one /shots/NNNN/data");
+  std::set<int> ids;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t length = H5Lget_name_by_idx(shots, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0,
+                                              H5P_DEFAULT);
+    if (length < 0)
+      throw InputError(path + ": cannot list group /shots (HDF5: " + h5::last_hdf5_error() + ")");
+    std::string name(size_t(length) + 1, '\0');
+    H5Lget_name_by_idx(shots, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(),
+                       H5P_DEFAULT);
+    name.resize(size_t(length));
+
+    const bool numbered = !name.empty() && name.size() <= 9 &&
+                          std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!numbered)
+      throw InputError(path + ": /shots/" + name +
+                       " is not a shot; expected members named by shot number (/shots/0000, ...)");
+    ShotGather shot;
+    shot.id = std::stoi(name);
+    if (!ids.insert(shot.id).second)
+      throw InputError(path + ": /shots/" + name + " repeats shot number " +
+                       std::to_string(shot.id));
+
+    const std::string dataset_name = "shots/" + name + "/data";
+    const std::string shown = "/" + dataset_name;
+    const h5::Dataset data = h5::open_dataset(in, path, dataset_name);
+    const std::vector<hsize_t> dims = h5::dataset_shape(data, path, dataset_name);
+    if (dims.size() != 2 || dims[0] != nrec || dims[1] != hsize_t(file.nt))
+      throw InputError(path + ": dataset " + shown + " has shape " + h5::shape_string(dims) +
+                       "; expected [" + std::to_string(nrec) + "][" + std::to_string(file.nt) +
+                       "] ([nrec][nt], from /receivers and attribute nt)");
+    h5::require_float_dataset(data, path, dataset_name);
+    const std::string subject = h5::attribute_subject(path, dataset_name, "source");
+    const std::vector<double> source =
+        h5::read_double_attribute(data, "source", 3, subject, "[z,y,x] in metres");
+    for (double value : source)
+      if (!std::isfinite(value))
+        throw InputError(subject + " is " + h5::values_string(source) +
+                         "; expected 3 finite values [z,y,x] in metres");
+    shot.source = {source[0], source[1], source[2]};
+    shot.data = h5::read_floats(data, path, dataset_name);
+    check_finite(shot.data, path, shown, file.nt);
+    file.shots.push_back(std::move(shot));
+  }
+  std::sort(file.shots.begin(), file.shots.end(),
+            [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
+  return file;
+}
+
+} // namespace rtm

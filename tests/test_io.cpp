@@ -1,0 +1,624 @@
+// io/: HDF5 velocity models, shot files and volumes (round trips and every refusal the readers
+// promise), atomic writing, PNG slices and plots. The invalid files are built here with the plain
+// HDF5 C API, independently of the code under test.
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <png.h>
+
+#include "io/errors.h"
+#include "io/hdf5_util.h"
+#include "io/png_image.h"
+#include "io/shot_file.h"
+#include "io/velocity_model.h"
+#include "io/volume_file.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+namespace {
+
+// Each test gets its own empty directory, removed afterwards.
+class IoTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           ("rtm_test_io_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> files_in_directory() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename());
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+// The message of the InputError that `action` throws ("" and a test failure if it throws none).
+std::string input_error(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const rtm::InputError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected rtm::InputError, got another exception: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected rtm::InputError, nothing was thrown";
+  return "";
+}
+
+// ---- Raw HDF5 files, written without the code under test -----------------------------------------
+
+void add_double_attribute(hid_t object, const char* name, const std::vector<double>& values) {
+  const hsize_t n = values.size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t attribute = H5Acreate2(object, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  ASSERT_GE(H5Awrite(attribute, H5T_NATIVE_DOUBLE, values.data()), 0);
+  H5Aclose(attribute);
+  H5Sclose(space);
+}
+
+// A variable-length UTF-8 string, as h5py writes them.
+void add_string_attribute(hid_t object, const char* name, const std::string& value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  H5Tset_cset(type, H5T_CSET_UTF8);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attribute = H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  const char* text = value.c_str();
+  ASSERT_GE(H5Awrite(attribute, type, &text), 0);
+  H5Aclose(attribute);
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+// What a model file holds; each invalid case changes one thing.
+struct RawModel {
+  std::vector<hsize_t> dims = {2, 3, 4}; // [nz][ny][nx]
+  hid_t file_type = H5T_IEEE_F32LE;
+  std::vector<double> values;            // empty: 1500 + index
+  const char* dataset = "vp";
+  bool with_spacing = true;
+  std::vector<double> spacing = {10, 20, 30};
+  std::vector<double> origin = {1, 2, 3};
+  std::string units = "m/s";             // empty: no attribute
+  bool write_values = true;              // false: declare the dataset only (no storage is used)
+};
+
+void write_raw_model(const std::string& path, const RawModel& m) {
+  hsize_t count = 1;
+  for (hsize_t d : m.dims) count *= d;
+  std::vector<double> values = m.values;
+  if (values.empty() && m.write_values)
+    for (hsize_t i = 0; i < count; ++i) values.push_back(1500.0 + double(i));
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t space = H5Screate_simple(int(m.dims.size()), m.dims.data(), nullptr);
+  const hid_t dataset = H5Dcreate2(file, m.dataset, m.file_type, space, H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT);
+  ASSERT_GE(dataset, 0);
+  if (count > 0 && m.write_values) {
+    ASSERT_GE(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  }
+  if (m.with_spacing) add_double_attribute(dataset, "spacing", m.spacing);
+  add_double_attribute(dataset, "origin", m.origin);
+  if (!m.units.empty()) add_string_attribute(dataset, "units", m.units);
+  H5Dclose(dataset);
+  H5Sclose(space);
+  ASSERT_GE(H5Fclose(file), 0);
+}
+
+std::string model_error(const std::string& path, const RawModel& m) {
+  write_raw_model(path, m);
+  return input_error([&] { rtm::read_velocity_model(path); });
+}
+
+rtm::VelocityModel small_model() {
+  rtm::VelocityModel model;
+  model.nx = 5, model.ny = 4, model.nz = 3;
+  model.dx = 10, model.dy = 12.5, model.dz = 7.5;
+  model.ox = -100, model.oy = 50, model.oz = 0.25;
+  for (int i = 0; i < 60; ++i) model.vp.push_back(1500.0f + 10.0f * float(i));
+  return model;
+}
+
+// ---- PNG read-back through libpng's simplified API -----------------------------------------------
+
+struct RgbImage {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  std::array<int, 3> at(int x, int y) const {
+    const size_t i = 3 * (size_t(y) * width + x);
+    return {rgb[i], rgb[i + 1], rgb[i + 2]};
+  }
+};
+
+RgbImage read_png(const std::string& path) {
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  RgbImage result;
+  if (!png_image_begin_read_from_file(&image, path.c_str())) {
+    ADD_FAILURE() << path << ": " << image.message;
+    return result;
+  }
+  image.format = PNG_FORMAT_RGB;
+  result.width = int(image.width), result.height = int(image.height);
+  result.rgb.resize(PNG_IMAGE_SIZE(image));
+  if (!png_image_finish_read(&image, nullptr, result.rgb.data(), 0, nullptr))
+    ADD_FAILURE() << path << ": " << image.message;
+  return result;
+}
+
+using Colour = std::array<int, 3>;
+const Colour kRed = {255, 0, 0}, kWhite = {255, 255, 255}, kBlue = {0, 0, 255};
+
+} // namespace
+
+// ---- Velocity models -----------------------------------------------------------------------------
+
+TEST_F(IoTest, ModelRoundTripKeepsValuesGridAndGeometry) {
+  const rtm::VelocityModel model = small_model();
+  rtm::ModelGeometry geometry;
+  geometry.sources = {{10, 20, 30}, {10, 20, 60}};
+  geometry.receivers = {{0, 0, 0}, {0, 5, 5}, {0.5, 10, 10}};
+  rtm::write_velocity_model(path("model.h5"), model, geometry);
+
+  const rtm::VelocityModel back = rtm::read_velocity_model(path("model.h5"));
+  EXPECT_EQ(back.nx, 5);
+  EXPECT_EQ(back.ny, 4);
+  EXPECT_EQ(back.nz, 3);
+  EXPECT_EQ(back.dx, 10);
+  EXPECT_EQ(back.dy, 12.5);
+  EXPECT_EQ(back.dz, 7.5);
+  EXPECT_EQ(back.ox, -100);
+  EXPECT_EQ(back.oy, 50);
+  EXPECT_EQ(back.oz, 0.25);
+  EXPECT_EQ(back.vp, model.vp);
+  EXPECT_EQ(back.at(4, 3, 2), model.vp.back());
+  EXPECT_EQ(back.vmin(), 1500.0f);
+  EXPECT_EQ(back.vmax(), 1500.0f + 590.0f);
+
+  const rtm::ModelGeometry geometry_back = rtm::read_model_geometry(path("model.h5"));
+  EXPECT_EQ(geometry_back.sources, geometry.sources);
+  EXPECT_EQ(geometry_back.receivers, geometry.receivers);
+  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"model.h5"}) << "a temporary file is left";
+}
+
+TEST_F(IoTest, ModelFileFollowsTheLayout) {
+  rtm::write_velocity_model(path("model.h5"), small_model());
+  const hid_t file = H5Fopen(path("model.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t vp = H5Dopen2(file, "/vp", H5P_DEFAULT);
+  ASSERT_GE(vp, 0);
+  const hid_t type = H5Dget_type(vp);
+  EXPECT_GT(H5Tequal(type, H5T_IEEE_F32LE), 0) << "/vp must be float32";
+  for (const char* name : {"spacing", "origin", "axes", "units"})
+    EXPECT_GT(H5Aexists(vp, name), 0) << "attribute " << name;
+  EXPECT_EQ(H5Lexists(file, "sources", H5P_DEFAULT), 0) << "empty geometry is not written";
+  H5Tclose(type);
+  H5Dclose(vp);
+  H5Fclose(file);
+  EXPECT_TRUE(rtm::read_model_geometry(path("model.h5")).sources.empty());
+}
+
+TEST_F(IoTest, KilometresPerSecondAreConvertedAndFloat64Accepted) {
+  RawModel m;
+  m.file_type = H5T_IEEE_F64LE;
+  m.values.assign(24, 1.5);
+  m.values[5] = 4.5;
+  m.units = "km/s";
+  write_raw_model(path("km.h5"), m);
+  const rtm::VelocityModel model = rtm::read_velocity_model(path("km.h5"));
+  EXPECT_FLOAT_EQ(model.vp[0], 1500.0f);
+  EXPECT_FLOAT_EQ(model.vp[5], 4500.0f);
+  EXPECT_EQ(model.nz, 2);
+  EXPECT_EQ(model.nx, 4);
+  EXPECT_EQ(model.dz, 10);
+  EXPECT_EQ(model.dx, 30);
+}
+
+TEST_F(IoTest, UnitsAndOriginAreOptional) {
+  RawModel m;
+  m.units = "";
+  write_raw_model(path("plain.h5"), m);
+  EXPECT_FLOAT_EQ(rtm::read_velocity_model(path("plain.h5")).vp[1], 1501.0f);
+}
+
+TEST_F(IoTest, MissingFileIsRefused) {
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("absent.h5")); }),
+              HasSubstr("absent.h5: no such file"));
+}
+
+TEST_F(IoTest, TextFileIsRefused) {
+  std::ofstream(path("notes.txt")) << "not a model\n";
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("notes.txt")); }),
+              HasSubstr("notes.txt: not an HDF5 file"));
+}
+
+TEST_F(IoTest, MissingDatasetIsRefused) {
+  RawModel m;
+  m.dataset = "velocity";
+  EXPECT_THAT(model_error(path("m.h5"), m), HasSubstr("m.h5: dataset /vp not found"));
+}
+
+TEST_F(IoTest, GroupInsteadOfDatasetIsRefused) {
+  const hid_t file = H5Fcreate(path("g.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Gclose(H5Gcreate2(file, "vp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  H5Fclose(file);
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("g.h5")); }),
+              HasSubstr("g.h5: /vp is a group; expected a dataset"));
+}
+
+TEST_F(IoTest, RankTwoIsRefused) {
+  RawModel m;
+  m.dims = {3, 4};
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has rank 2; expected 3 ([nz][ny][nx])"));
+}
+
+TEST_F(IoTest, EmptyDimensionIsRefused) {
+  RawModel m;
+  m.dims = {2, 0, 4};
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has shape [2][0][4]; expected every dimension between 1"));
+}
+
+TEST_F(IoTest, AbsurdSizeIsRefused) {
+  RawModel m;
+  m.dims = {4096, 4096, 4096}; // 2^36 cells
+  m.write_values = false;
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has shape [4096][4096][4096]; more than 2^34 cells"));
+}
+
+TEST_F(IoTest, IntegerDatasetIsRefused) {
+  RawModel m;
+  m.file_type = H5T_STD_I32LE;
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has type int32; expected float32 or float64"));
+}
+
+TEST_F(IoTest, NanIsRefusedWithItsIndex) {
+  RawModel m;
+  m.values.assign(24, 2000.0);
+  m.values[(1 * 3 + 2) * 4 + 3] = std::numeric_limits<double>::quiet_NaN(); // (z,y,x) = (1,2,3)
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has value nan at (z,y,x) = (1,2,3)"));
+}
+
+TEST_F(IoTest, InfinityIsRefused) {
+  RawModel m;
+  m.values.assign(24, 2000.0);
+  m.values[7] = std::numeric_limits<double>::infinity(); // (0,1,3)
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has value inf at (z,y,x) = (0,1,3)"));
+}
+
+TEST_F(IoTest, ZeroVelocityIsRefused) {
+  RawModel m;
+  m.values.assign(24, 2000.0);
+  m.values[4] = 0.0; // (0,1,0)
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has value 0 at (z,y,x) = (0,1,0); expected every "
+                        "velocity > 0"));
+}
+
+TEST_F(IoTest, NegativeVelocityIsRefused) {
+  RawModel m;
+  m.values.assign(24, 2000.0);
+  m.values[23] = -1500.0; // (1,2,3)
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp has value -1500 at (z,y,x) = (1,2,3)"));
+}
+
+TEST_F(IoTest, MissingSpacingIsRefused) {
+  RawModel m;
+  m.with_spacing = false;
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: attribute spacing of /vp is missing; expected 3 numbers"));
+}
+
+TEST_F(IoTest, NonPositiveSpacingIsRefused) {
+  RawModel m;
+  m.spacing = {10, 0, 10};
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: attribute spacing of /vp is [10, 0, 10]; expected 3 positive"));
+  m.spacing = {10, -5, 10};
+  EXPECT_THAT(model_error(path("m.h5"), m), HasSubstr("is [10, -5, 10]"));
+}
+
+TEST_F(IoTest, SpacingWithTwoValuesIsRefused) {
+  RawModel m;
+  m.spacing = {10, 10};
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: attribute spacing of /vp has 2 values; expected 3 numbers"));
+}
+
+TEST_F(IoTest, WrongUnitsAreRefused) {
+  RawModel m;
+  m.units = "ft/s";
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: attribute units of /vp is \"ft/s\"; expected \"m/s\" or \"km/s\""));
+}
+
+TEST_F(IoTest, GeometryWithWrongShapeIsRefused) {
+  rtm::write_velocity_model(path("m.h5"), small_model());
+  const hid_t file = H5Fopen(path("m.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hsize_t dims[2] = {2, 2};
+  const double values[4] = {1, 2, 3, 4};
+  const hid_t space = H5Screate_simple(2, dims, nullptr);
+  const hid_t dataset =
+      H5Dcreate2(file, "sources", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+  H5Dclose(dataset);
+  H5Sclose(space);
+  H5Fclose(file);
+  EXPECT_THAT(input_error([&] { rtm::read_model_geometry(path("m.h5")); }),
+              HasSubstr("m.h5: dataset /sources has shape [2][2]; expected [n][3]"));
+}
+
+// ---- Atomic writing ------------------------------------------------------------------------------
+
+TEST_F(IoTest, WritingIntoAMissingDirectoryLeavesNothing) {
+  const std::string target = path("no/such/dir/model.h5");
+  EXPECT_THAT(input_error([&] { rtm::write_velocity_model(target, small_model()); }),
+              HasSubstr("model.h5: cannot write: directory"));
+  EXPECT_FALSE(fs::exists(path("no")));
+  EXPECT_TRUE(files_in_directory().empty());
+}
+
+TEST_F(IoTest, FailedWriteRemovesTheTemporaryAndKeepsTheOldFile) {
+  const std::string target = path("model.h5");
+  rtm::write_velocity_model(target, small_model());
+  EXPECT_THROW(rtm::h5::write_hdf5_atomically(target,
+                                              [&](hid_t file) {
+                                                const std::vector<float> half(10, 1.0f);
+                                                rtm::h5::write_dataset(file, "vp", {10}, half.data(),
+                                                                       target);
+                                                throw std::runtime_error("interrupted");
+                                              }),
+               std::runtime_error);
+  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"model.h5"});
+  EXPECT_EQ(rtm::read_velocity_model(target).vp, small_model().vp);
+}
+
+// ---- Shot files ----------------------------------------------------------------------------------
+
+namespace {
+
+rtm::ShotFile small_shot_file() {
+  rtm::ShotFile file;
+  file.nt = 5;
+  file.dt = 1e-3;
+  file.f0 = 15;
+  file.t0 = 0.08;
+  file.wavelet = {0, 0.5f, 1, 0.5f, 0};
+  file.receivers = {{0, 0, 0}, {0, 0, 10}, {0, 0, 20}};
+  file.nx = 5, file.ny = 4, file.nz = 3;
+  file.dx = 10, file.dy = 10, file.dz = 5;
+  file.oz = 1;
+  for (int id : {0, 7}) {
+    rtm::ShotGather shot;
+    shot.id = id;
+    shot.source = {5, 10, 15.0 + id};
+    for (int i = 0; i < 15; ++i) shot.data.push_back(float(id * 100 + i));
+    file.shots.push_back(shot);
+  }
+  return file;
+}
+
+// Replaces dataset `name` with a float32 one of the given shape (and a source attribute).
+void replace_gather(const std::string& path, const char* name, std::vector<hsize_t> dims, float fill) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  ASSERT_GE(H5Ldelete(file, name, H5P_DEFAULT), 0);
+  const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
+  const hid_t dataset =
+      H5Dcreate2(file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  std::vector<float> values(size_t(dims[0] * dims[1]), fill);
+  H5Dwrite(dataset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  add_double_attribute(dataset, "source", {0, 0, 0});
+  H5Dclose(dataset);
+  H5Sclose(space);
+  H5Fclose(file);
+}
+
+} // namespace
+
+TEST_F(IoTest, ShotFileRoundTrip) {
+  const rtm::ShotFile file = small_shot_file();
+  rtm::write_shot_file(path("shots.h5"), file);
+  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"shots.h5"});
+
+  const rtm::ShotFile back = rtm::read_shot_file(path("shots.h5"));
+  EXPECT_EQ(back.nt, 5);
+  EXPECT_EQ(back.dt, 1e-3);
+  EXPECT_EQ(back.f0, 15);
+  EXPECT_EQ(back.t0, 0.08);
+  EXPECT_EQ(back.wavelet, file.wavelet);
+  EXPECT_EQ(back.receivers, file.receivers);
+  EXPECT_EQ(back.nx, 5);
+  EXPECT_EQ(back.nz, 3);
+  EXPECT_EQ(back.dz, 5);
+  EXPECT_EQ(back.oz, 1);
+  ASSERT_EQ(back.shots.size(), 2u);
+  for (size_t s = 0; s < 2; ++s) {
+    EXPECT_EQ(back.shots[s].id, file.shots[s].id);
+    EXPECT_EQ(back.shots[s].source, file.shots[s].source);
+    EXPECT_EQ(back.shots[s].data, file.shots[s].data);
+  }
+  // Groups are named by shot number with 4 digits.
+  const hid_t raw = H5Fopen(path("shots.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  EXPECT_GT(H5Lexists(raw, "shots", H5P_DEFAULT), 0);
+  EXPECT_GT(H5Lexists(raw, "shots/0007", H5P_DEFAULT), 0);
+  H5Fclose(raw);
+}
+
+TEST_F(IoTest, ShotGatherWithWrongShapeIsRefused) {
+  rtm::write_shot_file(path("shots.h5"), small_shot_file());
+  replace_gather(path("shots.h5"), "shots/0007/data", {3, 4}, 1.0f);
+  EXPECT_THAT(input_error([&] { rtm::read_shot_file(path("shots.h5")); }),
+              HasSubstr("shots.h5: dataset /shots/0007/data has shape [3][4]; expected [3][5]"));
+}
+
+TEST_F(IoTest, ShotGatherWithNanIsRefused) {
+  rtm::write_shot_file(path("shots.h5"), small_shot_file());
+  replace_gather(path("shots.h5"), "shots/0000/data", {3, 5},
+                 std::numeric_limits<float>::quiet_NaN());
+  EXPECT_THAT(input_error([&] { rtm::read_shot_file(path("shots.h5")); }),
+              HasSubstr("shots.h5: dataset /shots/0000/data has value nan at [0][0]"));
+}
+
+TEST_F(IoTest, ShotFileWithoutNtOrWaveletIsRefused) {
+  rtm::write_shot_file(path("shots.h5"), small_shot_file());
+  hid_t file = H5Fopen(path("shots.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(file, "wavelet", H5P_DEFAULT);
+  H5Fclose(file);
+  EXPECT_THAT(input_error([&] { rtm::read_shot_file(path("shots.h5")); }),
+              HasSubstr("shots.h5: dataset /wavelet not found"));
+
+  file = H5Fopen(path("shots.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Adelete(file, "nt");
+  H5Fclose(file);
+  EXPECT_THAT(input_error([&] { rtm::read_shot_file(path("shots.h5")); }),
+              HasSubstr("shots.h5: attribute nt of / is missing"));
+}
+
+TEST_F(IoTest, InconsistentShotFileIsNotWritten) {
+  rtm::ShotFile file = small_shot_file();
+  file.shots[1].data.pop_back();
+  EXPECT_THROW(rtm::write_shot_file(path("shots.h5"), file), std::invalid_argument);
+  EXPECT_TRUE(files_in_directory().empty());
+}
+
+// ---- Volumes -------------------------------------------------------------------------------------
+
+TEST_F(IoTest, VolumeRoundTrip) {
+  const rtm::VelocityModel grid = small_model();
+  std::vector<float> image(60), illumination(60);
+  for (int i = 0; i < 60; ++i) image[i] = float(i % 7) - 3.0f, illumination[i] = float(i) * 0.5f;
+  rtm::write_volumes(path("image.h5"), grid, {{"image", &image}, {"illumination", &illumination}});
+
+  rtm::VelocityModel read_grid;
+  EXPECT_EQ(rtm::read_volume(path("image.h5"), "image", read_grid), image);
+  EXPECT_EQ(rtm::read_volume(path("image.h5"), "/illumination", read_grid), illumination);
+  EXPECT_EQ(read_grid.nx, 5);
+  EXPECT_EQ(read_grid.ny, 4);
+  EXPECT_EQ(read_grid.nz, 3);
+  EXPECT_EQ(read_grid.dy, 12.5);
+  EXPECT_EQ(read_grid.ox, -100);
+  EXPECT_THAT(input_error([&] { rtm::read_volume(path("image.h5"), "stack", read_grid); }),
+              HasSubstr("image.h5: dataset /stack not found"));
+  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"image.h5"});
+}
+
+// ---- PNG -----------------------------------------------------------------------------------------
+
+TEST_F(IoTest, SeismicSliceColoursPositiveZeroNegative) {
+  // 3 x 2 image; row 0 at the top.
+  const std::vector<float> values = {-2, 0, 2, 1, -1, 0};
+  rtm::write_png_slice(path("slice.png"), 3, 2, values, rtm::ColorScale::seismic, 100.0);
+  const RgbImage image = read_png(path("slice.png"));
+  ASSERT_EQ(image.width, 3);
+  ASSERT_EQ(image.height, 2);
+  EXPECT_EQ(image.at(0, 0), kBlue);
+  EXPECT_EQ(image.at(1, 0), kWhite);
+  EXPECT_EQ(image.at(2, 0), kRed);
+  const Colour half_red = image.at(0, 1), half_blue = image.at(1, 1);
+  EXPECT_EQ(half_red[0], 255);
+  EXPECT_NEAR(half_red[1], 128, 1);
+  EXPECT_NEAR(half_blue[0], 128, 1);
+  EXPECT_EQ(half_blue[2], 255);
+  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"slice.png"});
+}
+
+TEST_F(IoTest, GreySliceRunsFromBlackToWhite) {
+  rtm::write_png_slice(path("grey.png"), 3, 1, {-1, 0, 1}, rtm::ColorScale::grey, 100.0);
+  const RgbImage image = read_png(path("grey.png"));
+  EXPECT_EQ(image.at(0, 0), (Colour{0, 0, 0}));
+  EXPECT_NEAR(image.at(1, 0)[0], 128, 1);
+  EXPECT_EQ(image.at(2, 0), kWhite);
+}
+
+TEST_F(IoTest, PercentileClipSaturatesOutliers) {
+  std::vector<float> values(100, 1.0f);
+  values[0] = 1000.0f;
+  rtm::write_png_slice(path("clip99.png"), 100, 1, values, rtm::ColorScale::seismic, 99.0);
+  rtm::write_png_slice(path("clip100.png"), 100, 1, values, rtm::ColorScale::seismic, 100.0);
+  EXPECT_EQ(read_png(path("clip99.png")).at(5, 0), kRed) << "1 is the 99th percentile: full red";
+  EXPECT_EQ(read_png(path("clip99.png")).at(0, 0), kRed);
+  EXPECT_GT(read_png(path("clip100.png")).at(5, 0)[1], 250) << "1/1000 of the clip: nearly white";
+}
+
+TEST_F(IoTest, ThreeSlicesHaveTheirShapesAndDepthPointsDown) {
+  const int nx = 4, ny = 3, nz = 2;
+  std::vector<float> volume(nx * ny * nz);
+  for (int k = 0; k < nz; ++k)
+    for (int i = 0; i < ny * nx; ++i) volume[k * ny * nx + i] = k == 0 ? -1.0f : 1.0f;
+  const std::vector<std::string> paths = rtm::write_png_slices(
+      path("vol"), nx, ny, nz, volume, rtm::ColorScale::seismic, 100.0, -1, -1, 0);
+  ASSERT_EQ(paths.size(), 3u);
+  EXPECT_EQ(paths[0], path("vol_inline.png"));
+  const RgbImage inline_image = read_png(paths[0]), crossline = read_png(paths[1]),
+                 depth = read_png(paths[2]);
+  EXPECT_EQ(inline_image.width, nx);
+  EXPECT_EQ(inline_image.height, nz);
+  EXPECT_EQ(crossline.width, ny);
+  EXPECT_EQ(crossline.height, nz);
+  EXPECT_EQ(depth.width, nx);
+  EXPECT_EQ(depth.height, ny);
+  EXPECT_EQ(inline_image.at(0, 0), kBlue) << "z = 0 is the top row";
+  EXPECT_EQ(inline_image.at(0, 1), kRed);
+  EXPECT_EQ(crossline.at(2, 1), kRed);
+  EXPECT_EQ(depth.at(3, 2), kBlue) << "the depth slice was asked for at z = 0";
+  EXPECT_THAT(input_error([&] {
+                rtm::write_png_slices(path("bad"), nx, ny, nz, volume, rtm::ColorScale::grey, 99.0,
+                                      nx);
+              }),
+              HasSubstr("x = 4 is outside the grid (0..3)"));
+}
+
+TEST_F(IoTest, LinePlotDrawsEachSeriesInItsOwnColour) {
+  rtm::PlotSeries a{"naive_32x32", {}, {}}, b{"blockz_128x8", {}, {}};
+  for (int step = 0; step < 50; ++step) {
+    a.x.push_back(step), a.y.push_back(2.0e-3 + 1e-4 * std::sin(step));
+    b.x.push_back(step), b.y.push_back(1.2e-3 + 1e-4 * std::cos(step));
+  }
+  rtm::write_png_line_plot(path("plot.png"), "Time per step", "step", "time (s)", {a, b});
+  const RgbImage image = read_png(path("plot.png"));
+  ASSERT_EQ(image.width, 900);
+  ASSERT_EQ(image.height, 500);
+  // The first two colours of the palette (tab10 blue and orange) and black text are all there.
+  int blue = 0, orange = 0, black = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      const Colour c = image.at(x, y);
+      blue += c == Colour{31, 119, 180};
+      orange += c == Colour{255, 127, 14};
+      black += c == Colour{0, 0, 0};
+    }
+  EXPECT_GT(blue, 200);
+  EXPECT_GT(orange, 200);
+  EXPECT_GT(black, 500);
+  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"plot.png"});
+}
