@@ -1,5 +1,6 @@
 #include "solvers/cpu_propagator.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -139,6 +140,128 @@ void CpuPropagator::record(int set, int t) {
     for (int c = 0; c < s.count; ++c) v += s.weight[c] * cur_[s.index[c]];
     ps.series[size_t(t) * np + p] = v;
   }
+}
+
+void CpuPropagator::reverse_time() { std::swap(prev_, cur_); }
+
+void CpuPropagator::check_box(const Box& box, const char* what) const {
+  if (!box.inside(layout()))
+    throw std::invalid_argument(std::string(what) + ": the box is empty or leaves the grid");
+}
+
+const CpuPropagator& CpuPropagator::same_backend(const Propagator& other, const char* what) const {
+  const auto* cpu = dynamic_cast<const CpuPropagator*>(&other);
+  if (!cpu)
+    throw std::invalid_argument(std::string(what) + ": the other propagator is " + other.name() +
+                                ", not cpu; both fields must live on the same backend");
+  if (!cpu->layout().same_shape(layout()))
+    throw std::invalid_argument(std::string(what) + ": the two propagators have different grids");
+  return *cpu;
+}
+
+void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
+  check_box(box, "allocate_boundary_store");
+  if (steps < 1) throw std::invalid_argument("allocate_boundary_store: steps must be positive");
+  ring_box_ = box;
+  ring_index_.clear();
+  ring_index_.reserve(size_t(boundary_ring_cells(box)));
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j)
+      for (int i = box.x0; i < box.x1; ++i)
+        if (in_boundary_ring(box, i, j, k)) ring_index_.push_back(layout().index(i, j, k));
+  ring_steps_ = steps;
+  ring_store_.assign(ring_index_.size() * size_t(steps), 0.0f);
+}
+
+void CpuPropagator::save_boundary(int step) {
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range("save_boundary: step " + std::to_string(step) + " outside the store");
+  float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
+#pragma omp parallel for
+  for (size_t c = 0; c < ring_index_.size(); ++c) slot[c] = cur_[ring_index_[c]];
+}
+
+void CpuPropagator::restore_boundary(int step) {
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range("restore_boundary: step " + std::to_string(step) + " outside the store");
+  const float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
+#pragma omp parallel for
+  for (size_t c = 0; c < ring_index_.size(); ++c) cur_[ring_index_[c]] = slot[c];
+}
+
+void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+  check_box(box, "copy_current");
+  dense.resize(size_t(box.cells()));
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j) {
+      float* row = dense.data() + (size_t(k - box.z0) * box.ny() + (j - box.y0)) * box.nx();
+      std::copy_n(cur_.data() + g.index(box.x0, j, k), box.nx(), row);
+    }
+}
+
+void CpuPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+  check_box(box, "set_current");
+  if (int64_t(dense.size()) != box.cells())
+    throw std::invalid_argument("set_current: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(dense.size()));
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j) {
+      const float* row = dense.data() + (size_t(k - box.z0) * box.ny() + (j - box.y0)) * box.nx();
+      std::copy_n(row, box.nx(), cur_.data() + g.index(box.x0, j, k));
+    }
+}
+
+void CpuPropagator::allocate_image(const Box& box) {
+  check_box(box, "allocate_image");
+  image_box_ = box;
+  image_.assign(size_t(box.cells()), 0.0f);
+  illumination_.assign(size_t(box.cells()), 0.0f);
+}
+
+void CpuPropagator::accumulate_image(const Propagator& source_field, float weight) {
+  if (image_.empty()) throw std::logic_error("accumulate_image: call allocate_image first");
+  const std::vector<float>& s = same_backend(source_field, "accumulate_image").cur_;
+  const Box& b = image_box_;
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i) {
+        const float sv = s[c0 + i];
+        image_[row + i] += weight * sv * cur_[c0 + i];
+        illumination_[row + i] += weight * sv * sv;
+      }
+    }
+}
+
+void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
+  check_box(box, "set_born_perturbation");
+  if (int64_t(m.size()) != box.cells())
+    throw std::invalid_argument("set_born_perturbation: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(m.size()));
+  born_box_ = box;
+  born_m_ = m;
+}
+
+void CpuPropagator::inject_born_source(const Propagator& background) {
+  if (born_m_.empty()) throw std::logic_error("inject_born_source: call set_born_perturbation first");
+  const std::vector<float>& s = same_backend(background, "inject_born_source").cur_;
+  const Box& b = born_box_;
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i)
+        cur_[c0 + i] += v2dt2_[c0 + i] * born_m_[row + i] * s[c0 + i];
+    }
 }
 
 } // namespace rtm
