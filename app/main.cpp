@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   rtm::app::register_model(rtm);
   rtm::app::register_migrate(rtm);
   const std::function<void()> demo = rtm::app::register_demo(rtm);
+  rtm::app::register_micro(rtm);
 
   try {
     rtm.parse(argc, argv);

@@ -7,30 +7,49 @@
 
 namespace rtm {
 
+namespace {
+
+// One row of the step, x = 0 .. nx-1. Pointers are to cell (0, j, k); the row loop is written so
+// the compiler vectorises it (restrict pointers, no branch inside).
+template <bool kDamped>
+void step_row(int nx, int64_t sy, int64_t sz, const LaplacianWeights& w,
+              const float* __restrict p_cur, float* __restrict p_prev_next,
+              const float* __restrict v2dt2, const float* __restrict damp_x, float damp_yz) {
+#pragma omp simd
+  for (int i = 0; i < nx; ++i) {
+    const float* c = p_cur + i;
+    float lap = w.c0 * c[0];
+    for (int r = 1; r <= kHalo; ++r) {
+      lap += w.wx[r] * (c[-r] + c[r]);
+      lap += w.wy[r] * (c[-r * sy] + c[r * sy]);
+      lap += w.wz[r] * (c[-r * sz] + c[r * sz]);
+    }
+    const float undamped = 2.0f * c[0] - p_prev_next[i] + v2dt2[i] * lap;
+    if constexpr (kDamped) {
+      const float e = damp_x[i] + damp_yz;
+      // (2p - (1-e) p_prev + v2dt2 lap) / (1+e), written as a correction of the undamped value
+      p_prev_next[i] = (undamped + e * p_prev_next[i]) / (1.0f + e);
+    } else {
+      p_prev_next[i] = undamped;
+    }
+  }
+}
+
+} // namespace
+
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
                    const DampingProfiles& damping, const float* p_cur, float* p_prev_next) {
-  const int64_t sx = 1, sy = g.pitch, sz = g.plane;
   const bool damped = !damping.empty();
 #pragma omp parallel for collapse(2) schedule(static)
   for (int k = 0; k < g.nz; ++k) {
     for (int j = 0; j < g.ny; ++j) {
-      for (int i = 0; i < g.nx; ++i) {
-        const int64_t c = g.index(i, j, k);
-        float lap = w.c0 * p_cur[c];
-        for (int r = 1; r <= kHalo; ++r) {
-          lap += w.wx[r] * (p_cur[c - r * sx] + p_cur[c + r * sx]);
-          lap += w.wy[r] * (p_cur[c - r * sy] + p_cur[c + r * sy]);
-          lap += w.wz[r] * (p_cur[c - r * sz] + p_cur[c + r * sz]);
-        }
-        const float undamped = 2.0f * p_cur[c] - p_prev_next[c] + v2dt2[c] * lap;
-        if (!damped) {
-          p_prev_next[c] = undamped;
-        } else {
-          const float e = damping.x[i] + damping.y[j] + damping.z[k];
-          // (2p - (1-e) p_prev + v2dt2 lap) / (1+e), written as a correction of the undamped value
-          p_prev_next[c] = (undamped + e * p_prev_next[c]) / (1.0f + e);
-        }
-      }
+      const int64_t row = g.index(0, j, k);
+      if (damped)
+        step_row<true>(g.nx, g.pitch, g.plane, w, p_cur + row, p_prev_next + row, v2dt2 + row,
+                       damping.x.data(), damping.y[size_t(j)] + damping.z[size_t(k)]);
+      else
+        step_row<false>(g.nx, g.pitch, g.plane, w, p_cur + row, p_prev_next + row, v2dt2 + row,
+                        nullptr, 0.0f);
     }
   }
 }

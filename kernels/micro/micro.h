@@ -1,0 +1,171 @@
+// The `rtm micro` experiments on the GPU, as host code sees them: plain C++, no CUDA types.
+// Built only with CUDA (RTM_HAVE_CUDA); the analytic model in memory_model.h needs no GPU.
+//
+// Two kinds of entry point per microkernel:
+//   - run_*(): allocate inputs well beyond L2, check one launch's output, then time launches
+//     with CUDA events (warm-up first, median of repeats);
+//   - *_once(): one launch on inputs the caller gives, returning the output (for tests).
+// Errors (a failing CUDA call, not enough device memory) throw std::runtime_error naming the call,
+// file and line; bad arguments throw std::invalid_argument.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/micro/memory_model.h"
+#include "kernels/micro/micro_pattern.h"
+
+namespace rtm::micro {
+
+// ---- The device --------------------------------------------------------------------------------
+
+struct DeviceProperties {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int64_t global_mem_bytes = 0;
+  int64_t l2_bytes = 0;
+  int64_t persisting_l2_max_bytes = 0; // 0: no L2 persistence on this device
+  int64_t access_policy_max_window_bytes = 0;
+  int memory_clock_khz =
+      0;                  // 0 when the runtime does not report it (attributes, not cudaDeviceProp:
+  int bus_width_bits = 0; // CUDA 13 removed the clock fields from cudaDeviceProp)
+  int sm_clock_khz = 0;
+  // 2 x memory clock x bus width (double data rate), in GB/s; NaN when either is unknown.
+  double theoretical_peak_gb_per_s() const;
+  model::DeviceModel model() const;
+};
+
+// True when a CUDA device can be used; otherwise `why` (if given) says why not. Never throws.
+bool gpu_available(std::string* why = nullptr);
+DeviceProperties query_device();
+
+// ---- Timing ------------------------------------------------------------------------------------
+
+struct TimingOptions {
+  int warmup = 2;          // untimed launches first (module load, first touch, clocks)
+  int repeats = 20;        // timed launches; fewer (never under 3) when one takes long...
+  double budget_ms = 2000; // ...so that the timed launches of one case take about this long
+};
+
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int repeats = 0;
+};
+
+// Output of one launch compared exactly with what it must be, element by element. Outputs up to
+// 2^26 elements are checked whole; larger ones at 2^24 evenly spread elements plus both ends (fma
+// with many FFMA per element checks fewer, as each expected value costs op FMAs on the host).
+struct Verification {
+  bool passed = false;
+  int64_t checked = 0;
+  int64_t mismatches = 0;
+  std::string first_mismatch; // "index 12: got 0.5, expected 0.25"
+};
+
+struct TimedKernel {
+  Timing time;
+  Verification check;
+};
+
+// ---- fma: y[i] += x[i] * a[o] for o < op, grid-stride loop --------------------------------------
+
+struct FmaConfig {
+  int64_t n = 0; // elements of x and of y
+  int blocks = 1;
+  int threads = 32; // per block, 1..1024
+  int op = 1;       // FFMA per element
+};
+TimedKernel run_fma(const FmaConfig& config, const TimingOptions& timing);
+// y after one launch; a.size() is op.
+std::vector<float> fma_once(const std::vector<float>& x, const std::vector<float>& y,
+                            const std::vector<float>& a, int blocks, int threads);
+
+// ---- copy --------------------------------------------------------------------------------------
+
+struct CopyRun {
+  int64_t n_floats = 0;
+  Timing memcpy;         // cudaMemcpyAsync device to device
+  TimedKernel coalesced; // 16-byte loads and stores, 4 per thread in flight
+};
+CopyRun run_copy(int64_t n_floats, const TimingOptions& timing);
+
+struct StridedCopyRun {
+  int stride = 1;
+  TimedKernel kernel;
+};
+// out[i] = in[i * stride] for i < n_out, for each stride (one input sized for the largest).
+std::vector<StridedCopyRun> run_strided_copies(int64_t n_out, const std::vector<int>& strides,
+                                               const TimingOptions& timing);
+
+std::vector<float> copy_once(const std::vector<float>& in);
+std::vector<float> strided_copy_once(const std::vector<float>& in, int stride, int64_t n_out);
+
+// ---- transpose: out[c][r] = in[r][c], in is rows x cols (row-major) -----------------------------
+
+struct TransposeRun {
+  int64_t rows = 0, cols = 0;
+  Timing copy; // the coalesced copy of the same bytes, the bandwidth to compare with
+  TimedKernel naive, tiled, padded;
+  const TimedKernel& kernel(model::TransposeKind kind) const;
+};
+TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timing);
+std::vector<float> transpose_once(const std::vector<float>& in, int64_t rows, int64_t cols,
+                                  model::TransposeKind kind);
+
+// ---- add a constant to double3 elements, or to the same bytes as doubles ------------------------
+
+struct AddConstantRun {
+  int64_t elements = 0; // double3 elements (3 x as many doubles)
+  TimedKernel double3, doubles;
+  const TimedKernel& kernel(model::AddLayout layout) const;
+};
+AddConstantRun run_add_constant(int64_t elements, const TimingOptions& timing);
+// `in` holds x, y, z of each element in turn (in.size() a multiple of 3 for double3).
+std::vector<double> add_constant_once(const std::vector<double>& in, double k,
+                                      model::AddLayout layout);
+
+// ---- shared memory read with a stride -----------------------------------------------------------
+// Lane l of every warp reads word l * stride + 32 j of a shared array holding smem_stride_word(w),
+// for j < kSmemLoadsPerIteration, `iterations` times, and writes the sum (mod 2^32) of what it
+// read.
+
+constexpr int kSmemStrideMax = 32;
+constexpr int kSmemLoadsPerIteration = 32;
+
+struct SmemStrideRun {
+  int stride = 1;
+  TimedKernel kernel;
+  int64_t warp_loads = 0; // warp-level shared loads in one launch
+  int sm_count = 0;
+};
+std::vector<SmemStrideRun> run_smem_stride(const std::vector<int>& strides, int iterations,
+                                           const TimingOptions& timing);
+// One sum per thread of `blocks` x `threads`.
+std::vector<uint32_t> smem_stride_once(int stride, int iterations, int blocks, int threads);
+
+// ---- a reused buffer next to a streaming one, with and without an L2 persisting window ---------
+// Each pass: stream[i] += freq[i % freq_n] over the whole stream (float4 at a time).
+
+enum class WindowMode { none, hit_ratio_one, hit_ratio_fitted };
+const char* window_mode_name(WindowMode mode);
+
+struct L2WindowRun {
+  int64_t freq_bytes = 0;
+  WindowMode mode = WindowMode::none;
+  bool supported = true;    // false: the device has no persisting L2 (the row is not measured)
+  double hit_ratio = 0;     // of the window; 0 for none
+  int64_t window_bytes = 0; // of the frequent buffer the window covers
+  int64_t set_aside_bytes = 0;
+  TimedKernel pass;
+};
+// For each frequent size: no window, a window with hitRatio 1, and one with hitRatio
+// set-aside / size. The set-aside is the device's most; the original limit is put back after.
+std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<int64_t>& freq_bytes,
+                                       const TimingOptions& timing);
+// The stream after one pass (sizes multiples of 4 floats).
+std::vector<float> stream_reuse_once(const std::vector<float>& stream,
+                                     const std::vector<float>& freq);
+
+} // namespace rtm::micro

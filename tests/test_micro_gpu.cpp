@@ -1,0 +1,187 @@
+// Every `rtm micro` kernel's output checked on the GPU against a CPU reference, on small sizes and
+// fresh random inputs (label gpu; skipped where there is no GPU).
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernels/micro/micro.h"
+
+namespace micro = rtm::micro;
+namespace model = rtm::micro::model;
+
+namespace {
+
+class MicroGpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string why;
+    if (!micro::gpu_available(&why)) GTEST_SKIP() << why;
+  }
+  std::vector<float> random_floats(size_t n, float lo = -1.0f, float hi = 1.0f) {
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng_);
+    return v;
+  }
+  std::vector<double> random_doubles(size_t n) {
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<double> v(n);
+    for (double& x : v) x = dist(rng_);
+    return v;
+  }
+  static micro::TimingOptions quick() {
+    micro::TimingOptions t;
+    t.warmup = 1;
+    t.repeats = 3;
+    return t;
+  }
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+TEST_F(MicroGpu, DeviceIsDescribed) {
+  const micro::DeviceProperties d = micro::query_device();
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.sm_count, 0);
+  EXPECT_GT(d.l2_bytes, 0);
+  const double peak = d.theoretical_peak_gb_per_s();
+  EXPECT_TRUE(std::isnan(peak) || peak > 100.0) << peak; // n/a, or a real HBM/GDDR figure
+}
+
+TEST_F(MicroGpu, FmaMatchesSequentialFmas) {
+  struct Launch {
+    int64_t n;
+    int blocks, threads, op;
+  };
+  // One thread, partial warps, several blocks, a block larger than the array.
+  for (const Launch& l :
+       {Launch{1000, 1, 1, 1}, Launch{1000, 1, 8, 3}, Launch{5003, 1, 33, 2},
+        Launch{5003, 3, 64, 5}, Launch{777, 2, 1024, 1}, Launch{4096, 7, 96, 4}}) {
+    SCOPED_TRACE(std::to_string(l.n) + " " + std::to_string(l.blocks) + "x" +
+                 std::to_string(l.threads) + " op " + std::to_string(l.op));
+    const auto x = random_floats(l.n), y = random_floats(l.n), a = random_floats(l.op);
+    const std::vector<float> got = micro::fma_once(x, y, a, l.blocks, l.threads);
+    ASSERT_EQ(got.size(), y.size());
+    for (int64_t i = 0; i < l.n; ++i) {
+      float want = y[i];
+      for (float ao : a) want = std::fma(x[i], ao, want); // the kernel's FFMAs, in order
+      ASSERT_EQ(got[i], want) << "element " << i;
+    }
+  }
+}
+
+TEST_F(MicroGpu, CopyCopiesEveryElement) {
+  for (size_t n : {size_t(1), size_t(3), size_t(4), size_t(1027), (size_t(1) << 20) + 3}) {
+    const auto in = random_floats(n);
+    EXPECT_EQ(micro::copy_once(in), in) << n; // the output was poisoned (NaN) before the launch
+  }
+}
+
+TEST_F(MicroGpu, StridedCopyGathersEveryStrideth) {
+  for (int stride : {1, 2, 3, 4, 7, 8, 16, 32}) {
+    for (int64_t n_out : {int64_t(1), int64_t(1000), int64_t(4099)}) {
+      const auto in = random_floats((n_out - 1) * stride + 1);
+      const auto got = micro::strided_copy_once(in, stride, n_out);
+      ASSERT_EQ(static_cast<int64_t>(got.size()), n_out);
+      for (int64_t i = 0; i < n_out; ++i)
+        ASSERT_EQ(got[i], in[i * stride]) << "stride " << stride << " element " << i;
+    }
+  }
+}
+
+TEST_F(MicroGpu, TransposeEveryKindEveryShape) {
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {1, 37},   {33, 1},    {32, 32},
+                                                {31, 65}, {100, 67}, {256, 512}, {64, 8}};
+  for (auto kind :
+       {model::TransposeKind::naive, model::TransposeKind::tiled, model::TransposeKind::padded}) {
+    for (const auto& [rows, cols] : shapes) {
+      SCOPED_TRACE(std::string(model::transpose_name(kind)) + " " + std::to_string(rows) + "x" +
+                   std::to_string(cols));
+      const auto in = random_floats(rows * cols);
+      const auto out = micro::transpose_once(in, rows, cols, kind);
+      ASSERT_EQ(static_cast<int64_t>(out.size()), rows * cols);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) ASSERT_EQ(out[c * rows + r], in[r * cols + c]);
+    }
+  }
+}
+
+TEST_F(MicroGpu, AddConstantBothLayouts) {
+  for (auto layout : {model::AddLayout::double3, model::AddLayout::doubles}) {
+    for (size_t elements : {size_t(1), size_t(33), size_t(1000), size_t(70001)}) {
+      const auto in = random_doubles(3 * elements);
+      const double k = std::uniform_real_distribution<double>(-2.0, 2.0)(rng_);
+      const auto out = micro::add_constant_once(in, k, layout);
+      ASSERT_EQ(out.size(), in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        ASSERT_EQ(out[i], in[i] + k) << model::add_layout_name(layout) << " element " << i;
+    }
+  }
+}
+
+TEST_F(MicroGpu, SharedStrideSumsWhatEachLaneReads) {
+  constexpr int kIterations = 3;
+  for (int threads : {40, 96}) { // a partial warp, and three whole ones
+    for (int stride = 1; stride <= micro::kSmemStrideMax; ++stride) {
+      const int blocks = 2;
+      const auto sums = micro::smem_stride_once(stride, kIterations, blocks, threads);
+      ASSERT_EQ(sums.size(), size_t(blocks) * threads);
+      for (int t = 0; t < blocks * threads; ++t) {
+        const uint32_t lane = static_cast<uint32_t>(t % threads) % 32;
+        uint32_t want = 0;
+        for (int it = 0; it < kIterations; ++it)
+          for (uint32_t j = 0; j < micro::kSmemLoadsPerIteration; ++j)
+            want += micro::smem_stride_word(lane * stride + 32 * j);
+        ASSERT_EQ(sums[t], want) << "stride " << stride << " thread " << t;
+      }
+    }
+  }
+}
+
+TEST_F(MicroGpu, StreamReuseAddsTheFrequentBuffer) {
+  for (auto [stream_n, freq_n] : {std::pair<size_t, size_t>{4096, 64}, {4096, 4096}, {1000, 12}}) {
+    const auto stream = random_floats(stream_n), freq = random_floats(freq_n);
+    const auto got = micro::stream_reuse_once(stream, freq);
+    ASSERT_EQ(got.size(), stream_n);
+    for (size_t i = 0; i < stream_n; ++i)
+      ASSERT_EQ(got[i], stream[i] + freq[i % freq_n]) << stream_n << "/" << freq_n << " at " << i;
+  }
+  EXPECT_THROW(micro::stream_reuse_once(random_floats(10), random_floats(4)),
+               std::invalid_argument);
+}
+
+// The benchmark entry points on small sizes: each checks its own output and times it.
+TEST_F(MicroGpu, BenchmarksVerifyAndTime) {
+  const micro::TimingOptions t = quick();
+  auto ok = [](const micro::TimedKernel& k) {
+    EXPECT_TRUE(k.check.passed) << k.check.first_mismatch;
+    EXPECT_GT(k.check.checked, 0);
+    EXPECT_GT(k.time.median_ms, 0.0);
+    EXPECT_GE(k.time.repeats, 1);
+  };
+  ok(micro::run_fma({1 << 16, 4, 64, 3}, t));
+  const micro::CopyRun copy = micro::run_copy((1 << 16) + 1, t);
+  ok(copy.coalesced);
+  EXPECT_GT(copy.memcpy.median_ms, 0.0);
+  for (const auto& run : micro::run_strided_copies(4096, {1, 3, 32}, t)) ok(run.kernel);
+  const micro::TransposeRun transpose = micro::run_transpose(100, 70, t);
+  ok(transpose.naive);
+  ok(transpose.tiled);
+  ok(transpose.padded);
+  const micro::AddConstantRun add = micro::run_add_constant(1000, t);
+  ok(add.double3);
+  ok(add.doubles);
+  for (const auto& run : micro::run_smem_stride({1, 2, 32}, 4, t)) {
+    ok(run.kernel);
+    EXPECT_GT(run.warp_loads, 0);
+  }
+  const auto l2 = micro::run_l2_window(1 << 20, {64 << 10, 256 << 10}, t);
+  ASSERT_EQ(l2.size(), 6u);
+  for (const auto& run : l2)
+    if (run.supported) ok(run.pass);
+}
+
+} // namespace
