@@ -41,15 +41,17 @@ void run_migrate(MigrateArgs& a) {
   if (!a.migration_model_path.empty() && a.smooth != 0)
     throw InputError("--smooth applies to --model; --migration-model is used as it is");
 
+  const ShotFile shots = read_shot_file(a.shots_path);
   VelocityModel model;
   if (!a.migration_model_path.empty()) {
     model = read_velocity_model(a.migration_model_path);
   } else {
     model = smooth_model(read_velocity_model(a.model_path), a.smooth);
-    std::cerr << "rtm: migration velocity: " << a.model_path << " smoothed over " << a.smooth
-              << " m, " << model.vmin() << " to " << model.vmax() << " m/s\n";
+    std::cerr << "rtm: migration velocity: " << a.model_path;
+    if (a.smooth > 0) std::cerr << " smoothed over " << a.smooth << " m";
+    else std::cerr << " as is (--smooth 0)";
+    std::cerr << ", " << model.vmin() << " to " << model.vmax() << " m/s\n";
   }
-  const ShotFile shots = read_shot_file(a.shots_path);
 
   RunStats stats;
   const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats);

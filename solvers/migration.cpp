@@ -210,7 +210,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   const ReconstructionMemory& mem = result.memory;
   log << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
       << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
-      << megabytes(mem.boundary_bytes()) << " (with the wavefield); snapshots " << mem.box_cells
+      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
       << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
       << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
       << reconstruction_name(params.reconstruction) << "\n";

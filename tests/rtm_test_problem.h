@@ -30,12 +30,14 @@ struct RtmProblem {
 
 // A three-layer model (so that the source field scatters) with absorbing layers, an off-grid
 // source and a receiver line: every part of the operators is exercised.
-inline RtmProblem layered_problem(int nx = 30, int ny = 20, int nz = 26, int width = 8, int nt = 160) {
+inline RtmProblem layered_problem(int nx = 30, int ny = 20, int nz = 26, int width = 8, int nt = 160,
+                                  bool free_surface = false) {
   RtmProblem p;
   const ModelShape shape{nx, ny, nz, 10, 10, 10};
   const VelocityModel model = layered_model(shape, {80, 170}, {1800, 2400, 2900});
   BoundaryConfig boundary;
   boundary.width = width;
+  boundary.free_surface = free_surface;
   p.sim = make_simulation_grid(model, boundary, 0.0);
   p.box = model_box(p.sim);
   p.nt = nt;
@@ -53,7 +55,7 @@ struct PropagatorPair {
   ShotSets sets;
 };
 
-inline PropagatorPair make_pair(const RtmProblem& p, const std::string& backend) {
+inline PropagatorPair make_propagator_pair(const RtmProblem& p, const std::string& backend) {
   PropagatorPair pair;
   BackendOptions options;
   options.backend = backend;

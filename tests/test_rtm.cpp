@@ -21,14 +21,18 @@ namespace {
 
 using test::dot;
 using test::layered_problem;
-using test::make_pair;
+using test::make_propagator_pair;
 using test::random_values;
 
 // Boundary saving: the source field run backwards, its ring restored each step, equals the field
 // of the forward run at every step inside the model region (to float rounding).
-TEST(Reconstruction, BoundarySavingReproducesTheForwardField) {
-  const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_pair(p, "cpu");
+// With a free surface the box reaches the top of the grid; the ring there is saved like any other.
+class BoundarySaving : public ::testing::TestWithParam<bool> {};
+
+TEST_P(BoundarySaving, ReproducesTheForwardField) {
+  const bool free_surface = GetParam();
+  const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160, free_surface);
+  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
   Propagator& S = *pair.source_field;
 
   // The forward field, stored whole at every step.
@@ -68,17 +72,22 @@ TEST(Reconstruction, BoundarySavingReproducesTheForwardField) {
   for (int n = 0; n < p.nt; ++n)
     if (field_norm[size_t(n)] >= 0.1 * largest)
       worst_strong = std::max(worst_strong, error_norm[size_t(n)] / field_norm[size_t(n)]);
-  std::printf("boundary-saving reconstruction over %d steps: max_n |S_rec[n] - S[n]| / max_n |S[n]| "
+  std::printf("%s: boundary-saving reconstruction over %d steps: max_n |S_rec[n] - S[n]| / max_n |S[n]| "
               "= %.3g; worst per-step relative error where |S[n]| >= 0.1 max: %.3g\n",
-              p.nt, worst, worst_strong);
+              free_surface ? "free surface" : "absorbing top", p.nt, worst, worst_strong);
   EXPECT_LT(worst, 1e-4);
   EXPECT_LT(worst_strong, 1e-4);
 }
 
+INSTANTIATE_TEST_SUITE_P(Reconstruction, BoundarySaving, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param_info) {
+                           return param_info.param ? "FreeSurface" : "AbsorbingTop";
+                         });
+
 // Without restoring the ring the backward run is wrong: the test above can fail.
 TEST(Reconstruction, WithoutTheRingTheBackwardFieldIsWrong) {
   const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_pair(p, "cpu");
+  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
   Propagator& S = *pair.source_field;
   S.zero_state();
   double forward_peak = 0;
@@ -125,7 +134,7 @@ TEST(Reconstruction, SnapshotIntervalAndMemoryFigures) {
 TEST(Adjoint, BornAndMigrationPassTheDotProductTest) {
   const test::RtmProblem p = layered_problem();
   for (unsigned seed : {1u, 2u}) {
-    test::PropagatorPair pair = make_pair(p, "cpu");
+    test::PropagatorPair pair = make_propagator_pair(p, "cpu");
     const std::vector<float> m = random_values(size_t(p.box.cells()), 100 + seed);
     const std::vector<float> d = random_values(p.receivers.size() * size_t(p.nt), 200 + seed);
     const int nrec = int(p.receivers.size());
@@ -152,7 +161,7 @@ TEST(Adjoint, BornAndMigrationPassTheDotProductTest) {
 // by far more than the tolerance, so the test above can fail.
 TEST(Adjoint, OffByOneStepFailsTheDotProductTest) {
   const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_pair(p, "cpu");
+  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
   const int nrec = int(p.receivers.size());
   const std::vector<float> m = random_values(size_t(p.box.cells()), 7);
   const std::vector<float> d = random_values(size_t(nrec) * p.nt, 8);
@@ -179,7 +188,7 @@ TEST(Reconstruction, SnapshotImageIsCloseToBoundarySavingImage) {
   const test::RtmProblem p = layered_problem();
   const int nrec = int(p.receivers.size());
   // Data: a smooth random perturbation's Born data (band-limited like real data).
-  test::PropagatorPair pair = make_pair(p, "cpu");
+  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
   std::vector<float> m(size_t(p.box.cells()), 0.0f);
   for (int k = 0; k < p.box.nz(); ++k)
     for (int j = 0; j < p.box.ny(); ++j)
@@ -188,7 +197,7 @@ TEST(Reconstruction, SnapshotImageIsCloseToBoundarySavingImage) {
   const std::vector<float> d =
       born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
   auto image = [&](Reconstruction r) {
-    test::PropagatorPair q = make_pair(p, "cpu");
+    test::PropagatorPair q = make_propagator_pair(p, "cpu");
     q.receiver_field->upload_series(q.sets.receiver_set, traces_to_series(d, nrec, p.nt));
     q.receiver_field->allocate_image(p.box);
     if (r == Reconstruction::boundary) q.source_field->allocate_boundary_store(p.box, p.nt - 1);

@@ -17,7 +17,7 @@ namespace {
 
 using test::dot;
 using test::layered_problem;
-using test::make_pair;
+using test::make_propagator_pair;
 using test::random_values;
 
 #define SKIP_WITHOUT_GPU()                                                                         \
@@ -60,7 +60,7 @@ TEST(RtmGpu, ModeledTracesMatchTheCpu) {
 TEST(RtmGpu, BoundarySavingReproducesTheForwardField) {
   SKIP_WITHOUT_GPU();
   const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_pair(p, "cuda");
+  test::PropagatorPair pair = make_propagator_pair(p, "cuda");
   Propagator& S = *pair.source_field;
   std::vector<std::vector<float>> forward(size_t(p.nt));
   S.zero_state();
@@ -91,7 +91,7 @@ TEST(RtmGpu, BoundarySavingReproducesTheForwardField) {
 TEST(RtmGpu, BornAndMigrationPassTheDotProductTest) {
   SKIP_WITHOUT_GPU();
   const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_pair(p, "cuda");
+  test::PropagatorPair pair = make_propagator_pair(p, "cuda");
   const int nrec = int(p.receivers.size());
   const std::vector<float> m = random_values(size_t(p.box.cells()), 11);
   const std::vector<float> d = random_values(size_t(nrec) * p.nt, 12);
@@ -118,7 +118,7 @@ TEST(RtmGpu, BornTracesAndImagesMatchTheCpu) {
   const std::vector<float> d = random_values(size_t(nrec) * p.nt, 22);
   auto run = [&](const std::string& backend, Reconstruction r, std::vector<float>& born,
                  std::vector<float>& image, std::vector<float>& illumination) {
-    test::PropagatorPair pair = make_pair(p, backend);
+    test::PropagatorPair pair = make_propagator_pair(p, backend);
     born = born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
     pair.receiver_field->upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
     pair.receiver_field->allocate_image(p.box);
