@@ -370,6 +370,39 @@ TEST(ImageFilters, NormalisationDividesByIlluminationPlusEps) {
   EXPECT_FLOAT_EQ(out[3], -0.75f);
 }
 
+TEST(Acquisition, ShotAndReceiverGrids) {
+  const VelocityModel m = constant_model({21, 11, 10, 10, 20, 10}, 2000);
+  SurveyLayout layout;
+  layout.shots_x = 3;
+  layout.shots_y = 2;
+  layout.source_depth = 15;
+  layout.receiver_depth = 25;
+  layout.receiver_step = 5;
+  layout.receiver_grid = true;
+  const Acquisition a = make_survey(m, layout);
+  ASSERT_EQ(a.sources.size(), 6u);
+  ASSERT_EQ(a.receivers.size(), 5u * 3u); // x: 0, 50, .., 200 m; y: 0, 100, 200 m
+  for (const Position& s : a.sources) EXPECT_DOUBLE_EQ(s[0], 15.0);
+  for (const Position& r : a.receivers) EXPECT_DOUBLE_EQ(r[0], 25.0);
+  // Shots at the centres of a 3 x 2 partition of the 200 m x 200 m surface.
+  EXPECT_DOUBLE_EQ(a.sources[0][2], 200.0 / 6);
+  EXPECT_DOUBLE_EQ(a.sources[2][2], 5 * 200.0 / 6);
+  EXPECT_DOUBLE_EQ(a.sources[0][1], 50.0);
+  EXPECT_DOUBLE_EQ(a.sources[5][1], 150.0);
+  EXPECT_DOUBLE_EQ(a.receivers.back()[1], 200.0);
+  EXPECT_DOUBLE_EQ(a.receivers.back()[2], 200.0);
+  // A line: the centre inline, as default_line_survey lays it out.
+  layout.shots_y = 1;
+  layout.receiver_grid = false;
+  layout.receiver_depth = 15;
+  const Acquisition line = make_survey(m, layout);
+  const Acquisition reference = default_line_survey(m, 3, 15, 5);
+  EXPECT_EQ(line.sources, reference.sources);
+  EXPECT_EQ(line.receivers, reference.receivers);
+  layout.shots_x = 0;
+  EXPECT_THROW(make_survey(m, layout), InputError);
+}
+
 TEST(Smoothing, ConstantModelIsUnchanged) {
   const VelocityModel m = constant_model({12, 9, 10, 10, 10, 10}, 2345);
   const VelocityModel s = smooth_model(m, 120);
