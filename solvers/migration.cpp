@@ -221,10 +221,12 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
 
   const PropagatorSetup setup = make_propagator_setup(sim);
   auto source_field = make_propagator(setup, params.backend, log);
+  // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
+  // the variant, so "auto" does not time the candidates a second time.
   BackendOptions same = params.backend;
-  same.backend = source_field->name() == "cpu" ? "cpu" : "cuda";
-  if (same.backend == "cuda" && source_field->name().rfind("cuda/", 0) == 0)
-    same.variant = source_field->name().substr(5); // keep "auto" from timing the variants twice
+  const std::string name = source_field->name();
+  same.backend = name == "cpu" ? "cpu" : "cuda";
+  if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
   auto receiver_field = make_propagator(setup, same, log);
   const int nrec = int(receivers.size());
   const int receiver_set = receiver_field->add_point_set(receivers, nt);
