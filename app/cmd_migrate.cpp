@@ -28,6 +28,7 @@ struct MigrateArgs {
   std::string output;
   std::string png_dir;
   double clip_percentile = 99;
+  std::string colors = "seismic";
   MigrationParams params;
 };
 
@@ -66,7 +67,8 @@ void run_migrate(MigrateArgs& a) {
     std::filesystem::create_directories(a.png_dir);
     for (const std::string& p :
          write_png_slices(a.png_dir + "/image", model.nx, model.ny, model.nz, result.image,
-                          ColorScale::seismic, a.clip_percentile))
+                          a.colors == "grey" ? ColorScale::grey : ColorScale::seismic,
+                          a.clip_percentile))
       std::printf("wrote %s\n", p.c_str());
     for (const std::string& p :
          write_png_slices(a.png_dir + "/illumination", model.nx, model.ny, model.nz,
@@ -114,6 +116,10 @@ void register_migrate(CLI::App& rtm) {
   cmd->add_option("--clip-percentile", args->clip_percentile,
                   "PNG colour scale clipped symmetrically at this percentile of |values|")
       ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--colors", args->colors,
+                  "Colour scale of the image PNGs, symmetric about zero: seismic (blue-white-red) or grey")
+      ->check(CLI::IsMember({"seismic", "grey"}))
       ->capture_default_str();
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
