@@ -6,6 +6,7 @@
 #include "solvers/backend.h"
 
 #ifdef RTM_HAVE_CUDA
+#include "kernels/bench.h"
 #include "kernels/cuda_backend.h"
 #endif
 
@@ -39,6 +40,8 @@ void register_info(CLI::App& rtm) {
     if (d.theoretical_bandwidth_gbs > 0)
       std::printf("  bandwidth    : %.0f GB/s theoretical (2 x memory clock x bus width)\n",
                   d.theoretical_bandwidth_gbs);
+    std::printf("  measured     : %.0f GB/s device-to-device copy (bytes read + written, 1 GiB)\n",
+                cuda::measure_device_copy_gbs(d.device));
     std::printf("  CUDA         : runtime %s, driver %s\n", d.runtime_version.c_str(),
                 d.driver_version.c_str());
 #else

@@ -11,7 +11,7 @@ void add_backend_options(CLI::App* cmd, BackendOptions& o) {
                   "briefly on this grid and use the fastest")
       ->capture_default_str();
   cmd->add_flag("--compressible", o.compressible, "CUDA: allocate wavefields as compressible memory");
-  cmd->add_flag("--l2-persist", o.l2_persist, "CUDA: keep the most reused wavefield in persisting L2");
+  cmd->add_flag("--l2-persist", o.l2_persist, "CUDA: keep v2dt2 (read every step, never written) in persisting L2");
 }
 
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {

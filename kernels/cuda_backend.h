@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ struct MemoryOptions {
 // One row of the variant table.
 struct VariantInfo {
   std::string name;
+  std::string kernel;        // the kernel it runs: its own name, or the one a memory preset reuses
   std::string description;
   double bytes_per_cell = 0; // device-memory traffic per cell per step, at the ideal
   double flops_per_cell = 0;
@@ -48,10 +50,15 @@ struct VariantInfo {
 
 const std::vector<VariantInfo>& variant_table();
 
-// Creates a propagator running `variant` (a name from variant_table()). Throws
-// std::runtime_error with a clear message for an unknown name, a grid that does not fit in free
-// device memory (both numbers in the message), or a memory option the device lacks.
+// Creates a propagator running `variant` (a name from variant_table(), or "auto"). Throws
+// std::invalid_argument for an unknown name and std::runtime_error with a clear message for a grid
+// that does not fit in free device memory (both numbers in the message). A memory option the
+// device lacks falls back to ordinary memory with a message on stderr.
+// "auto" times the float32 kernels for a few steps on this very grid (random wavefields) and
+// keeps the fastest; it says which it chose, with the times, on `log` when given.
+// The options combine with the variant's own preset (e.g. compressible + l2_persist).
 std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup, const std::string& variant,
-                                            const MemoryOptions& options, int device = 0);
+                                            const MemoryOptions& options, int device = 0,
+                                            std::ostream* log = nullptr);
 
 } // namespace rtm::cuda

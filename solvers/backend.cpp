@@ -48,8 +48,20 @@ std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
     return std::make_unique<CpuPropagator>(setup);
   }
 #ifdef RTM_HAVE_CUDA
+  if (options.variant != "auto") {
+    std::string known;
+    bool found = false;
+    for (const cuda::VariantInfo& v : cuda::variant_table()) {
+      found = found || v.name == options.variant;
+      known += (known.empty() ? "" : ", ") + v.name;
+    }
+    if (!found)
+      throw InputError("--variant: unknown CUDA variant '" + options.variant + "'; expected auto or one of: " +
+                       known);
+  }
   cuda::MemoryOptions memory{options.compressible, options.l2_persist};
-  return cuda::make_propagator(setup, options.variant, memory);
+  // "auto" times the float32 kernels on this grid and reports its choice on `log`.
+  return cuda::make_propagator(setup, options.variant, memory, 0, &log);
 #else
   throw InputError("--backend cuda: this build has no CUDA kernels");
 #endif

@@ -1,0 +1,332 @@
+// `rtm bench`: steps the wavefield with one, several or all CUDA variants and prints how fast each
+// runs against the GPU's streaming limit measured in the same run (docs/variants.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "app/options.h"
+#include "io/errors.h"
+#include "io/png_image.h"
+#include "io/result_table.h"
+
+#ifdef RTM_HAVE_CUDA
+#include "kernels/bench.h"
+#include "kernels/cuda_backend.h"
+#endif
+
+namespace rtm::app {
+namespace {
+
+struct BenchOptions {
+  std::vector<std::string> variants{"all"};
+  std::vector<int> grid{512, 512, 512};
+  int steps = 100;
+  int repeats = 5;
+  std::string workload = "both";
+  int point_steps = 0; // 0: until the wavefront reaches the nearest face
+  bool compressible = false;
+  bool l2_persist = false;
+  FormatFlags format;
+  std::string per_step_csv;
+  std::string plot;
+  int device = 0;
+  bool list = false;
+};
+
+#ifdef RTM_HAVE_CUDA
+
+constexpr const char* kBaseline = "naive_32x32"; // the speed-up baseline and the error reference
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Median over steps [begin, end) of the run.
+double median_range(const std::vector<double>& v, size_t begin, size_t end) {
+  end = std::min(end, v.size());
+  if (begin >= end) return std::nan("");
+  return median_of(std::vector<double>(v.begin() + long(begin), v.begin() + long(end)));
+}
+
+// The variants to run, baseline first (it is the reference every error is measured against).
+std::vector<std::string> resolve_variants(const std::vector<std::string>& requested) {
+  std::vector<std::string> known;
+  for (const cuda::VariantInfo& v : cuda::variant_table()) known.push_back(v.name);
+  std::vector<std::string> chosen;
+  for (const std::string& name : requested) {
+    if (name == "all") {
+      chosen = known;
+      break;
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw InputError("--variant: unknown variant '" + name + "'; expected all or one of: " + list);
+    }
+    if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
+  }
+  chosen.erase(std::remove(chosen.begin(), chosen.end(), kBaseline), chosen.end());
+  chosen.insert(chosen.begin(), kBaseline);
+  return chosen;
+}
+
+const cuda::VariantInfo& info_of(const std::string& name) {
+  for (const cuda::VariantInfo& v : cuda::variant_table())
+    if (v.name == name) return v;
+  throw InputError("unknown variant " + name);
+}
+
+void write_per_step_csv(const std::string& path, const std::vector<cuda::PointRun>& runs) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw InputError("--per-step-csv: cannot write '" + path + "'");
+    out << "step";
+    for (const auto& run : runs) out << ',' << run.variant << "_ms";
+    out << '\n';
+    const size_t steps = runs.front().step_ms.size();
+    char buf[32];
+    for (size_t s = 0; s < steps; ++s) {
+      out << s;
+      for (const auto& run : runs) {
+        std::snprintf(buf, sizeof buf, ",%.6f", run.step_ms[s]);
+        out << buf;
+      }
+      out << '\n';
+    }
+    if (!out) throw InputError("--per-step-csv: writing '" + path + "' failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    throw InputError("--per-step-csv: cannot rename the finished file to '" + path + "'");
+}
+
+void write_plot(const std::string& path, const std::vector<cuda::PointRun>& runs,
+                const std::string& grid_text, const std::string& gpu) {
+  std::vector<PlotSeries> series;
+  for (const auto& run : runs) {
+    PlotSeries s;
+    s.label = run.variant;
+    for (size_t n = 0; n < run.step_ms.size(); ++n) {
+      s.x.push_back(double(n));
+      s.y.push_back(run.step_ms[n]);
+    }
+    series.push_back(std::move(s));
+  }
+  write_png_line_plot(path, "time per step, point source, " + grid_text + ", " + gpu, "step",
+                      "ms per step", series);
+}
+
+// The variant table itself: needs no GPU.
+void list_variants(OutputFormat format) {
+  ResultTable table({{"variant"}, {"kernel"}, {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"},
+                     {"memory"}, {"description"}});
+  for (const cuda::VariantInfo& v : cuda::variant_table()) {
+    std::string memory = v.preset.compressible ? "compressible" : v.preset.l2_persist ? "l2_persist" : "-";
+    table.add_row({v.name, v.kernel, v.bytes_per_cell, v.flops_per_cell, memory, v.description});
+  }
+  print_table(std::cout, table, format);
+}
+
+void run_bench(const BenchOptions& o) {
+  if (o.list) {
+    list_variants(o.format.format());
+    return;
+  }
+  if (o.grid.size() != 3 || o.grid[0] < 1 || o.grid[1] < 1 || o.grid[2] < 1)
+    throw InputError("--grid: expected three positive sizes NX,NY,NZ");
+  if (o.steps < 1) throw InputError("--steps: expected a positive number of steps");
+  if (o.repeats < 1) throw InputError("--repeats: expected a positive number of repeats");
+  if (o.point_steps < 0) throw InputError("--point-steps: expected a positive number (or 0: automatic)");
+  if (o.workload != "random" && o.workload != "point" && o.workload != "both")
+    throw InputError("--workload: expected random, point or both, got '" + o.workload + "'");
+  const bool do_random = o.workload != "point";
+  const bool do_point = o.workload != "random";
+  if ((!o.per_step_csv.empty() || !o.plot.empty()) && !do_point)
+    throw InputError("--per-step-csv and --plot need the point workload (--workload point or both)");
+
+  const cuda::DeviceInfo device = cuda::query_device(o.device);
+  if (!device.available) throw InputError("rtm bench: no usable GPU: " + device.why_unavailable);
+  const std::vector<std::string> variants = resolve_variants(o.variants);
+
+  cuda::BenchConfig config;
+  config.nx = o.grid[0];
+  config.ny = o.grid[1];
+  config.nz = o.grid[2];
+  config.steps = o.steps;
+  config.repeats = o.repeats;
+  config.memory = {o.compressible, o.l2_persist};
+  config.device = o.device;
+  const int64_t cells = int64_t(config.nx) * config.ny * config.nz;
+  const std::string grid_text =
+      std::to_string(config.nx) + "x" + std::to_string(config.ny) + "x" + std::to_string(config.nz);
+  const OutputFormat format = o.format.format();
+  // Machine-readable output owns stdout; context lines go to stderr then.
+  std::ostream& context = format == OutputFormat::text ? std::cout : std::cerr;
+
+  context << "GPU " << device.device << ": " << device.name << " (compute capability "
+          << device.cc_major << "." << device.cc_minor << ", " << device.sm_count << " SMs, "
+          << (device.global_mem_bytes >> 30) << " GiB, L2 " << (device.l2_bytes >> 20)
+          << " MiB), CUDA runtime " << device.runtime_version << ", driver "
+          << device.driver_version << "\n";
+  context << "grid " << grid_text << ", random workload " << o.repeats << " x " << o.steps
+          << " steps" << (o.compressible ? ", --compressible" : "")
+          << (o.l2_persist ? ", --l2-persist" : "") << "\n";
+
+  const cuda::StreamingLimit limit = cuda::measure_streaming_limit(cells, std::max(o.repeats, 10), o.device);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "streaming limit (read 3 + write 1 arrays, 16 B/cell, float4): %.1f GB/s = %.1f "
+                "Gcells/s\n",
+                limit.gbs, limit.gcells_per_s);
+  context << line;
+
+  const std::string error_column = std::string("error_vs_") + kBaseline;
+  ResultTable table({{"workload"}, {"variant"}, {"Gcells/s", "%.1f"}, {"GB/s", "%.0f"},
+                     {"of_streaming", "%.3f"}, {"speedup_vs_naive", "%.2f"},
+                     {error_column, "%.2e"}, {"ms/step", "%.4f"}, {"ms/step_early", "%.4f"},
+                     {"ms/step_late", "%.4f"}});
+  table.add_row({std::string("streaming"), std::string("streaming_limit"), limit.gcells_per_s,
+                 limit.gbs, 1.0, std::nan(""), std::nan(""), limit.ms_median, std::nan(""),
+                 std::nan("")});
+
+  struct Summary {
+    std::string variant;
+    double gcells = 0, fraction = 0, error = 0, early_ms = 0;
+  };
+  std::vector<Summary> random_rows, point_rows;
+  auto add = [&](const std::string& workload, const std::string& variant, double ms,
+                 double baseline_ms, double error, double early, double late,
+                 std::vector<Summary>& summary) {
+    const cuda::VariantInfo& info = info_of(variant);
+    const double gcells = double(cells) / (ms * 1e-3) / 1e9;
+    const double gbs = gcells * info.bytes_per_cell;
+    table.add_row({workload, variant, gcells, gbs, gbs / limit.gbs, baseline_ms / ms, error, ms,
+                   early, late});
+    summary.push_back({variant, gcells, gbs / limit.gbs, error, early});
+  };
+
+  if (do_random) {
+    const auto runs = cuda::run_random_workload(config, variants, std::cerr);
+    for (const auto& run : runs) {
+      if (!run.memory_note.empty()) context << "note: " << run.variant << ": " << run.memory_note << "\n";
+      add("random", run.variant, run.ms_per_step_median, runs.front().ms_per_step_median,
+          run.error, std::nan(""), std::nan(""), random_rows);
+    }
+  }
+  if (do_point) {
+    const int steps = o.point_steps > 0 ? o.point_steps
+                                        : cuda::default_point_steps(config.nx, config.ny, config.nz);
+    context << "point workload: Ricker source in the centre, " << steps
+            << " steps (early = first quarter, late = last quarter of the steps)\n";
+    const auto runs = cuda::run_point_workload(config, steps, variants, std::cerr);
+    const size_t quarter = std::max<size_t>(1, size_t(steps) / 4);
+    const double baseline_ms = median_of(runs.front().step_ms);
+    for (const auto& run : runs) {
+      if (!run.memory_note.empty()) context << "note: " << run.variant << ": " << run.memory_note << "\n";
+      add("point", run.variant, median_of(run.step_ms), baseline_ms, run.error,
+          median_range(run.step_ms, 0, quarter),
+          median_range(run.step_ms, run.step_ms.size() - quarter, run.step_ms.size()), point_rows);
+    }
+    if (!o.per_step_csv.empty()) {
+      write_per_step_csv(o.per_step_csv, runs);
+      context << "per-step times written to " << o.per_step_csv << "\n";
+    }
+    if (!o.plot.empty()) {
+      write_plot(o.plot, runs, grid_text, device.name);
+      context << "per-step plot written to " << o.plot << "\n";
+    }
+  }
+
+  print_table(std::cout, table, format);
+
+  // One greppable line with the figures the goals are stated in (docs/variants.md).
+  std::ostringstream summary;
+  summary << "PERFORMANCE rtm-bench gpu=\"" << device.name << "\" grid=" << grid_text;
+  std::snprintf(line, sizeof line, " streaming_gcells=%.1f", limit.gcells_per_s);
+  summary << line;
+  const Summary* best = nullptr;
+  for (const Summary& s : random_rows)
+    if (info_of(s.variant).bytes_per_cell == 16 && (!best || s.gcells > best->gcells)) best = &s;
+  if (best) {
+    std::snprintf(line, sizeof line, " best_fp32=%s gcells=%.1f of_streaming=%.3f",
+                  best->variant.c_str(), best->gcells, best->fraction);
+    summary << line;
+  }
+  for (const Summary& s : random_rows) {
+    if (s.variant == "async_prefetch") {
+      std::snprintf(line, sizeof line, " async_prefetch_of_streaming=%.3f", s.fraction);
+      summary << line;
+    }
+    if (s.variant == "fp16_storage" && best) {
+      std::snprintf(line, sizeof line, " fp16_vs_best_fp32=%.2f fp16_error=%.2e", s.gcells / best->gcells,
+                    s.error);
+      summary << line;
+    }
+  }
+  // Compressible against the same kernel uncompressed, early in the point run (mostly zeros).
+  for (const Summary& s : point_rows) {
+    if (s.variant != "compressible") continue;
+    for (const Summary& base : point_rows)
+      if (base.variant == info_of("compressible").kernel) {
+        std::snprintf(line, sizeof line, " compressible_early_speedup=%.2f", base.early_ms / s.early_ms);
+        summary << line;
+      }
+  }
+  (format == OutputFormat::text ? std::cout : std::cerr) << summary.str() << "\n";
+}
+
+#endif // RTM_HAVE_CUDA
+
+} // namespace
+
+void register_bench(CLI::App& rtm) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* cmd = rtm.add_subcommand(
+      "bench", "Step the wavefield with one, several or all CUDA variants; Gcells/s against the "
+               "GPU's streaming limit");
+  cmd->add_option("--variant", options->variants,
+                  "Variant(s) to run: names (repeat the option or separate with commas) or 'all'; "
+                  "naive_32x32 always runs first as the baseline and error reference")
+      ->delimiter(',');
+  add_shape_option(cmd, "--grid", options->grid, "Grid size NX,NY,NZ (default 512,512,512)");
+  cmd->add_option("--steps", options->steps, "Random workload: steps per timed repeat (default 100)");
+  cmd->add_option("--repeats", options->repeats, "Random workload: timed repeats, median reported (default 5)");
+  cmd->add_option("--workload", options->workload,
+                  "random (random wavefields, steady throughput), point (point source from rest, "
+                  "time of every step) or both (default)");
+  cmd->add_option("--point-steps", options->point_steps,
+                  "Point workload steps (default: until the wavefront reaches the nearest face)");
+  cmd->add_flag("--compressible", options->compressible,
+                "Allocate the wavefields as compressible memory, for every variant");
+  cmd->add_flag("--l2-persist", options->l2_persist,
+                "Keep v2dt2 in an L2 persisting window, for every variant");
+  add_format_flags(cmd, options->format); // with --csv or --json, context lines go to stderr
+  cmd->add_option("--per-step-csv", options->per_step_csv,
+                  "Point workload: write the time of every step, per variant, to this CSV file");
+  cmd->add_option("--plot", options->plot,
+                  "Point workload: draw time per step against step, per variant, into this PNG file");
+  cmd->add_option("--device", options->device, "CUDA device index (default 0)");
+  cmd->add_flag("--list", options->list, "List the variants (the variant table) and exit");
+  cmd->callback([options] {
+#ifdef RTM_HAVE_CUDA
+    run_bench(*options);
+#else
+    throw InputError("rtm bench runs the CUDA kernels, and this build of rtm has none (it was "
+                     "configured without a CUDA compiler); rebuild with nvcc available");
+#endif
+  });
+}
+
+} // namespace rtm::app

@@ -1,0 +1,522 @@
+#include "kernels/cuda_propagator.cuh"
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+#include <utility>
+
+#include "kernels/cuda_check.cuh"
+
+namespace rtm::cuda {
+namespace {
+
+std::string version_string(int v) { // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// A tiny kernel whose attributes tell whether this build carries code for the GPU.
+__global__ void probe_kernel() {}
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ void add_to(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void add_to(__half* p, float v) { atomicAdd(p, __float2half_rn(v)); }
+
+// p_cur[cell] += scale * weight * v2dt2[cell] * series[point], one thread per point; points may
+// share cells, hence the atomic add.
+template <class T>
+__global__ void inject_kernel(T* p_cur, const T* v2dt2, const PointStencil* points, int count,
+                              const float* series_row, float scale) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= count) return;
+  const PointStencil& s = points[p]; // read in place: a local copy would go to local memory
+  const float amp = scale * series_row[p];
+  for (int c = 0; c < s.count; ++c)
+    add_to(p_cur + s.index[c], s.weight[c] * to_float(v2dt2[s.index[c]]) * amp);
+}
+
+// series_row[point] = sum over the point's cells of weight * p_cur[cell].
+template <class T>
+__global__ void record_kernel(const T* p_cur, const PointStencil* points, int count,
+                              float* series_row) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= count) return;
+  const PointStencil& s = points[p];
+  float v = 0.0f;
+  for (int c = 0; c < s.count; ++c) v += s.weight[c] * to_float(p_cur[s.index[c]]);
+  series_row[p] = v;
+}
+
+MemoryOptions merged(const MemoryOptions& a, const MemoryOptions& b) {
+  return {a.compressible || b.compressible, a.l2_persist || b.l2_persist};
+}
+
+// Times every float32 kernel for a few steps on this grid, on random wavefields, and leaves the
+// propagator running the fastest.
+std::unique_ptr<CudaPropagator> make_fastest(const PropagatorSetup& setup,
+                                             const MemoryOptions& options, int device,
+                                             std::ostream* log) {
+  constexpr int kWarmupSteps = 2, kTimedSteps = 5;
+  const std::vector<const VariantRow*> candidates = auto_candidates();
+  auto propagator = std::make_unique<CudaPropagator>(setup, *candidates.front(), options, device);
+  propagator->fill_random_state(0x5eed);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<std::pair<float, const VariantRow*>> timings;
+  try {
+    for (const VariantRow* row : candidates) {
+      propagator->use_kernel(*row);
+      for (int s = 0; s < kWarmupSteps; ++s) propagator->step();
+      CUDA_CHECK(cudaEventRecord(start, propagator->stream()));
+      for (int s = 0; s < kTimedSteps; ++s) propagator->step();
+      CUDA_CHECK(cudaEventRecord(stop, propagator->stream()));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      timings.emplace_back(ms / kTimedSteps, row);
+    }
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  const auto best = std::min_element(timings.begin(), timings.end(),
+                                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  propagator->use_kernel(*best->second);
+  propagator->zero_state();
+  if (log) {
+    const GridLayout& g = setup.layout;
+    *log << "rtm: --variant auto chose " << best->second->info.name << " on " << g.nx << "x" << g.ny
+         << "x" << g.nz << " (ms/step:";
+    for (const auto& [ms, row] : timings) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %s %.3f", row->info.name.c_str(), double(ms));
+      *log << buf;
+    }
+    *log << ")\n";
+  }
+  return propagator;
+}
+
+} // namespace
+
+// ---- device query ----------------------------------------------------------------------------
+
+DeviceInfo query_device(int device) {
+  DeviceInfo info;
+  info.device = device;
+  int count = 0;
+  const cudaError_t counted = cudaGetDeviceCount(&count);
+  if (counted != cudaSuccess) {
+    info.why_unavailable = std::string(counted == cudaErrorInsufficientDriver
+                                           ? "no NVIDIA driver new enough for this build (or none at all); "
+                                           : "") +
+                           "cudaGetDeviceCount failed: " + cudaGetErrorString(counted);
+    cudaGetLastError(); // clear it: this is an answer, not a pending error
+    return info;
+  }
+  if (count == 0) {
+    info.why_unavailable = "no CUDA device is visible";
+    return info;
+  }
+  if (device < 0 || device >= count) {
+    info.why_unavailable = "device " + std::to_string(device) + " requested, " +
+                           std::to_string(count) + " visible";
+    return info;
+  }
+  int runtime = 0, driver = 0;
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  info.runtime_version = version_string(runtime);
+  info.driver_version = version_string(driver);
+
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.global_mem_bytes = prop.totalGlobalMem;
+  info.l2_bytes = size_t(prop.l2CacheSize);
+  info.max_persisting_l2_bytes = size_t(std::max(prop.persistingL2CacheMaxSize, 0));
+  info.max_access_policy_window_bytes = size_t(std::max(prop.accessPolicyMaxWindowSize, 0));
+
+  // Memory clock and bus width: CUDA 13 dropped them from cudaDeviceProp, and some drivers report
+  // 0 or refuse the attribute. Then the theoretical figure is unknown (0), never a guess.
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess)
+    clock_khz = 0;
+  if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+    bus_bits = 0;
+  cudaGetLastError();
+  if (clock_khz > 0 && bus_bits > 0)
+    info.theoretical_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+
+  try {
+    info.generic_compression = compressible_memory_unavailable_reason(device).empty();
+  } catch (const CudaError&) {
+    info.generic_compression = false; // the driver lacks the entry points: no compression then
+  }
+
+  CUDA_CHECK(cudaSetDevice(device));
+  cudaFuncAttributes attributes{};
+  const cudaError_t loadable = cudaFuncGetAttributes(&attributes, probe_kernel);
+  if (loadable != cudaSuccess) {
+    cudaGetLastError();
+    info.why_unavailable = "this build has no kernels for " + info.name + " (compute capability " +
+                           std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor) +
+                           "; rebuild with CMAKE_CUDA_ARCHITECTURES=" +
+                           std::to_string(info.cc_major * 10 + info.cc_minor) + "): " +
+                           cudaGetErrorString(loadable);
+    return info;
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  info.free_mem_bytes = free_bytes;
+  info.available = true;
+  return info;
+}
+
+// ---- the propagator --------------------------------------------------------------------------
+
+CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& row,
+                               const MemoryOptions& memory, int device)
+    : device_(device), row_(&row), memory_(memory), layout_(setup.layout),
+      weights_(setup.weights) {
+  const GridLayout& g = layout_;
+  if (g.nx < 1 || g.ny < 1 || g.nz < 1)
+    throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
+  const GridLayout expected = make_layout(g.nx, g.ny, g.nz);
+  if (g.pitch != expected.pitch || g.plane != expected.plane || g.offset != expected.offset ||
+      g.size != expected.size)
+    throw std::invalid_argument("cuda/" + row.info.name +
+                                ": the CUDA kernels need the padded layout of make_layout()");
+  if (int64_t(setup.v2dt2.size()) != g.interior_cells())
+    throw std::invalid_argument("cuda/" + row.info.name + ": v2dt2 has " +
+                                std::to_string(setup.v2dt2.size()) + " values, the grid " +
+                                std::to_string(g.interior_cells()) + " cells");
+  const DampingProfiles& d = setup.damping;
+  if (!d.empty() && (int(d.x.size()) != g.nx || int(d.y.size()) != g.ny || int(d.z.size()) != g.nz))
+    throw std::invalid_argument("cuda/" + row.info.name +
+                                ": damping profiles must have nx, ny, nz entries");
+
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+
+  // Refuse before allocating anything when the grid cannot fit: three padded arrays plus the
+  // float staging buffer that uploads use.
+  const size_t field_bytes = size_t(g.size) * element_bytes();
+  const size_t staging_bytes = size_t(std::max<int64_t>(g.size, g.interior_cells())) * sizeof(float);
+  const size_t needed = 3 * field_bytes + staging_bytes;
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed > free_bytes)
+    throw std::runtime_error("cuda/" + row.info.name + ": a " + std::to_string(g.nx) + "x" +
+                             std::to_string(g.ny) + "x" + std::to_string(g.nz) + " grid needs " +
+                             mib(needed) + " of device memory, only " + mib(free_bytes) +
+                             " of " + mib(total_bytes) + " are free");
+
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  try {
+    const AllocationKind field_kind =
+        memory_.compressible ? AllocationKind::compressible : AllocationKind::plain;
+    field_a_ = DeviceBuffer(field_bytes, field_kind, device_);
+    field_b_ = DeviceBuffer(field_bytes, field_kind, device_);
+    if (memory_.compressible && !field_a_.compressed()) {
+      memory_note_ = "compressible memory unavailable (" + field_a_.fallback_reason() +
+                     "); the wavefields use ordinary device memory";
+      memory_.compressible = false;
+    }
+    v2dt2_ = DeviceBuffer(field_bytes, AllocationKind::plain, device_);
+    cur_ = field_a_.data();
+    prev_ = field_b_.data();
+    CUDA_CHECK(cudaMemsetAsync(field_a_.data(), 0, field_bytes, stream_));
+    CUDA_CHECK(cudaMemsetAsync(field_b_.data(), 0, field_bytes, stream_));
+    CUDA_CHECK(cudaMemsetAsync(v2dt2_.data(), 0, field_bytes, stream_));
+    {
+      DeviceBuffer dense(size_t(g.interior_cells()) * sizeof(float), AllocationKind::plain, device_);
+      CUDA_CHECK(cudaMemcpyAsync(dense.data(), setup.v2dt2.data(), dense.bytes(),
+                                 cudaMemcpyHostToDevice, stream_));
+      scatter_interior(g, dense.as<float>(), v2dt2_.data(), row_->storage, stream_);
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    if (!d.empty()) {
+      auto upload_profile = [&](const std::vector<float>& profile) {
+        std::vector<float> padded(size_t(damping_profile_length(int(profile.size()))), 0.0f);
+        std::copy(profile.begin(), profile.end(), padded.begin());
+        DeviceBuffer buffer(padded.size() * sizeof(float), AllocationKind::plain, device_);
+        CUDA_CHECK(cudaMemcpy(buffer.data(), padded.data(), buffer.bytes(), cudaMemcpyHostToDevice));
+        return buffer;
+      };
+      damp_x_ = upload_profile(d.x);
+      damp_y_ = upload_profile(d.y);
+      damp_z_ = upload_profile(d.z);
+    }
+    if (memory_.l2_persist) enable_l2_window();
+  } catch (...) {
+    disable_l2_window();
+    cudaStreamDestroy(stream_);
+    throw;
+  }
+  if (!memory_note_.empty()) std::cerr << "rtm: " << name() << ": " << memory_note_ << "\n";
+}
+
+CudaPropagator::~CudaPropagator() {
+  cudaSetDevice(device_);
+  cudaStreamSynchronize(stream_);
+  disable_l2_window();
+  cudaStreamDestroy(stream_);
+  sets_.clear();
+}
+
+size_t CudaPropagator::element_bytes() const {
+  return row_->storage == Storage::fp32 ? sizeof(float) : sizeof(__half);
+}
+
+std::string CudaPropagator::name() const {
+  std::string n = "cuda/" + row_->info.name;
+  if (memory_.compressible && !row_->info.preset.compressible) n += "+compressible";
+  if (memory_.l2_persist && !row_->info.preset.l2_persist) n += "+l2_persist";
+  return n;
+}
+
+// The L2 persisting window covers v2dt2: the one array read every step and never written, so the
+// lines kept in L2 serve every later step (the wavefields change roles each step and are rewritten).
+// Window size: all of v2dt2 up to the device's largest window; hit ratio: the share of the window
+// that fits in the persisting carve-out, so persisting lines do not evict each other.
+void CudaPropagator::enable_l2_window() {
+  int max_persisting = 0, max_window = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device_));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device_));
+  if (max_persisting <= 0 || max_window <= 0) {
+    memory_note_ += std::string(memory_note_.empty() ? "" : "; ") +
+                    "the GPU has no persisting L2 lines; l2_persist is off";
+    memory_.l2_persist = false;
+    return;
+  }
+  CUDA_CHECK(cudaDeviceGetLimit(&saved_persisting_limit_, cudaLimitPersistingL2CacheSize));
+  CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, size_t(max_persisting)));
+  size_t granted = 0;
+  CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
+  const size_t window = std::min(v2dt2_.bytes(), size_t(max_window));
+  cudaStreamAttrValue attr{};
+  attr.accessPolicyWindow.base_ptr = v2dt2_.data();
+  attr.accessPolicyWindow.num_bytes = window;
+  attr.accessPolicyWindow.hitRatio = float(std::min(1.0, double(granted) / double(window)));
+  attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  l2_window_active_ = true; // set before the call so that a failure still restores the limit
+  CUDA_CHECK(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr));
+}
+
+// Clears the window, demotes every persisting line to normal, and restores the carve-out the
+// process had before, so later work (other propagators, other programs) sees an ordinary L2.
+void CudaPropagator::disable_l2_window() noexcept {
+  if (!l2_window_active_) return;
+  cudaStreamAttrValue attr{};
+  attr.accessPolicyWindow.num_bytes = 0;
+  const cudaError_t cleared =
+      cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr);
+  const cudaError_t reset = cudaCtxResetPersistingL2Cache();
+  const cudaError_t restored = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, saved_persisting_limit_);
+  if (cleared != cudaSuccess || reset != cudaSuccess || restored != cudaSuccess)
+    std::fprintf(stderr, "rtm: resetting the L2 persisting window failed (%s, %s, %s)\n",
+                 cudaGetErrorString(cleared), cudaGetErrorString(reset),
+                 cudaGetErrorString(restored));
+  l2_window_active_ = false;
+}
+
+void CudaPropagator::set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
+  const auto n = size_t(layout_.size);
+  if (p_prev.size() != n || p_cur.size() != n)
+    throw std::invalid_argument(name() + "::set_state: arrays must have layout().size = " +
+                                std::to_string(n) + " floats");
+  CUDA_CHECK(cudaSetDevice(device_));
+  if (row_->storage == Storage::fp32) {
+    CUDA_CHECK(cudaMemcpyAsync(prev_, p_prev.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(cur_, p_cur.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return;
+  }
+  DeviceBuffer staging(n * sizeof(float), AllocationKind::plain, device_);
+  for (auto [host, device] : {std::pair{&p_prev, prev_}, std::pair{&p_cur, cur_}}) {
+    CUDA_CHECK(cudaMemcpyAsync(staging.data(), host->data(), n * sizeof(float),
+                               cudaMemcpyHostToDevice, stream_));
+    convert_float_to_half(staging.as<float>(), device, int64_t(n), stream_);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
+  const auto n = size_t(layout_.size);
+  p_prev.resize(n);
+  p_cur.resize(n);
+  CUDA_CHECK(cudaSetDevice(device_));
+  if (row_->storage == Storage::fp32) {
+    CUDA_CHECK(cudaMemcpyAsync(p_prev.data(), prev_, n * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(p_cur.data(), cur_, n * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return;
+  }
+  DeviceBuffer staging(n * sizeof(float), AllocationKind::plain, device_);
+  for (auto [host, device] : {std::pair{&p_prev, prev_}, std::pair{&p_cur, cur_}}) {
+    convert_half_to_float(device, staging.as<float>(), int64_t(n), stream_);
+    CUDA_CHECK(cudaMemcpyAsync(host->data(), staging.data(), n * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_)); // the staging buffer is reused next
+  }
+}
+
+void CudaPropagator::zero_state() {
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemsetAsync(cur_, 0, field_a_.bytes(), stream_));
+  CUDA_CHECK(cudaMemsetAsync(prev_, 0, field_b_.bytes(), stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaPropagator::fill_random_state(uint64_t seed) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  fill_random(prev_, row_->storage, layout_.size, seed, stream_);
+  fill_random(cur_, row_->storage, layout_.size, seed + 1, stream_);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaPropagator::use_kernel(const VariantRow& row) {
+  if (row.storage != row_->storage)
+    throw std::invalid_argument(name() + ": cannot switch to " + row.info.name +
+                                ", which stores its fields in another precision");
+  row_ = &row;
+}
+
+void CudaPropagator::step() {
+  CUDA_CHECK(cudaSetDevice(device_));
+  WaveStepArgs args;
+  args.layout = layout_;
+  args.weights = weights_;
+  args.p_cur = cur_;
+  args.p_prev_next = prev_;
+  args.v2dt2 = v2dt2_.data();
+  if (damp_x_.data()) {
+    args.damp_x = damp_x_.as<float>();
+    args.damp_y = damp_y_.as<float>();
+    args.damp_z = damp_z_.as<float>();
+  }
+  args.sm_count = sm_count_;
+  row_->launch(args, stream_);
+  std::swap(cur_, prev_);
+}
+
+void CudaPropagator::synchronize() {
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+int CudaPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
+  if (nt <= 0) throw std::invalid_argument(name() + "::add_point_set: nt must be positive");
+  for (const PointStencil& p : points) {
+    if (p.count < 0 || p.count > 8)
+      throw std::invalid_argument(name() + "::add_point_set: a point has " +
+                                  std::to_string(p.count) + " cells (0 to 8 allowed)");
+    for (int c = 0; c < p.count; ++c)
+      if (p.index[c] < 0 || p.index[c] >= layout_.size)
+        throw std::out_of_range(name() + "::add_point_set: point cell index outside the grid");
+  }
+  CUDA_CHECK(cudaSetDevice(device_));
+  DevicePointSet set;
+  set.count = int(points.size());
+  set.nt = nt;
+  set.stencils = DeviceBuffer(points.size() * sizeof(PointStencil), AllocationKind::plain, device_);
+  set.series = DeviceBuffer(size_t(nt) * points.size() * sizeof(float), AllocationKind::plain, device_);
+  if (!points.empty()) {
+    CUDA_CHECK(cudaMemcpy(set.stencils.data(), points.data(), set.stencils.bytes(),
+                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(set.series.data(), 0, set.series.bytes()));
+  }
+  sets_.push_back(std::move(set));
+  return int(sets_.size()) - 1;
+}
+
+const CudaPropagator::DevicePointSet& CudaPropagator::point_set(int set, const char* what) const {
+  if (set < 0 || set >= int(sets_.size()))
+    throw std::out_of_range(name() + "::" + what + ": no point set " + std::to_string(set));
+  return sets_[size_t(set)];
+}
+
+void CudaPropagator::upload_series(int set, const std::vector<float>& series) {
+  const DevicePointSet& ps = point_set(set, "upload_series");
+  const size_t expected = size_t(ps.nt) * size_t(ps.count);
+  if (series.size() != expected)
+    throw std::invalid_argument(name() + "::upload_series: expected nt x points = " +
+                                std::to_string(expected) + " values, got " +
+                                std::to_string(series.size()));
+  if (expected == 0) return;
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(ps.series.data(), series.data(), expected * sizeof(float),
+                             cudaMemcpyHostToDevice, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+std::vector<float> CudaPropagator::download_series(int set) const {
+  const DevicePointSet& ps = point_set(set, "download_series");
+  std::vector<float> series(size_t(ps.nt) * size_t(ps.count));
+  if (series.empty()) return series;
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(series.data(), ps.series.data(), series.size() * sizeof(float),
+                             cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return series;
+}
+
+void CudaPropagator::inject(int set, int t, float scale) {
+  const DevicePointSet& ps = point_set(set, "inject");
+  if (t < 0 || t >= ps.nt) throw std::out_of_range(name() + "::inject: time index outside the series");
+  if (ps.count == 0) return;
+  CUDA_CHECK(cudaSetDevice(device_));
+  constexpr int kThreads = 128;
+  const int blocks = (ps.count + kThreads - 1) / kThreads;
+  const float* row = ps.series.as<float>() + size_t(t) * ps.count;
+  const auto* points = ps.stencils.as<PointStencil>();
+  if (row_->storage == Storage::fp32)
+    inject_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<float*>(cur_), v2dt2_.as<float>(),
+                                                     points, ps.count, row, scale);
+  else
+    inject_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<__half*>(cur_), v2dt2_.as<__half>(),
+                                                     points, ps.count, row, scale);
+  CUDA_CHECK_LAUNCH("inject_kernel");
+}
+
+void CudaPropagator::record(int set, int t) {
+  const DevicePointSet& ps = point_set(set, "record");
+  if (t < 0 || t >= ps.nt) throw std::out_of_range(name() + "::record: time index outside the series");
+  if (ps.count == 0) return;
+  CUDA_CHECK(cudaSetDevice(device_));
+  constexpr int kThreads = 128;
+  const int blocks = (ps.count + kThreads - 1) / kThreads;
+  float* row = ps.series.as<float>() + size_t(t) * ps.count;
+  const auto* points = ps.stencils.as<PointStencil>();
+  if (row_->storage == Storage::fp32)
+    record_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<const float*>(cur_), points, ps.count, row);
+  else
+    record_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<const __half*>(cur_), points, ps.count, row);
+  CUDA_CHECK_LAUNCH("record_kernel");
+}
+
+// ---- the factory -----------------------------------------------------------------------------
+
+std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup, const std::string& variant,
+                                            const MemoryOptions& options, int device,
+                                            std::ostream* log) {
+  if (variant == "auto") return make_fastest(setup, options, device, log);
+  const VariantRow& row = find_variant_row(variant);
+  return std::make_unique<CudaPropagator>(setup, row, merged(row.info.preset, options), device);
+}
+
+} // namespace rtm::cuda

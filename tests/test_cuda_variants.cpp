@@ -1,0 +1,432 @@
+// Every CUDA variant against the CPU reference (label gpu; each test skips where no GPU is usable).
+//
+// What is checked, and why it can fail:
+// - Fresh random wavefields (magnitudes in [0.1, 1], random signs) in every element, halos and
+//   padding included, and a random heterogeneous v2dt2 at 80% of the CFL limit, with a different
+//   spacing per axis (a kernel that swaps two axes' weights fails).
+// - Several shapes, most of them multiples of no block size (67x45x53 and others), one smaller
+//   than every tile, and 12 steps.
+// - Relative L2 error over the interior of both wavefields: <= 1e-5 for float32 storage (the
+//   kernels and the reference differ only in the order of float32 additions); for fp16_storage
+//   see kFp16Tolerance below.
+// - Every non-interior element (halo and padding) must be exactly what it was: no kernel writes
+//   outside the interior.
+// - The step updates p[n-1] in place, so its output cannot be poisoned without poisoning an input.
+//   Instead the one-step poison test fills the halo and padding of the p[n-1] buffer with NaN: a
+//   correct kernel neither reads them (the result stays finite) nor writes them (they stay NaN),
+//   and an interior cell the kernel skips keeps p[n-1], which differs from p[n+1] by O(1) and
+//   fails the error bound (one such cell in 160,000 gives a relative error near 2.5e-3).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/cuda_backend.h"
+#include "solvers/cpu_propagator.h"
+
+namespace rtm {
+namespace {
+
+constexpr int kSteps = 12;
+constexpr double kFp32Tolerance = 1e-5;
+// fp16_storage: half precision keeps an 11-bit significand, so every stored value carries a
+// relative rounding error of at most u = 2^-11 ~ 4.9e-4. The initial fields and v2dt2 are rounded
+// once (~u each); each of the N steps rounds its output once more, and the stable leapfrog step
+// passes earlier errors on without amplifying them (for the random, high-wavenumber fields here),
+// so the error grows at most about linearly: ~(N + 2) u = 6.9e-3 after 12 steps. The bound
+// adds a margin for the leapfrog's slower decay of low-wavenumber errors: 1e-2 (~20 u).
+// It must also exceed u / 50 ~ 1e-5: a smaller error would mean the fields are not held in half.
+constexpr double kFp16Tolerance = 1e-2;
+constexpr double kFp16AtLeast = 1e-5;
+
+struct Shape {
+  int nx, ny, nz;
+};
+
+std::string shape_name(const Shape& s) {
+  return std::to_string(s.nx) + "x" + std::to_string(s.ny) + "x" + std::to_string(s.nz);
+}
+void PrintTo(const Shape& s, std::ostream* out) { *out << shape_name(s); } // for test names
+
+bool gpu_usable(std::string* why) {
+  static const cuda::DeviceInfo info = cuda::query_device(0);
+  if (!info.available && why) *why = info.why_unavailable;
+  return info.available;
+}
+
+#define SKIP_WITHOUT_GPU()                                   \
+  do {                                                       \
+    std::string why_no_gpu;                                  \
+    if (!gpu_usable(&why_no_gpu)) GTEST_SKIP() << why_no_gpu; \
+  } while (0)
+
+bool is_fp16(const std::string& variant) {
+  for (const cuda::VariantInfo& v : cuda::variant_table())
+    if (v.name == variant) return v.bytes_per_cell < 16;
+  return false;
+}
+
+double tolerance(const std::string& variant) {
+  return is_fp16(variant) ? kFp16Tolerance : kFp32Tolerance;
+}
+
+uint64_t fresh_seed() {
+  std::random_device device;
+  return (uint64_t(device()) << 32) ^ device();
+}
+
+// Heterogeneous medium (1500-4500 m/s) on spacings 10, 12 and 8 m, dt at 80% of the CFL limit.
+PropagatorSetup make_setup(const Shape& s, std::mt19937_64& rng, bool damped) {
+  PropagatorSetup setup;
+  setup.layout = make_layout(s.nx, s.ny, s.nz);
+  const double hx = 10.0, hy = 12.0, hz = 8.0, v_max = 4500.0;
+  setup.weights = make_laplacian_weights(hx, hy, hz);
+  const double dt =
+      0.8 * 2.0 / (v_max * std::sqrt(kStencilAbsSum * (1 / (hx * hx) + 1 / (hy * hy) + 1 / (hz * hz))));
+  std::uniform_real_distribution<double> velocity(1500.0, v_max);
+  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
+  for (float& v : setup.v2dt2) {
+    const double vel = velocity(rng);
+    v = float(vel * vel * dt * dt);
+  }
+  if (damped) {
+    // Non-zero everywhere, so that every cell takes the damped path.
+    std::uniform_real_distribution<float> e(0.01f, 0.1f);
+    for (auto [profile, n] : {std::pair{&setup.damping.x, s.nx}, std::pair{&setup.damping.y, s.ny},
+                              std::pair{&setup.damping.z, s.nz}}) {
+      profile->resize(size_t(n));
+      for (float& v : *profile) v = e(rng);
+    }
+  }
+  return setup;
+}
+
+// Every element (halo and padding included): magnitude in [0.1, 1], random sign.
+std::vector<float> random_field(const GridLayout& g, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> magnitude(0.1f, 1.0f);
+  std::bernoulli_distribution negative(0.5);
+  std::vector<float> field(size_t(g.size));
+  for (float& v : field) v = negative(rng) ? -magnitude(rng) : magnitude(rng);
+  return field;
+}
+
+bool is_interior(const GridLayout& g, int64_t index) {
+  const int64_t rel = index - g.offset;
+  if (rel < 0) return false;
+  const int64_t k = rel / g.plane - kHalo;
+  const int64_t j = (rel % g.plane) / g.pitch - kHalo;
+  const int64_t i = rel % g.pitch - kHalo;
+  return i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz;
+}
+
+// sqrt(sum (a-b)^2 / sum b^2) over interior cells; NaN anywhere in a makes it NaN (and fail).
+double interior_relative_l2(const GridLayout& g, const std::vector<float>& a,
+                            const std::vector<float>& ref) {
+  double diff2 = 0.0, ref2 = 0.0;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const int64_t c = g.index(i, j, k);
+        const double d = double(a[size_t(c)]) - double(ref[size_t(c)]);
+        diff2 += d * d;
+        ref2 += double(ref[size_t(c)]) * ref[size_t(c)];
+      }
+  return std::sqrt(diff2 / ref2);
+}
+
+// Elements outside the interior whose value differs from `ref` (NaN equals NaN here), counted.
+// fp16 storage rounds them once, so they may differ by one rounding.
+int64_t changed_outside_interior(const GridLayout& g, const std::vector<float>& a,
+                                 const std::vector<float>& ref, bool fp16) {
+  int64_t changed = 0;
+  for (int64_t n = 0; n < g.size; ++n) {
+    if (is_interior(g, n)) continue;
+    const float x = a[size_t(n)], r = ref[size_t(n)];
+    if (std::isnan(r)) {
+      changed += !std::isnan(x);
+    } else if (fp16) {
+      changed += !(std::fabs(x - r) <= std::ldexp(std::fabs(r), -11));
+    } else {
+      changed += x != r;
+    }
+  }
+  return changed;
+}
+
+void expect_error_within(const std::string& variant, double error, const char* what) {
+  EXPECT_LE(error, tolerance(variant)) << variant << ": " << what;
+  if (is_fp16(variant)) {
+    EXPECT_GE(error, kFp16AtLeast) << variant << ": " << what;
+  }
+}
+
+std::vector<std::string> all_variants() {
+  std::vector<std::string> names;
+  for (const cuda::VariantInfo& v : cuda::variant_table()) names.push_back(v.name);
+  return names;
+}
+
+// ---- every variant, several shapes, 12 steps -------------------------------------------------
+
+const Shape kShapes[] = {{67, 45, 53}, {64, 32, 64}, {33, 70, 41}, {130, 9, 37}, {5, 6, 7}};
+
+class VariantVsCpu : public ::testing::TestWithParam<std::tuple<std::string, Shape>> {};
+
+TEST_P(VariantVsCpu, MatchesReferenceAfterSteps) {
+  SKIP_WITHOUT_GPU();
+  const auto& [variant, shape] = GetParam();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(shape, rng, false);
+  const GridLayout& g = setup.layout;
+  const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
+
+  CpuPropagator cpu(setup);
+  cpu.set_state(prev0, cur0);
+  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  gpu->set_state(prev0, cur0);
+  for (int s = 0; s < kSteps; ++s) {
+    cpu.step();
+    gpu->step();
+  }
+  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
+  cpu.get_state(cpu_prev, cpu_cur);
+  gpu->get_state(gpu_prev, gpu_cur);
+  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu_cur), "p[n+1]");
+  expect_error_within(variant, interior_relative_l2(g, gpu_prev, cpu_prev), "p[n]");
+  EXPECT_EQ(changed_outside_interior(g, gpu_cur, cpu_cur, is_fp16(variant)), 0)
+      << variant << ": halo or padding of p[n+1] changed";
+  EXPECT_EQ(changed_outside_interior(g, gpu_prev, cpu_prev, is_fp16(variant)), 0)
+      << variant << ": halo or padding of p[n] changed";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllVariants, VariantVsCpu,
+    ::testing::Combine(::testing::ValuesIn(all_variants()), ::testing::ValuesIn(kShapes)),
+    [](const auto& test) {
+      return std::get<0>(test.param) + "_" + shape_name(std::get<1>(test.param));
+    });
+
+// ---- one step with poisoned halos, damping, point sets: one shape per variant -----------------
+
+class VariantChecks : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VariantChecks, NeitherReadsNorWritesOutsideTheInterior) {
+  SKIP_WITHOUT_GPU();
+  const std::string& variant = GetParam();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
+  const GridLayout& g = setup.layout;
+  std::vector<float> prev0 = random_field(g, rng);
+  const std::vector<float> cur0 = random_field(g, rng);
+  for (int64_t n = 0; n < g.size; ++n)
+    if (!is_interior(g, n)) prev0[size_t(n)] = std::numeric_limits<float>::quiet_NaN();
+
+  CpuPropagator cpu(setup);
+  cpu.set_state(prev0, cur0);
+  cpu.step();
+  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  gpu->set_state(prev0, cur0);
+  gpu->step();
+  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
+  cpu.get_state(cpu_prev, cpu_cur);
+  gpu->get_state(gpu_prev, gpu_cur);
+  const double error = interior_relative_l2(g, gpu_cur, cpu_cur);
+  EXPECT_LE(error, tolerance(variant)) << variant; // also fails on NaN
+  EXPECT_EQ(changed_outside_interior(g, gpu_cur, prev0, is_fp16(variant)), 0)
+      << variant << ": wrote into the poisoned halo or padding";
+}
+
+TEST_P(VariantChecks, DampedStepMatchesReference) {
+  SKIP_WITHOUT_GPU();
+  const std::string& variant = GetParam();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup({67, 45, 53}, rng, true);
+  const GridLayout& g = setup.layout;
+  const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
+  CpuPropagator cpu(setup);
+  cpu.set_state(prev0, cur0);
+  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  gpu->set_state(prev0, cur0);
+  for (int s = 0; s < kSteps; ++s) {
+    cpu.step();
+    gpu->step();
+  }
+  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
+  cpu.get_state(cpu_prev, cpu_cur);
+  gpu->get_state(gpu_prev, gpu_cur);
+  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu_cur), "damped p[n+1]");
+  // The damping must have acted: the undamped reference is far from the damped one (the
+  // reference alone, so the same for every variant).
+  PropagatorSetup undamped = setup;
+  undamped.damping = {};
+  CpuPropagator plain(undamped);
+  plain.set_state(prev0, cur0);
+  for (int s = 0; s < kSteps; ++s) plain.step();
+  std::vector<float> plain_prev, plain_cur;
+  plain.get_state(plain_prev, plain_cur);
+  EXPECT_GT(interior_relative_l2(g, plain_cur, cpu_cur), 0.05);
+}
+
+// A random 8-cell (trilinear) stencil around an interior cell.
+PointStencil random_point(const GridLayout& g, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> x(0, g.nx - 2), y(0, g.ny - 2), z(0, g.nz - 2);
+  std::uniform_real_distribution<float> frac(0.0f, 1.0f);
+  const int i = x(rng), j = y(rng), k = z(rng);
+  const float fx = frac(rng), fy = frac(rng), fz = frac(rng);
+  PointStencil p;
+  for (int c = 0; c < 8; ++c) {
+    const int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
+    p.index[c] = g.index(i + di, j + dj, k + dk);
+    p.weight[c] = (di ? fx : 1 - fx) * (dj ? fy : 1 - fy) * (dk ? fz : 1 - fz);
+  }
+  p.count = 8;
+  return p;
+}
+
+TEST_P(VariantChecks, PointSetsInjectAndRecordLikeReference) {
+  SKIP_WITHOUT_GPU();
+  const std::string& variant = GetParam();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
+  const GridLayout& g = setup.layout;
+
+  std::vector<PointStencil> sources;
+  for (int n = 0; n < 40; ++n) sources.push_back(random_point(g, rng));
+  sources.push_back(sources.front()); // the same cells twice: injection must add both
+  PointStencil corner;
+  corner.index[0] = g.index(0, 0, 0);
+  corner.weight[0] = 1.0f;
+  corner.count = 1;
+  sources.push_back(corner);
+  PointStencil far_corner = corner;
+  far_corner.index[0] = g.index(g.nx - 1, g.ny - 1, g.nz - 1);
+  sources.push_back(far_corner);
+  std::vector<PointStencil> receivers;
+  for (int n = 0; n < 30; ++n) receivers.push_back(random_point(g, rng));
+  receivers.push_back(far_corner);
+
+  std::vector<float> wavelets(size_t(kSteps) * sources.size());
+  std::uniform_real_distribution<float> amplitude(-1.0f, 1.0f);
+  for (float& w : wavelets) w = amplitude(rng);
+
+  CpuPropagator cpu(setup);
+  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
+  std::vector<std::vector<float>> recorded;
+  for (Propagator* p : {static_cast<Propagator*>(&cpu), gpu.get()}) {
+    p->set_state(prev0, cur0);
+    const int src = p->add_point_set(sources, kSteps);
+    const int rec = p->add_point_set(receivers, kSteps);
+    p->upload_series(src, wavelets);
+    ASSERT_EQ(p->download_series(src), wavelets) << p->name() << ": series round trip";
+    for (int t = 0; t < kSteps; ++t) {
+      p->inject(src, t, 0.5f);
+      p->step();
+      p->record(rec, t);
+    }
+    recorded.push_back(p->download_series(rec));
+  }
+  double diff2 = 0.0, ref2 = 0.0;
+  for (size_t n = 0; n < recorded[0].size(); ++n) {
+    diff2 += std::pow(double(recorded[1][n]) - recorded[0][n], 2);
+    ref2 += std::pow(double(recorded[0][n]), 2);
+  }
+  expect_error_within(variant, std::sqrt(diff2 / ref2), "recorded traces");
+  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
+  cpu.get_state(cpu_prev, cpu_cur);
+  gpu->get_state(gpu_prev, gpu_cur);
+  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu_cur), "p after injection");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, VariantChecks, ::testing::ValuesIn(all_variants()),
+                         [](const auto& test) { return test.param; });
+
+// ---- selection, memory options, input checks ----------------------------------------------
+
+TEST(CudaBackend, AutoPicksAVariantAndSaysWhich) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
+  std::ostringstream log;
+  auto gpu = cuda::make_propagator(setup, "auto", {}, 0, &log);
+  EXPECT_NE(log.str().find("--variant auto chose"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find(gpu->name().substr(5)), std::string::npos) << log.str();
+  // The chosen propagator starts from rest and steps correctly.
+  std::vector<float> prev, cur;
+  gpu->get_state(prev, cur);
+  for (float v : cur) ASSERT_EQ(v, 0.0f);
+  const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
+  CpuPropagator cpu(setup);
+  cpu.set_state(prev0, cur0);
+  gpu->set_state(prev0, cur0);
+  cpu.step();
+  gpu->step();
+  std::vector<float> cpu_prev, cpu_cur;
+  cpu.get_state(cpu_prev, cpu_cur);
+  gpu->get_state(prev, cur);
+  EXPECT_LE(interior_relative_l2(setup.layout, cur, cpu_cur), kFp32Tolerance);
+}
+
+TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
+  const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
+  CpuPropagator cpu(setup);
+  cpu.set_state(prev0, cur0);
+  for (int s = 0; s < kSteps; ++s) cpu.step();
+  std::vector<float> cpu_prev, cpu_cur;
+  cpu.get_state(cpu_prev, cpu_cur);
+  for (const std::string variant : {"naive_32x32", "async_prefetch", "fp16_storage"}) {
+    auto gpu = cuda::make_propagator(setup, variant, {true, true}, 0);
+    EXPECT_EQ(gpu->name().rfind("cuda/" + variant, 0), 0u) << gpu->name();
+    gpu->set_state(prev0, cur0);
+    for (int s = 0; s < kSteps; ++s) gpu->step();
+    std::vector<float> prev, cur;
+    gpu->get_state(prev, cur);
+    EXPECT_LE(interior_relative_l2(setup.layout, cur, cpu_cur), tolerance(variant)) << gpu->name();
+  }
+}
+
+TEST(CudaBackend, StateRoundTripIsExactInFloat32) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const PropagatorSetup setup = make_setup({33, 70, 41}, rng, false);
+  const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
+  auto gpu = cuda::make_propagator(setup, "regqueue_vec4", {}, 0);
+  gpu->set_state(prev0, cur0);
+  std::vector<float> prev, cur;
+  gpu->get_state(prev, cur);
+  EXPECT_EQ(prev, prev0);
+  EXPECT_EQ(cur, cur0);
+}
+
+TEST(CudaBackend, RefusesBadInput) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const PropagatorSetup setup = make_setup({16, 16, 16}, rng, false);
+  EXPECT_THROW(cuda::make_propagator(setup, "no_such_variant", {}, 0), std::invalid_argument);
+  auto gpu = cuda::make_propagator(setup, "naive_32x32", {}, 0);
+  EXPECT_THROW(gpu->set_state({1.0f}, {1.0f}), std::invalid_argument);
+  EXPECT_THROW(gpu->inject(0, 0, 1.0f), std::out_of_range);
+  PropagatorSetup short_v2dt2 = setup;
+  short_v2dt2.v2dt2.pop_back();
+  EXPECT_THROW(cuda::make_propagator(short_v2dt2, "naive_32x32", {}, 0), std::invalid_argument);
+}
+
+} // namespace
+} // namespace rtm
