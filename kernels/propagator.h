@@ -69,6 +69,17 @@ inline int64_t boundary_ring_cells(const Box& b) {
   auto inner = [](int n) { return n > 2 * kHalo ? int64_t(n - 2 * kHalo) : int64_t(0); };
   return b.cells() - inner(b.nx()) * inner(b.ny()) * inner(b.nz());
 }
+// GridLayout::index of every ring cell, z slowest, x fastest: a gather/scatter list a backend can
+// use for its boundary store (the order is the backend's own business).
+inline std::vector<int64_t> boundary_ring_indices(const GridLayout& g, const Box& b) {
+  std::vector<int64_t> index;
+  index.reserve(size_t(boundary_ring_cells(b)));
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j)
+      for (int i = b.x0; i < b.x1; ++i)
+        if (in_boundary_ring(b, i, j, k)) index.push_back(g.index(i, j, k));
+  return index;
+}
 
 // Everything a propagator needs to know about the grid, fixed for its lifetime.
 struct PropagatorSetup {

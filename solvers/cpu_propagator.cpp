@@ -182,12 +182,7 @@ void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
   check_box(box, "allocate_boundary_store");
   if (steps < 1) throw std::invalid_argument("allocate_boundary_store: steps must be positive");
   ring_box_ = box;
-  ring_index_.clear();
-  ring_index_.reserve(size_t(boundary_ring_cells(box)));
-  for (int k = box.z0; k < box.z1; ++k)
-    for (int j = box.y0; j < box.y1; ++j)
-      for (int i = box.x0; i < box.x1; ++i)
-        if (in_boundary_ring(box, i, j, k)) ring_index_.push_back(layout().index(i, j, k));
+  ring_index_ = boundary_ring_indices(layout(), box);
   ring_steps_ = steps;
   ring_store_.assign(ring_index_.size() * size_t(steps), 0.0f);
 }
