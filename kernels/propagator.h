@@ -13,7 +13,8 @@
 //
 // Reverse time migration (docs/rtm.md) adds: running time backwards, saving and restoring the
 // boundary ring of a box each step, copying the field in a box to and from the host, the
-// imaging condition between two propagators, and the Born (linearised) source term.
+// imaging condition between two propagators, and the Born (linearised) source term. For
+// profiling, a propagator can time its own operations (enable_timing, PropagatorTiming).
 #pragma once
 
 #include <cstdint>
@@ -89,6 +90,35 @@ struct PropagatorSetup {
   DampingProfiles damping;       // empty: no absorbing layers
 };
 
+// Where a propagator's time went, for profiling a run (enable_timing). Milliseconds spent in each
+// kind of operation: on a GPU the device time between events recorded around each operation
+// (timed operations of all propagators on one device are serialised while timing is on, so the
+// figures add up without counting overlapping work twice); on the CPU the wall time of the call.
+// What none of these covers (host work between calls, uploads and downloads of whole fields and
+// series, synchronisation, an idle device) is the caller's wall time less total_ms().
+struct PropagatorTiming {
+  double step_ms = 0;     // step(): the wave-step kernels
+  double points_ms = 0;   // inject(), record(): point sets
+  double boundary_ms = 0; // save_boundary(), restore_boundary()
+  double imaging_ms = 0;  // accumulate_image()
+  double box_copy_ms = 0; // copy_current(), set_current(), with their host transfers (snapshots)
+  double born_ms = 0;     // inject_born_source()
+  int64_t steps = 0;      // step() calls timed
+
+  double non_step_ms() const { return points_ms + boundary_ms + imaging_ms + box_copy_ms + born_ms; }
+  double total_ms() const { return step_ms + non_step_ms(); }
+  PropagatorTiming& operator+=(const PropagatorTiming& o) {
+    step_ms += o.step_ms;
+    points_ms += o.points_ms;
+    boundary_ms += o.boundary_ms;
+    imaging_ms += o.imaging_ms;
+    box_copy_ms += o.box_copy_ms;
+    born_ms += o.born_ms;
+    steps += o.steps;
+    return *this;
+  }
+};
+
 class Propagator {
 public:
   virtual ~Propagator() = default;
@@ -151,6 +181,14 @@ public:
   // (a propagator of the same backend and grid).
   virtual void set_born_perturbation(const Box& box, const std::vector<float>& m) = 0;
   virtual void inject_born_source(const Propagator& background) = 0;
+
+  // ---- Profiling -------------------------------------------------------------------------
+  // enable_timing(true) zeroes the counters and times every operation listed in
+  // PropagatorTiming from then on; enable_timing(false) stops timing and keeps the totals.
+  // Off by default: untimed operations carry no events and no synchronisation.
+  virtual void enable_timing(bool on) = 0;
+  // The totals so far; on a GPU this waits for the timed operations already queued.
+  virtual PropagatorTiming timing() const = 0;
 };
 
 } // namespace rtm

@@ -1,6 +1,7 @@
 #include "solvers/cpu_propagator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,6 +35,25 @@ void step_row(int nx, int64_t sy, int64_t sz, const LaplacianWeights& w,
     }
   }
 }
+
+// Adds the wall time from construction to destruction to `total_ms`, when timing is on.
+class OpClock {
+public:
+  OpClock(bool on, double& total_ms) : total_ms_(on ? &total_ms : nullptr) {
+    if (total_ms_) start_ = std::chrono::steady_clock::now();
+  }
+  ~OpClock() {
+    if (total_ms_)
+      *total_ms_ +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+  OpClock(const OpClock&) = delete;
+  OpClock& operator=(const OpClock&) = delete;
+
+private:
+  double* total_ms_;
+  std::chrono::steady_clock::time_point start_{};
+};
 
 } // namespace
 
@@ -106,6 +126,8 @@ void CpuPropagator::zero_state() {
 }
 
 void CpuPropagator::step() {
+  const OpClock timed(timing_on_, timing_.step_ms);
+  if (timing_on_) ++timing_.steps;
   cpu_wave_step(setup_.layout, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(),
                 prev_.data());
   std::swap(prev_, cur_);
@@ -139,6 +161,7 @@ void CpuPropagator::upload_series(int set, const std::vector<float>& series) {
 std::vector<float> CpuPropagator::download_series(int set) const { return point_set(set).series; }
 
 void CpuPropagator::inject(int set, int t, float scale) {
+  const OpClock timed(timing_on_, timing_.points_ms);
   const PointSet& ps = point_set(set);
   if (t < 0 || t >= ps.nt) throw std::out_of_range("inject: time index outside the series");
   const size_t np = ps.points.size();
@@ -150,6 +173,7 @@ void CpuPropagator::inject(int set, int t, float scale) {
 }
 
 void CpuPropagator::record(int set, int t) {
+  const OpClock timed(timing_on_, timing_.points_ms);
   PointSet& ps = sets_.at(size_t(set));
   if (t < 0 || t >= ps.nt) throw std::out_of_range("record: time index outside the series");
   const size_t np = ps.points.size();
@@ -188,6 +212,7 @@ void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
 }
 
 void CpuPropagator::save_boundary(int step) {
+  const OpClock timed(timing_on_, timing_.boundary_ms);
   if (step < 0 || step >= ring_steps_)
     throw std::out_of_range("save_boundary: step " + std::to_string(step) + " outside the store");
   float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
@@ -196,6 +221,7 @@ void CpuPropagator::save_boundary(int step) {
 }
 
 void CpuPropagator::restore_boundary(int step) {
+  const OpClock timed(timing_on_, timing_.boundary_ms);
   if (step < 0 || step >= ring_steps_)
     throw std::out_of_range("restore_boundary: step " + std::to_string(step) + " outside the store");
   const float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
@@ -204,6 +230,7 @@ void CpuPropagator::restore_boundary(int step) {
 }
 
 void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+  const OpClock timed(timing_on_, timing_.box_copy_ms);
   check_box(box, "copy_current");
   dense.resize(size_t(box.cells()));
   const GridLayout& g = layout();
@@ -216,6 +243,7 @@ void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) cons
 }
 
 void CpuPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+  const OpClock timed(timing_on_, timing_.box_copy_ms);
   check_box(box, "set_current");
   if (int64_t(dense.size()) != box.cells())
     throw std::invalid_argument("set_current: expected " + std::to_string(box.cells()) +
@@ -237,6 +265,7 @@ void CpuPropagator::allocate_image(const Box& box) {
 }
 
 void CpuPropagator::accumulate_image(const Propagator& source_field, float weight) {
+  const OpClock timed(timing_on_, timing_.imaging_ms);
   if (image_.empty()) throw std::logic_error("accumulate_image: call allocate_image first");
   const std::vector<float>& s = same_backend(source_field, "accumulate_image").cur_;
   const Box& b = image_box_;
@@ -264,6 +293,7 @@ void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<floa
 }
 
 void CpuPropagator::inject_born_source(const Propagator& background) {
+  const OpClock timed(timing_on_, timing_.born_ms);
   if (born_m_.empty()) throw std::logic_error("inject_born_source: call set_born_perturbation first");
   const std::vector<float>& s = same_backend(background, "inject_born_source").cur_;
   const Box& b = born_box_;
@@ -276,6 +306,11 @@ void CpuPropagator::inject_born_source(const Propagator& background) {
       for (int i = 0; i < b.nx(); ++i)
         cur_[c0 + i] += v2dt2_[c0 + i] * born_m_[row + i] * s[c0 + i];
     }
+}
+
+void CpuPropagator::enable_timing(bool on) {
+  if (on) timing_ = PropagatorTiming{};
+  timing_on_ = on;
 }
 
 } // namespace rtm

@@ -48,6 +48,9 @@ public:
   void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void inject_born_source(const Propagator& background) override;
 
+  void enable_timing(bool on) override;
+  PropagatorTiming timing() const override { return timing_; }
+
 private:
   struct PointSet {
     std::vector<PointStencil> points;
@@ -75,6 +78,10 @@ private:
   std::vector<float> image_, illumination_;
   Box born_box_;
   std::vector<float> born_m_;
+
+  // Profiling: wall time of each operation while timing_on_ (mutable: copy_current is const).
+  bool timing_on_ = false;
+  mutable PropagatorTiming timing_;
 };
 
 } // namespace rtm
