@@ -110,6 +110,10 @@ void register_migrate(CLI::App& rtm) {
                   "illumination")
       ->capture_default_str();
   cmd->add_flag("--no-laplacian", args->no_laplacian, "Skip the Laplacian post-filter");
+  cmd->add_flag("--profile", args->params.profile,
+                "Time every propagator operation and print where the shot loop's time went (wave "
+                "steps, imaging, boundary save/restore, injection, host) with RTM Gcells/s and a "
+                "PERFORMANCE line; timed operations are serialised, so the run may be a little slower");
   cmd->add_option("-o,--output", args->output, "Output image file (HDF5)")->required();
   cmd->add_option("--png-dir", args->png_dir,
                   "Also write PNG slices (inline, crossline, depth) of the image and illumination here");

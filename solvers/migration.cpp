@@ -183,6 +183,7 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                               const MigrationParams& params, std::ostream& log, RunStats* stats) {
+  const auto setup_start = std::chrono::steady_clock::now();
   if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
   if (shots.receivers.empty()) throw InputError("migration: the shot file holds no receivers");
   if (!(params.illumination_eps > 0))
@@ -241,6 +242,10 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
       << " s, " << nrec << " receivers\n";
 
   const double propagations = params.reconstruction == Reconstruction::boundary ? 3 : 2;
+  if (params.profile) {
+    source_field->enable_timing(true);
+    receiver_field->enable_timing(true);
+  }
   const auto start = std::chrono::steady_clock::now();
   for (size_t s = 0; s < shots.shots.size(); ++s) {
     const ShotGather& gather = shots.shots[s];
@@ -272,18 +277,91 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                   shots.shots.size(), gcells, elapsed, elapsed / done * left);
     log << line << std::flush;
   }
+  const auto loop_end = std::chrono::steady_clock::now();
   if (stats) {
-    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats->seconds = std::chrono::duration<double>(loop_end - start).count();
     stats->cell_updates = double(g.interior_cells()) * nt * propagations * double(shots.shots.size());
   }
+  MigrationProfile& profile = result.profile;
+  if (params.profile) {
+    profile.measured = true;
+    profile.propagator = source_field->name();
+    profile.grid = g;
+    profile.shots = int(shots.shots.size());
+    profile.nt = nt;
+    profile.sweeps = int(propagations);
+    profile.setup_s = std::chrono::duration<double>(start - setup_start).count();
+    profile.loop_s = std::chrono::duration<double>(loop_end - start).count();
+    profile.timing = source_field->timing();
+    profile.timing += receiver_field->timing();
+  }
 
+  const auto finish_start = std::chrono::steady_clock::now();
   result.raw_image = receiver_field->download_image();
   result.illumination = receiver_field->download_illumination();
   result.image = normalise_image(result.raw_image, result.illumination, params.illumination_eps);
   if (params.laplacian_filter)
     result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
                                     model.dz);
+  if (params.profile) {
+    profile.finish_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
+    print_migration_profile(profile, log);
+  }
   return result;
+}
+
+double MigrationProfile::rtm_gcells_per_s() const {
+  return loop_s > 0 ? double(grid.interior_cells()) * nt * 2.0 * shots / loop_s * 1e-9 : 0.0;
+}
+
+double MigrationProfile::sweep_gcells_per_s() const {
+  return loop_s > 0 ? double(grid.interior_cells()) * nt * double(sweeps) * shots / loop_s * 1e-9
+                    : 0.0;
+}
+
+void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
+  const PropagatorTiming& t = p.timing;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "rtm: profile of the shot loop: %d shot(s) x %d time steps on %s, grid %dx%dx%d, "
+                "%d wave-step sweeps per shot\n",
+                p.shots, p.nt, p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.sweeps);
+  out << line;
+  auto row = [&](const char* what, double seconds, const char* note) {
+    std::snprintf(line, sizeof line, "rtm: profile:   %-24s %9.3f s %6.1f%%%s\n", what, seconds,
+                  p.loop_s > 0 ? 100.0 * seconds / p.loop_s : 0.0, note);
+    out << line;
+  };
+  char per_step[64] = "";
+  if (t.steps > 0) std::snprintf(per_step, sizeof per_step, "  (%lld steps, %.3f ms each)",
+                                 static_cast<long long>(t.steps), t.step_ms / double(t.steps));
+  row("wall", p.loop_s, "");
+  row("wave-step kernels", t.step_ms * 1e-3, per_step);
+  row("imaging", t.imaging_ms * 1e-3, "");
+  row("boundary save/restore", t.boundary_ms * 1e-3, "");
+  row("injection/recording", t.points_ms * 1e-3, "");
+  row("snapshot copies", t.box_copy_ms * 1e-3, "");
+  row("host, transfers, idle", p.host_s(), "  (the wall less the operations above)");
+  std::snprintf(line, sizeof line,
+                "rtm: profile: outside the loop: %.3f s before (propagators, stores), %.3f s after "
+                "(image download, normalisation, filter)\n",
+                p.setup_s, p.finish_s);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "rtm: profile: RTM throughput %.2f Gcells/s (cells x steps x 2: forward and backward "
+                "propagation); %.2f Gcells/s counting all %d sweeps\n",
+                p.rtm_gcells_per_s(), p.sweep_gcells_per_s(), p.sweeps);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "PERFORMANCE rtm-migrate backend=%s grid=%dx%dx%d shots=%d nt=%d sweeps=%d "
+                "total_s=%.3f loop_s=%.3f step_s=%.3f step_fraction=%.3f other_device_s=%.3f "
+                "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f\n",
+                p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.shots, p.nt, p.sweeps,
+                p.setup_s + p.loop_s + p.finish_s, p.loop_s, t.step_ms * 1e-3,
+                p.loop_s > 0 ? t.step_ms * 1e-3 / p.loop_s : 0.0, t.non_step_ms() * 1e-3,
+                p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s());
+  out << line << std::flush;
 }
 
 } // namespace rtm

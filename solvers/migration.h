@@ -40,6 +40,9 @@ struct MigrationParams {
   // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
   double illumination_eps = 1e-2;
   bool laplacian_filter = true;
+  // Time every propagator operation (Propagator::enable_timing) and print where the time went
+  // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
+  bool profile = false;
   BoundaryConfig boundary;
   BackendOptions backend;
 };
@@ -98,17 +101,44 @@ std::vector<float> normalise_image(const std::vector<float>& image,
 std::vector<float> laplacian_filter(const std::vector<float>& volume, int nx, int ny, int nz,
                                     double dx, double dy, double dz);
 
+// Where the time of a migration went (MigrationParams::profile). `loop_s` is the loop over the
+// shots, the part that scales with shots and steps; the propagators' operations inside it are
+// in `timing` (both propagators together), and what is left is host work, transfers of whole
+// series, synchronisation and idle device time.
+struct MigrationProfile {
+  bool measured = false;
+  std::string propagator;  // the source field's name, e.g. cuda/regqueue_vec4
+  GridLayout grid;         // the compute grid (absorbing layers included)
+  int shots = 0, nt = 0;
+  int sweeps = 0;          // wave-step sweeps per shot: 3 with boundary saving, 2 with snapshots
+  double setup_s = 0;      // before the loop: propagators (variant choice), stores, receivers
+  double loop_s = 0;       // the shot loop, wall clock
+  double finish_s = 0;     // after the loop: image download, normalisation, filter
+  PropagatorTiming timing; // inside the loop
+
+  double host_s() const { return loop_s - timing.total_ms() * 1e-3; }
+  // RTM throughput: compute cells x time steps x 2 (forward and backward propagation, each
+  // time step counted once per direction) per second of the loop.
+  double rtm_gcells_per_s() const;
+  // Wave-step throughput: every sweep counted (the reconstruction's backward source sweep too).
+  double sweep_gcells_per_s() const;
+};
+// The profile as lines of text ("rtm: profile: ...") and a closing PERFORMANCE line.
+void print_migration_profile(const MigrationProfile& profile, std::ostream& out);
+
 struct MigrationResult {
   std::vector<float> image;        // final: normalised, filtered; [nz][ny][nx] of the model
   std::vector<float> raw_image;    // stacked sum_n S R, before normalisation and filtering
   std::vector<float> illumination; // stacked sum_n S^2
   ReconstructionMemory memory;
+  MigrationProfile profile;        // measured when MigrationParams::profile
 };
 
 // Migrates every shot of `shots` in `migration_model`. Prints the memory of both reconstruction
 // strategies before the run and progress per shot (with time left) to `log`. The data's dt must be
 // stable in the migration model (InputError otherwise). stats counts both propagations (and the
-// backward source propagation of boundary reconstruction) as cell updates.
+// backward source propagation of boundary reconstruction) as cell updates. With params.profile
+// the profile is measured, printed to `log` at the end and returned in the result.
 MigrationResult migrate_shots(const VelocityModel& migration_model, const ShotFile& shots,
                               const MigrationParams& params, std::ostream& log,
                               RunStats* stats = nullptr);

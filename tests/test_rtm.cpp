@@ -325,6 +325,89 @@ TEST(Migration, RefusesDataWhoseDtIsUnstableInTheMigrationModel) {
   EXPECT_THROW(migrate_shots(run.migration, run.shots, params, log), InputError);
 }
 
+// --profile: every wave step of the loop is counted (forward nt, backward source nt - 1 with
+// boundary saving, receiver nt), the parts add up to no more than the loop's wall time, the
+// report is printed, and timing changes no result.
+TEST(Migration, ProfileCountsEveryStepAndChangesNoResult) {
+  const TwoLayerRun& run = two_layer_run();
+  const int shots = int(run.shots.shots.size()), nt = run.shots.nt;
+  for (Reconstruction r : {Reconstruction::boundary, Reconstruction::snapshots}) {
+    MigrationParams params;
+    params.backend.backend = "cpu";
+    params.boundary.width = 20;
+    params.reconstruction = r;
+    std::ostringstream plain_log, profiled_log;
+    const MigrationResult plain = migrate_shots(run.migration, run.shots, params, plain_log);
+    params.profile = true;
+    const MigrationResult profiled = migrate_shots(run.migration, run.shots, params, profiled_log);
+
+    EXPECT_FALSE(plain.profile.measured);
+    EXPECT_EQ(plain_log.str().find("PERFORMANCE rtm-migrate"), std::string::npos);
+    EXPECT_EQ(profiled.raw_image, plain.raw_image) << reconstruction_name(r);
+    EXPECT_EQ(profiled.illumination, plain.illumination) << reconstruction_name(r);
+
+    const MigrationProfile& p = profiled.profile;
+    ASSERT_TRUE(p.measured);
+    const int64_t steps_per_shot = r == Reconstruction::boundary ? 3 * nt - 1 : 2 * nt;
+    EXPECT_EQ(p.timing.steps, steps_per_shot * shots) << reconstruction_name(r);
+    EXPECT_EQ(p.sweeps, r == Reconstruction::boundary ? 3 : 2);
+    EXPECT_GT(p.timing.step_ms, 0.0);
+    EXPECT_GT(p.timing.imaging_ms, 0.0);
+    EXPECT_GT(p.timing.points_ms, 0.0);
+    if (r == Reconstruction::boundary) {
+      EXPECT_GT(p.timing.boundary_ms, 0.0);
+      EXPECT_EQ(p.timing.box_copy_ms, 0.0);
+    } else {
+      EXPECT_EQ(p.timing.boundary_ms, 0.0);
+      EXPECT_GT(p.timing.box_copy_ms, 0.0);
+    }
+    EXPECT_EQ(p.timing.born_ms, 0.0);
+    EXPECT_LE(p.timing.total_ms() * 1e-3, p.loop_s);
+    EXPECT_GE(p.host_s(), 0.0);
+    const double cells = double(p.grid.interior_cells()) * nt * shots;
+    EXPECT_NEAR(p.rtm_gcells_per_s(), cells * 2 / p.loop_s * 1e-9, 1e-12);
+    EXPECT_NEAR(p.sweep_gcells_per_s(), cells * p.sweeps / p.loop_s * 1e-9, 1e-12);
+    const std::string report = profiled_log.str();
+    for (const char* expected : {"rtm: profile of the shot loop", "wave-step kernels", "imaging",
+                                 "boundary save/restore", "host, transfers, idle",
+                                 "PERFORMANCE rtm-migrate backend=cpu", "step_fraction=",
+                                 "rtm_gcells_per_s="})
+      EXPECT_NE(report.find(expected), std::string::npos) << "missing '" << expected << "' in\n"
+                                                          << report;
+  }
+}
+
+TEST(Profiling, CpuPropagatorTimesWhileEnabledAndKeepsTheTotals) {
+  const test::RtmProblem p = layered_problem();
+  CpuPropagator cpu(make_propagator_setup(p.sim));
+  cpu.step();
+  EXPECT_EQ(cpu.timing().steps, 0) << "timing is off by default";
+  cpu.enable_timing(true);
+  cpu.allocate_boundary_store(p.box, 2);
+  cpu.allocate_image(p.box);
+  for (int n = 0; n < 3; ++n) cpu.step();
+  cpu.save_boundary(1);
+  cpu.restore_boundary(1);
+  cpu.accumulate_image(cpu, 1.0f);
+  std::vector<float> dense;
+  cpu.copy_current(p.box, dense);
+  const PropagatorTiming t = cpu.timing();
+  EXPECT_EQ(t.steps, 3);
+  EXPECT_GT(t.step_ms, 0.0);
+  EXPECT_GT(t.boundary_ms, 0.0);
+  EXPECT_GT(t.imaging_ms, 0.0);
+  EXPECT_GT(t.box_copy_ms, 0.0);
+  EXPECT_EQ(t.points_ms, 0.0);
+  EXPECT_EQ(t.born_ms, 0.0);
+  EXPECT_DOUBLE_EQ(t.total_ms(), t.step_ms + t.boundary_ms + t.imaging_ms + t.box_copy_ms);
+  cpu.enable_timing(false);
+  cpu.step();
+  EXPECT_EQ(cpu.timing().steps, 3) << "off: the totals stay";
+  cpu.enable_timing(true);
+  EXPECT_EQ(cpu.timing().steps, 0) << "on again: counted from zero";
+  EXPECT_EQ(cpu.timing().total_ms(), 0.0);
+}
+
 // ---- Pieces -------------------------------------------------------------------------------------
 
 TEST(Mute, ZeroesUntilTheDirectWaveHasPassed) {
