@@ -17,8 +17,11 @@ struct ModelArgs {
   std::string model_path;
   std::string output;
   int shots = 0;                // >0: generate a line survey, overriding the file's geometry
+  std::vector<int> shot_grid;   // NX,NY: generate a grid of shots instead
   double source_depth = 20;     // m below the model origin
-  int receiver_step = 1;        // cells between receivers on the generated line
+  double receiver_depth = -1;   // m below the model origin; < 0: the source depth
+  int receiver_step = 1;        // cells between generated receivers
+  bool receiver_grid = false;   // receivers over the x-y plane instead of the centre inline
   ModelingParams params;
 };
 
@@ -33,10 +36,21 @@ void register_model(CLI::App& rtm) {
   cmd->add_option("--shots", args->shots,
                   "Generate this many shots on the centre inline (default: the model file's "
                   "/sources and /receivers, else 1 shot)");
+  auto* grid = cmd->add_option("--shot-grid", args->shot_grid,
+                               "Generate NX,NY shots on a grid evenly spread over the model")
+                   ->delimiter(',')
+                   ->expected(2)
+                   ->check(CLI::PositiveNumber);
+  grid->excludes("--shots");
   cmd->add_option("--source-depth", args->source_depth,
-                  "Depth of generated sources and receivers (m)")->capture_default_str();
+                  "Depth of generated sources (m)")->capture_default_str();
+  cmd->add_option("--receiver-depth", args->receiver_depth,
+                  "Depth of generated receivers (m); default: the source depth");
   cmd->add_option("--receiver-step", args->receiver_step, "Cells between generated receivers")
       ->capture_default_str();
+  cmd->add_flag("--receiver-grid", args->receiver_grid,
+                "Generated receivers cover the x-y plane (every --receiver-step cells) instead of "
+                "the centre inline");
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
@@ -45,9 +59,16 @@ void register_model(CLI::App& rtm) {
     const VelocityModel model = read_velocity_model(args->model_path);
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
-    if (args->shots > 0 || stored.sources.empty() || stored.receivers.empty()) {
-      acq = default_line_survey(model, std::max(1, args->shots), args->source_depth,
-                                args->receiver_step);
+    const bool generate = args->shots > 0 || !args->shot_grid.empty() || args->receiver_grid;
+    if (generate || stored.sources.empty() || stored.receivers.empty()) {
+      SurveyLayout layout;
+      layout.shots_x = args->shot_grid.empty() ? std::max(1, args->shots) : args->shot_grid[0];
+      layout.shots_y = args->shot_grid.empty() ? 1 : args->shot_grid[1];
+      layout.source_depth = args->source_depth;
+      layout.receiver_depth = args->receiver_depth >= 0 ? args->receiver_depth : args->source_depth;
+      layout.receiver_step = args->receiver_step;
+      layout.receiver_grid = args->receiver_grid;
+      acq = make_survey(model, layout);
     } else {
       acq.sources = stored.sources;
       acq.receivers = stored.receivers;

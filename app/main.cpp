@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   rtm::app::register_info(rtm);
   rtm::app::register_generate_model(rtm);
   rtm::app::register_model(rtm);
+  rtm::app::register_migrate(rtm);
   rtm::app::register_bench(rtm);
   const std::function<void()> demo = rtm::app::register_demo(rtm);
   rtm::app::register_micro(rtm);

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
 #include "kernels/cuda_check.cuh"
+#include "kernels/rtm_ops.cuh"
 
 namespace rtm::cuda {
 namespace {
@@ -51,6 +54,22 @@ __global__ void record_kernel(const T* p_cur, const PointStencil* points, int co
   for (int c = 0; c < s.count; ++c) v += s.weight[c] * to_float(p_cur[s.index[c]]);
   series_row[p] = v;
 }
+
+// While timing is on, every timed operation of every propagator on a device waits for this
+// event and records it when done: timed operations then never overlap on the GPU (two
+// propagators have two streams), so their intervals add up without counting shared time twice.
+// One per device, for the life of the process (never destroyed: no CUDA call at exit).
+cudaEvent_t timing_order_event(int device) {
+  static std::mutex mutex;
+  static std::map<int, cudaEvent_t> events;
+  const std::lock_guard<std::mutex> lock(mutex);
+  cudaEvent_t& event = events[device];
+  if (!event) CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  return event;
+}
+
+// Timed intervals waiting to be read back: reading them synchronises, so it happens in batches.
+constexpr size_t kMaxPendingIntervals = 512;
 
 MemoryOptions merged(const MemoryOptions& a, const MemoryOptions& b) {
   return {a.compressible || b.compressible, a.l2_persist || b.l2_persist};
@@ -272,6 +291,9 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
 CudaPropagator::~CudaPropagator() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
+  for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
+  if (other_ready_) cudaEventDestroy(other_ready_);
+  if (this_done_) cudaEventDestroy(this_done_);
   disable_l2_window();
   cudaStreamDestroy(stream_);
   sets_.clear();
@@ -418,7 +440,9 @@ void CudaPropagator::step() {
     args.damp_z = damp_z_.as<float>();
   }
   args.sm_count = sm_count_;
+  begin_timed();
   row_->launch(args, stream_);
+  end_timed(TimedOp::step);
   std::swap(cur_, prev_);
 }
 
@@ -492,6 +516,7 @@ void CudaPropagator::inject(int set, int t, float scale) {
   const int blocks = (ps.count + kThreads - 1) / kThreads;
   const float* row = ps.series.as<float>() + size_t(t) * ps.count;
   const auto* points = ps.stencils.as<PointStencil>();
+  begin_timed();
   if (row_->storage == Storage::fp32)
     inject_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<float*>(cur_), v2dt2_.as<float>(),
                                                      points, ps.count, row, scale);
@@ -499,6 +524,7 @@ void CudaPropagator::inject(int set, int t, float scale) {
     inject_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<__half*>(cur_), v2dt2_.as<__half>(),
                                                      points, ps.count, row, scale);
   CUDA_CHECK_LAUNCH("inject_kernel");
+  end_timed(TimedOp::points);
 }
 
 void CudaPropagator::record(int set, int t) {
@@ -510,11 +536,302 @@ void CudaPropagator::record(int set, int t) {
   const int blocks = (ps.count + kThreads - 1) / kThreads;
   float* row = ps.series.as<float>() + size_t(t) * ps.count;
   const auto* points = ps.stencils.as<PointStencil>();
+  begin_timed();
   if (row_->storage == Storage::fp32)
     record_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<const float*>(cur_), points, ps.count, row);
   else
     record_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<const __half*>(cur_), points, ps.count, row);
   CUDA_CHECK_LAUNCH("record_kernel");
+  end_timed(TimedOp::points);
+}
+
+// ---- reverse time migration ------------------------------------------------------------------
+
+void CudaPropagator::reverse_time() { std::swap(cur_, prev_); }
+
+void CudaPropagator::check_box(const Box& box, const char* what) const {
+  if (!box.inside(layout_))
+    throw std::invalid_argument(name() + "::" + what + ": the box is empty or leaves the grid");
+}
+
+void CudaPropagator::require_free_memory(size_t bytes, const std::string& what,
+                                         const std::string& hint) const {
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes > free_bytes)
+    throw std::runtime_error(name() + ": " + what + " needs " + mib(bytes) +
+                             " of device memory, only " + mib(free_bytes) + " of " +
+                             mib(total_bytes) + " are free" + (hint.empty() ? "" : "; " + hint));
+}
+
+const CudaPropagator& CudaPropagator::same_device(const Propagator& other, const char* what) const {
+  const auto* cuda = dynamic_cast<const CudaPropagator*>(&other);
+  if (!cuda)
+    throw std::invalid_argument(name() + "::" + what + ": the other propagator is " + other.name() +
+                                ", not a CUDA one; both fields must live on the same backend");
+  if (cuda->device_ != device_)
+    throw std::invalid_argument(name() + "::" + what + ": the other propagator is on device " +
+                                std::to_string(cuda->device_) + ", this one on device " +
+                                std::to_string(device_) + "; both fields must be on one GPU");
+  if (!cuda->layout_.same_shape(layout_))
+    throw std::invalid_argument(name() + "::" + what + ": the two propagators have different grids");
+  if (cuda->row_->storage != row_->storage)
+    throw std::invalid_argument(name() + "::" + what + ": the other propagator (" + cuda->name() +
+                                ") stores its fields in another precision");
+  return *cuda;
+}
+
+void CudaPropagator::begin_handoff(const CudaPropagator& other) {
+  if (&other == this) return;
+  if (!other_ready_) CUDA_CHECK(cudaEventCreateWithFlags(&other_ready_, cudaEventDisableTiming));
+  if (!this_done_) CUDA_CHECK(cudaEventCreateWithFlags(&this_done_, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventRecord(other_ready_, other.stream_));
+  CUDA_CHECK(cudaStreamWaitEvent(stream_, other_ready_, 0));
+}
+
+void CudaPropagator::end_handoff(const CudaPropagator& other) {
+  if (&other == this) return;
+  CUDA_CHECK(cudaEventRecord(this_done_, stream_));
+  CUDA_CHECK(cudaStreamWaitEvent(other.stream_, this_done_, 0));
+}
+
+void CudaPropagator::allocate_boundary_store(const Box& box, int steps) {
+  check_box(box, "allocate_boundary_store");
+  if (steps < 1)
+    throw std::invalid_argument(name() + "::allocate_boundary_store: steps must be positive");
+  CUDA_CHECK(cudaSetDevice(device_));
+  // Queued saves and restores may still use the old store: let them finish, then free it first
+  // so that its memory counts as free for the new one.
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  ring_store_ = DeviceBuffer();
+  ring_index_ = DeviceBuffer();
+  ring_cells_ = 0;
+  ring_steps_ = 0;
+
+  const std::vector<int64_t> index = boundary_ring_indices(layout_, box);
+  const size_t index_bytes = index.size() * sizeof(int64_t);
+  const size_t store_bytes = index.size() * size_t(steps) * element_bytes();
+  require_free_memory(
+      store_bytes + index_bytes,
+      "the boundary store (" + std::to_string(index.size()) + " ring cells x " +
+          std::to_string(steps) + " steps x " + std::to_string(element_bytes()) + " B, plus " +
+          mib(index_bytes) + " for the ring's cell list)",
+      "use snapshot reconstruction (rtm migrate --reconstruction snapshots keeps the source "
+      "field in host memory), fewer time steps (a shorter record time), or a GPU with more memory");
+  ring_index_ = DeviceBuffer(index_bytes, AllocationKind::plain, device_);
+  ring_store_ = DeviceBuffer(store_bytes, AllocationKind::plain, device_);
+  CUDA_CHECK(cudaMemcpyAsync(ring_index_.data(), index.data(), index_bytes, cudaMemcpyHostToDevice,
+                             stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_)); // `index` goes out of scope
+  ring_box_ = box;
+  ring_cells_ = int64_t(index.size());
+  ring_steps_ = steps;
+}
+
+void CudaPropagator::save_boundary(int step) {
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range(name() + "::save_boundary: step " + std::to_string(step) +
+                            " outside the store (" + std::to_string(ring_steps_) + " steps)");
+  CUDA_CHECK(cudaSetDevice(device_));
+  void* slot = static_cast<char*>(ring_store_.data()) + size_t(step) * size_t(ring_cells_) * element_bytes();
+  begin_timed();
+  gather_cells(cur_, ring_index_.as<int64_t>(), ring_cells_, slot, row_->storage, stream_);
+  end_timed(TimedOp::boundary);
+}
+
+void CudaPropagator::restore_boundary(int step) {
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range(name() + "::restore_boundary: step " + std::to_string(step) +
+                            " outside the store (" + std::to_string(ring_steps_) + " steps)");
+  CUDA_CHECK(cudaSetDevice(device_));
+  const void* slot =
+      static_cast<const char*>(ring_store_.data()) + size_t(step) * size_t(ring_cells_) * element_bytes();
+  begin_timed();
+  scatter_cells(slot, ring_index_.as<int64_t>(), ring_cells_, cur_, row_->storage, stream_);
+  end_timed(TimedOp::boundary);
+}
+
+float* CudaPropagator::box_staging(const Box& box) const {
+  const size_t bytes = size_t(box.cells()) * sizeof(float);
+  if (box_staging_.bytes() < bytes) {
+    CUDA_CHECK(cudaStreamSynchronize(stream_)); // the old buffer may still be in use
+    box_staging_ = DeviceBuffer();
+    box_staging_ = DeviceBuffer(bytes, AllocationKind::plain, device_);
+  }
+  return box_staging_.as<float>();
+}
+
+void CudaPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+  check_box(box, "copy_current");
+  CUDA_CHECK(cudaSetDevice(device_));
+  dense.resize(size_t(box.cells()));
+  float* staging = box_staging(box);
+  begin_timed();
+  pack_box(layout_, box, cur_, row_->storage, staging, stream_);
+  CUDA_CHECK(cudaMemcpyAsync(dense.data(), staging, dense.size() * sizeof(float),
+                             cudaMemcpyDeviceToHost, stream_));
+  end_timed(TimedOp::box_copy);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+  check_box(box, "set_current");
+  if (int64_t(dense.size()) != box.cells())
+    throw std::invalid_argument(name() + "::set_current: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(dense.size()));
+  CUDA_CHECK(cudaSetDevice(device_));
+  float* staging = box_staging(box);
+  begin_timed();
+  // From pageable memory the runtime stages `dense` before the call returns, so the caller may
+  // reuse or free it at once; the unpack kernel follows the copy in stream order.
+  CUDA_CHECK(cudaMemcpyAsync(staging, dense.data(), dense.size() * sizeof(float),
+                             cudaMemcpyHostToDevice, stream_));
+  unpack_box(layout_, box, staging, cur_, row_->storage, stream_);
+  end_timed(TimedOp::box_copy);
+}
+
+void CudaPropagator::allocate_image(const Box& box) {
+  check_box(box, "allocate_image");
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_)); // queued imaging may still use the old arrays
+  image_ = DeviceBuffer();
+  illumination_ = DeviceBuffer();
+  const size_t bytes = size_t(box.cells()) * sizeof(float);
+  require_free_memory(2 * bytes,
+                      "the image and the illumination (2 x " + std::to_string(box.cells()) +
+                          " cells x 4 B)",
+                      "");
+  image_ = DeviceBuffer(bytes, AllocationKind::plain, device_);
+  illumination_ = DeviceBuffer(bytes, AllocationKind::plain, device_);
+  CUDA_CHECK(cudaMemsetAsync(image_.data(), 0, bytes, stream_));
+  CUDA_CHECK(cudaMemsetAsync(illumination_.data(), 0, bytes, stream_));
+  image_box_ = box;
+}
+
+void CudaPropagator::accumulate_image(const Propagator& source_field, float weight) {
+  if (!image_.data())
+    throw std::logic_error(name() + "::accumulate_image: call allocate_image first");
+  const CudaPropagator& source = same_device(source_field, "accumulate_image");
+  CUDA_CHECK(cudaSetDevice(device_));
+  begin_handoff(source);
+  begin_timed();
+  accumulate_image_box(layout_, image_box_, source.cur_, cur_, row_->storage, weight,
+                       image_.as<float>(), illumination_.as<float>(), stream_);
+  end_timed(TimedOp::imaging);
+  end_handoff(source);
+}
+
+std::vector<float> CudaPropagator::download_image() const {
+  std::vector<float> host(image_.bytes() / sizeof(float));
+  if (host.empty()) return host;
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), image_.data(), image_.bytes(), cudaMemcpyDeviceToHost,
+                             stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return host;
+}
+
+std::vector<float> CudaPropagator::download_illumination() const {
+  std::vector<float> host(illumination_.bytes() / sizeof(float));
+  if (host.empty()) return host;
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), illumination_.data(), illumination_.bytes(),
+                             cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return host;
+}
+
+void CudaPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
+  check_box(box, "set_born_perturbation");
+  if (int64_t(m.size()) != box.cells())
+    throw std::invalid_argument(name() + "::set_born_perturbation: expected " +
+                                std::to_string(box.cells()) + " values for the box, got " +
+                                std::to_string(m.size()));
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_)); // queued Born sources may still read the old one
+  born_m_ = DeviceBuffer();
+  born_m_ = DeviceBuffer(m.size() * sizeof(float), AllocationKind::plain, device_);
+  CUDA_CHECK(cudaMemcpyAsync(born_m_.data(), m.data(), born_m_.bytes(), cudaMemcpyHostToDevice,
+                             stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  born_box_ = box;
+}
+
+void CudaPropagator::inject_born_source(const Propagator& background) {
+  if (!born_m_.data())
+    throw std::logic_error(name() + "::inject_born_source: call set_born_perturbation first");
+  const CudaPropagator& s = same_device(background, "inject_born_source");
+  CUDA_CHECK(cudaSetDevice(device_));
+  begin_handoff(s);
+  begin_timed();
+  add_born_source(layout_, born_box_, s.cur_, v2dt2_.data(), born_m_.as<float>(), cur_,
+                  row_->storage, stream_);
+  end_timed(TimedOp::born);
+  end_handoff(s);
+}
+
+// ---- profiling -------------------------------------------------------------------------------
+
+void CudaPropagator::enable_timing(bool on) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  collect_timing();
+  if (on) timing_ = PropagatorTiming{};
+  timing_on_ = on;
+}
+
+PropagatorTiming CudaPropagator::timing() const {
+  CUDA_CHECK(cudaSetDevice(device_));
+  collect_timing();
+  return timing_;
+}
+
+cudaEvent_t CudaPropagator::idle_timing_event() const {
+  if (idle_events_.empty()) {
+    cudaEvent_t event = nullptr;
+    CUDA_CHECK(cudaEventCreate(&event));
+    all_events_.push_back(event);
+    return event;
+  }
+  const cudaEvent_t event = idle_events_.back();
+  idle_events_.pop_back();
+  return event;
+}
+
+void CudaPropagator::begin_timed() const {
+  if (!timing_on_) return;
+  CUDA_CHECK(cudaStreamWaitEvent(stream_, timing_order_event(device_), 0));
+  open_start_ = idle_timing_event();
+  CUDA_CHECK(cudaEventRecord(open_start_, stream_));
+}
+
+void CudaPropagator::end_timed(TimedOp op) const {
+  if (!timing_on_) return;
+  const cudaEvent_t stop = idle_timing_event();
+  CUDA_CHECK(cudaEventRecord(stop, stream_));
+  CUDA_CHECK(cudaEventRecord(timing_order_event(device_), stream_));
+  pending_.push_back({open_start_, stop, op});
+  open_start_ = nullptr;
+  if (pending_.size() >= kMaxPendingIntervals) collect_timing();
+}
+
+void CudaPropagator::collect_timing() const {
+  if (pending_.empty()) return;
+  CUDA_CHECK(cudaEventSynchronize(pending_.back().stop)); // stream order: all earlier ones too
+  for (const TimedInterval& interval : pending_) {
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, interval.start, interval.stop));
+    switch (interval.op) {
+    case TimedOp::step: timing_.step_ms += ms; ++timing_.steps; break;
+    case TimedOp::points: timing_.points_ms += ms; break;
+    case TimedOp::boundary: timing_.boundary_ms += ms; break;
+    case TimedOp::imaging: timing_.imaging_ms += ms; break;
+    case TimedOp::box_copy: timing_.box_copy_ms += ms; break;
+    case TimedOp::born: timing_.born_ms += ms; break;
+    }
+    idle_events_.push_back(interval.start);
+    idle_events_.push_back(interval.stop);
+  }
+  pending_.clear();
 }
 
 // ---- the factory -----------------------------------------------------------------------------

@@ -40,6 +40,27 @@ public:
   void inject(int set, int t, float scale) override;
   void record(int set, int t) override;
 
+  // Reverse time migration (docs/rtm.md). Everything stays in device memory: the boundary store
+  // (one allocation, refused up front when it does not fit), the image, the illumination and the
+  // Born perturbation. Two-field operations take the other field from a CudaPropagator on the
+  // same device and grid with the same storage; its stream and this one wait for each other
+  // through events, so nothing synchronises the host.
+  void reverse_time() override;
+  void allocate_boundary_store(const Box& box, int steps) override;
+  void save_boundary(int step) override;
+  void restore_boundary(int step) override;
+  void copy_current(const Box& box, std::vector<float>& dense) const override;
+  void set_current(const Box& box, const std::vector<float>& dense) override;
+  void allocate_image(const Box& box) override;
+  void accumulate_image(const Propagator& source_field, float weight) override;
+  std::vector<float> download_image() const override;
+  std::vector<float> download_illumination() const override;
+  void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
+  void inject_born_source(const Propagator& background) override;
+
+  void enable_timing(bool on) override;
+  PropagatorTiming timing() const override;
+
   // CUDA-side extras.
   cudaStream_t stream() const { return stream_; }
   const VariantRow& variant() const { return *row_; }
@@ -61,8 +82,33 @@ private:
     DeviceBuffer series; // float[nt][count]
   };
 
+  // Kinds of timed operations, one per PropagatorTiming field.
+  enum class TimedOp { step, points, boundary, imaging, box_copy, born };
+  struct TimedInterval {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    TimedOp op = TimedOp::step;
+  };
+
   size_t element_bytes() const;
   const DevicePointSet& point_set(int set, const char* what) const;
+  void check_box(const Box& box, const char* what) const;
+  // Throws std::runtime_error (both numbers and `hint`) when `bytes` exceed the free device memory.
+  void require_free_memory(size_t bytes, const std::string& what, const std::string& hint) const;
+  // The other field of a two-field operation: a CudaPropagator on this device, grid and storage.
+  const CudaPropagator& same_device(const Propagator& other, const char* what) const;
+  // Around an operation that reads `other`'s current field on this stream: begin makes this
+  // stream wait for the work queued on other's; end makes other's stream wait for this
+  // operation (its next step overwrites the field read).
+  void begin_handoff(const CudaPropagator& other);
+  void end_handoff(const CudaPropagator& other);
+  // While timing_on_: events around each operation (begin before the first launch, end after
+  // the last). Intervals are read back in batches, never one at a time.
+  void begin_timed() const;
+  void end_timed(TimedOp op) const;
+  void collect_timing() const; // waits for the pending intervals and adds them up
+  cudaEvent_t idle_timing_event() const;
+  // The dense box staging buffer of copy_current / set_current, grown when needed.
+  float* box_staging(const Box& box) const;
   void enable_l2_window();
   void disable_l2_window() noexcept;
 
@@ -81,6 +127,24 @@ private:
   bool l2_window_active_ = false;
   size_t saved_persisting_limit_ = 0;
   std::string memory_note_;
+
+  // Boundary saving: the ring's cell indices (int64) and [step][ring cell] in the field's storage.
+  Box ring_box_;
+  int64_t ring_cells_ = 0;
+  int ring_steps_ = 0;
+  DeviceBuffer ring_index_, ring_store_;
+  mutable DeviceBuffer box_staging_; // float[box cells]: copy_current is const
+  // Imaging (float [z][y][x] over image_box_) and the Born perturbation (float over born_box_).
+  Box image_box_, born_box_;
+  DeviceBuffer image_, illumination_, born_m_;
+  // Cross-stream ordering of two-field operations; created at the first one.
+  cudaEvent_t other_ready_ = nullptr, this_done_ = nullptr;
+  // Profiling (enable_timing).
+  bool timing_on_ = false;
+  mutable PropagatorTiming timing_;
+  mutable cudaEvent_t open_start_ = nullptr; // start event of the operation being timed
+  mutable std::vector<TimedInterval> pending_;
+  mutable std::vector<cudaEvent_t> idle_events_, all_events_;
 };
 
 } // namespace rtm::cuda

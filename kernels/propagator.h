@@ -10,6 +10,11 @@
 // eta is separable, eta(i,j,k) = eta_x(i) + eta_y(j) + eta_z(k), so only three short
 // profiles are stored, never a full damping array (it would add 4 bytes per cell per step).
 // Halo cells are never written: they stay zero (a pressure-release wall outside the grid).
+//
+// Reverse time migration (docs/rtm.md) adds: running time backwards, saving and restoring the
+// boundary ring of a box each step, copying the field in a box to and from the host, the
+// imaging condition between two propagators, and the Born (linearised) source term. For
+// profiling, a propagator can time its own operations (enable_timing, PropagatorTiming).
 #pragma once
 
 #include <cstdint>
@@ -36,12 +41,82 @@ struct PointStencil {
   int count = 0;
 };
 
+// A box of interior cells of the compute grid, half-open: x0 <= i < x1, y0 <= j < y1, z0 <= k < z1.
+// RTM uses the model region (the grid less its absorbing layers). Dense arrays over a box are
+// [z][y][x], x fastest, like every other array.
+struct Box {
+  int x0 = 0, x1 = 0, y0 = 0, y1 = 0, z0 = 0, z1 = 0;
+  int nx() const { return x1 - x0; }
+  int ny() const { return y1 - y0; }
+  int nz() const { return z1 - z0; }
+  int64_t cells() const { return int64_t(nx()) * ny() * nz(); }
+  bool empty() const { return nx() <= 0 || ny() <= 0 || nz() <= 0; }
+  bool inside(const GridLayout& g) const {
+    return !empty() && x0 >= 0 && y0 >= 0 && z0 >= 0 && x1 <= g.nx && y1 <= g.ny && z1 <= g.nz;
+  }
+  bool operator==(const Box& o) const {
+    return x0 == o.x0 && x1 == o.x1 && y0 == o.y0 && y1 == o.y1 && z0 == o.z0 && z1 == o.z1;
+  }
+};
+
+// The boundary ring of a box: its cells less than kHalo cells from any of its six faces. A step
+// of the cells deeper inside reads only cells of the box, so a box whose ring is restored from a
+// store after each step evolves exactly as it did when the ring was saved (docs/rtm.md).
+inline bool in_boundary_ring(const Box& b, int i, int j, int k) {
+  return i < b.x0 + kHalo || i >= b.x1 - kHalo || j < b.y0 + kHalo || j >= b.y1 - kHalo ||
+         k < b.z0 + kHalo || k >= b.z1 - kHalo;
+}
+inline int64_t boundary_ring_cells(const Box& b) {
+  auto inner = [](int n) { return n > 2 * kHalo ? int64_t(n - 2 * kHalo) : int64_t(0); };
+  return b.cells() - inner(b.nx()) * inner(b.ny()) * inner(b.nz());
+}
+// GridLayout::index of every ring cell, z slowest, x fastest: a gather/scatter list a backend can
+// use for its boundary store (the order is the backend's own business).
+inline std::vector<int64_t> boundary_ring_indices(const GridLayout& g, const Box& b) {
+  std::vector<int64_t> index;
+  index.reserve(size_t(boundary_ring_cells(b)));
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j)
+      for (int i = b.x0; i < b.x1; ++i)
+        if (in_boundary_ring(b, i, j, k)) index.push_back(g.index(i, j, k));
+  return index;
+}
+
 // Everything a propagator needs to know about the grid, fixed for its lifetime.
 struct PropagatorSetup {
   GridLayout layout;
   LaplacianWeights weights;      // from the grid spacing
   std::vector<float> v2dt2;      // v^2 dt^2, dense [nz][ny][nx], interior cells only
   DampingProfiles damping;       // empty: no absorbing layers
+};
+
+// Where a propagator's time went, for profiling a run (enable_timing). Milliseconds spent in each
+// kind of operation: on a GPU the device time between events recorded around each operation
+// (timed operations of all propagators on one device are serialised while timing is on, so the
+// figures add up without counting overlapping work twice); on the CPU the wall time of the call.
+// What none of these covers (host work between calls, uploads and downloads of whole fields and
+// series, synchronisation, an idle device) is the caller's wall time less total_ms().
+struct PropagatorTiming {
+  double step_ms = 0;     // step(): the wave-step kernels
+  double points_ms = 0;   // inject(), record(): point sets
+  double boundary_ms = 0; // save_boundary(), restore_boundary()
+  double imaging_ms = 0;  // accumulate_image()
+  double box_copy_ms = 0; // copy_current(), set_current(), with their host transfers (snapshots)
+  double born_ms = 0;     // inject_born_source()
+  int64_t steps = 0;      // step() calls timed
+
+  double non_step_ms() const { return points_ms + boundary_ms + imaging_ms + box_copy_ms + born_ms; }
+  double total_ms() const { return step_ms + non_step_ms(); }
+  PropagatorTiming& operator+=(const PropagatorTiming& o) {
+    step_ms += o.step_ms;
+    points_ms += o.points_ms;
+    boundary_ms += o.boundary_ms;
+    imaging_ms += o.imaging_ms;
+    box_copy_ms += o.box_copy_ms;
+    born_ms += o.born_ms;
+    steps += o.steps;
+    return *this;
+  }
 };
 
 class Propagator {
@@ -71,6 +146,49 @@ public:
   virtual void inject(int set, int t, float scale) = 0;
   // series[t][point] = sum over the point's cells of weight * p_cur[cell].
   virtual void record(int set, int t) = 0;
+
+  // ---- Reverse time migration (docs/rtm.md) ----------------------------------------------
+  // Swaps the previous and the current field. The undamped step is symmetric in time, so after
+  // this, step() computes p[n-1] = 2 p[n] - p[n+1] + v2dt2 lap p[n] from (p[n+1], p[n]): the
+  // wavefield runs backwards. (Inside absorbing layers it stays damped, i.e. is not the
+  // forward field; boundary saving never reads it there.)
+  virtual void reverse_time() = 0;
+
+  // The boundary store: `steps` slots, each holding the boundary ring (in_boundary_ring) of
+  // `box` - boundary_ring_cells(box) floats - kept where the wavefield lives (device memory on
+  // a GPU). Reallocating replaces the previous store; its contents start undefined.
+  virtual void allocate_boundary_store(const Box& box, int steps) = 0;
+  // Copies the ring of the current field into slot `step`, or slot `step` into the ring of the
+  // current field. Any order of cells is fine as long as restore inverts save exactly.
+  virtual void save_boundary(int step) = 0;
+  virtual void restore_boundary(int step) = 0;
+
+  // The current field inside `box` as a dense [z][y][x] array (host snapshots), and back.
+  virtual void copy_current(const Box& box, std::vector<float>& dense) const = 0;
+  virtual void set_current(const Box& box, const std::vector<float>& dense) = 0;
+
+  // Imaging condition over `box`, with S the current field of `source_field` (a propagator of
+  // the same backend and grid) and R this propagator's current field:
+  //   image += weight * S * R,   illumination += weight * S * S.
+  // allocate_image zeroes both; they are dense [z][y][x] arrays over the box.
+  virtual void allocate_image(const Box& box) = 0;
+  virtual void accumulate_image(const Propagator& source_field, float weight) = 0;
+  virtual std::vector<float> download_image() const = 0;
+  virtual std::vector<float> download_illumination() const = 0;
+
+  // Born modeling: a perturbation m, dense [z][y][x] over `box`, and its source term
+  //   p_cur += v2dt2 * m * S   over the box, S the current field of `background`
+  // (a propagator of the same backend and grid).
+  virtual void set_born_perturbation(const Box& box, const std::vector<float>& m) = 0;
+  virtual void inject_born_source(const Propagator& background) = 0;
+
+  // ---- Profiling -------------------------------------------------------------------------
+  // enable_timing(true) zeroes the counters and times every operation listed in
+  // PropagatorTiming from then on; enable_timing(false) stops timing and keeps the totals.
+  // Off by default: untimed operations carry no events and no synchronisation.
+  virtual void enable_timing(bool on) = 0;
+  // The totals so far; on a GPU this waits for the timed operations already queued.
+  virtual PropagatorTiming timing() const = 0;
 };
 
 } // namespace rtm

@@ -40,4 +40,27 @@ Acquisition default_line_survey(const VelocityModel& m, int nshots, double depth
   return a;
 }
 
+Acquisition make_survey(const VelocityModel& m, const SurveyLayout& l) {
+  if (l.shots_x < 1 || l.shots_y < 1)
+    throw InputError("shot grid must have at least 1 x 1 shots, got " + std::to_string(l.shots_x) +
+                     " x " + std::to_string(l.shots_y));
+  if (l.receiver_step < 1) throw InputError("receiver step must be at least 1 cell");
+  const double x0 = m.ox, x1 = m.ox + (m.nx - 1) * m.dx;
+  const double y0 = m.oy, y1 = m.oy + (m.ny - 1) * m.dy, yc = m.oy + 0.5 * (m.ny - 1) * m.dy;
+  Acquisition a;
+  const double zr = m.oz + l.receiver_depth, zs = m.oz + l.source_depth;
+  a.receivers = l.receiver_grid
+                    ? grid_at_depth(zr, x0, x1, l.receiver_step * m.dx, y0, y1, l.receiver_step * m.dy)
+                    : line_along_x(zr, yc, x0, x1, l.receiver_step * m.dx);
+  // Shots at the centres of equal cells of the surveyed extent (the centre for one shot).
+  auto spread = [](int n, int s, double lo, double hi) {
+    return n == 1 ? 0.5 * (lo + hi) : lo + (s + 0.5) / n * (hi - lo);
+  };
+  for (int sy = 0; sy < l.shots_y; ++sy)
+    for (int sx = 0; sx < l.shots_x; ++sx)
+      a.sources.push_back({zs, l.shots_y == 1 ? yc : spread(l.shots_y, sy, y0, y1),
+                           spread(l.shots_x, sx, x0, x1)});
+  return a;
+}
+
 } // namespace rtm

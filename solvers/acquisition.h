@@ -23,4 +23,16 @@ std::vector<Position> grid_at_depth(double z, double x0, double x1, double dx, d
 Acquisition default_line_survey(const VelocityModel& model, int nshots, double depth,
                                 int receiver_step = 1);
 
+// A survey laid out over a model (`rtm model`): shots on an shots_x x shots_y grid, evenly spread
+// over the model (a line along the centre inline when shots_y == 1), and receivers on every
+// receiver_step-th cell of the centre inline or, with receiver_grid, of the whole x-y plane.
+// Depths are metres below the model origin.
+struct SurveyLayout {
+  int shots_x = 1, shots_y = 1;
+  double source_depth = 20, receiver_depth = 20;
+  int receiver_step = 1;
+  bool receiver_grid = false;
+};
+Acquisition make_survey(const VelocityModel& model, const SurveyLayout& layout);
+
 } // namespace rtm

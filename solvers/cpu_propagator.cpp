@@ -1,5 +1,7 @@
 #include "solvers/cpu_propagator.h"
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +35,25 @@ void step_row(int nx, int64_t sy, int64_t sz, const LaplacianWeights& w,
     }
   }
 }
+
+// Adds the wall time from construction to destruction to `total_ms`, when timing is on.
+class OpClock {
+public:
+  OpClock(bool on, double& total_ms) : total_ms_(on ? &total_ms : nullptr) {
+    if (total_ms_) start_ = std::chrono::steady_clock::now();
+  }
+  ~OpClock() {
+    if (total_ms_)
+      *total_ms_ +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+  OpClock(const OpClock&) = delete;
+  OpClock& operator=(const OpClock&) = delete;
+
+private:
+  double* total_ms_;
+  std::chrono::steady_clock::time_point start_{};
+};
 
 } // namespace
 
@@ -105,6 +126,8 @@ void CpuPropagator::zero_state() {
 }
 
 void CpuPropagator::step() {
+  const OpClock timed(timing_on_, timing_.step_ms);
+  if (timing_on_) ++timing_.steps;
   cpu_wave_step(setup_.layout, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(),
                 prev_.data());
   std::swap(prev_, cur_);
@@ -138,6 +161,7 @@ void CpuPropagator::upload_series(int set, const std::vector<float>& series) {
 std::vector<float> CpuPropagator::download_series(int set) const { return point_set(set).series; }
 
 void CpuPropagator::inject(int set, int t, float scale) {
+  const OpClock timed(timing_on_, timing_.points_ms);
   const PointSet& ps = point_set(set);
   if (t < 0 || t >= ps.nt) throw std::out_of_range("inject: time index outside the series");
   const size_t np = ps.points.size();
@@ -149,6 +173,7 @@ void CpuPropagator::inject(int set, int t, float scale) {
 }
 
 void CpuPropagator::record(int set, int t) {
+  const OpClock timed(timing_on_, timing_.points_ms);
   PointSet& ps = sets_.at(size_t(set));
   if (t < 0 || t >= ps.nt) throw std::out_of_range("record: time index outside the series");
   const size_t np = ps.points.size();
@@ -158,6 +183,134 @@ void CpuPropagator::record(int set, int t) {
     for (int c = 0; c < s.count; ++c) v += s.weight[c] * cur_[s.index[c]];
     ps.series[size_t(t) * np + p] = v;
   }
+}
+
+void CpuPropagator::reverse_time() { std::swap(prev_, cur_); }
+
+void CpuPropagator::check_box(const Box& box, const char* what) const {
+  if (!box.inside(layout()))
+    throw std::invalid_argument(std::string(what) + ": the box is empty or leaves the grid");
+}
+
+const CpuPropagator& CpuPropagator::same_backend(const Propagator& other, const char* what) const {
+  const auto* cpu = dynamic_cast<const CpuPropagator*>(&other);
+  if (!cpu)
+    throw std::invalid_argument(std::string(what) + ": the other propagator is " + other.name() +
+                                ", not cpu; both fields must live on the same backend");
+  if (!cpu->layout().same_shape(layout()))
+    throw std::invalid_argument(std::string(what) + ": the two propagators have different grids");
+  return *cpu;
+}
+
+void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
+  check_box(box, "allocate_boundary_store");
+  if (steps < 1) throw std::invalid_argument("allocate_boundary_store: steps must be positive");
+  ring_box_ = box;
+  ring_index_ = boundary_ring_indices(layout(), box);
+  ring_steps_ = steps;
+  ring_store_.assign(ring_index_.size() * size_t(steps), 0.0f);
+}
+
+void CpuPropagator::save_boundary(int step) {
+  const OpClock timed(timing_on_, timing_.boundary_ms);
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range("save_boundary: step " + std::to_string(step) + " outside the store");
+  float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
+#pragma omp parallel for
+  for (size_t c = 0; c < ring_index_.size(); ++c) slot[c] = cur_[ring_index_[c]];
+}
+
+void CpuPropagator::restore_boundary(int step) {
+  const OpClock timed(timing_on_, timing_.boundary_ms);
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range("restore_boundary: step " + std::to_string(step) + " outside the store");
+  const float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
+#pragma omp parallel for
+  for (size_t c = 0; c < ring_index_.size(); ++c) cur_[ring_index_[c]] = slot[c];
+}
+
+void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+  const OpClock timed(timing_on_, timing_.box_copy_ms);
+  check_box(box, "copy_current");
+  dense.resize(size_t(box.cells()));
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j) {
+      float* row = dense.data() + (size_t(k - box.z0) * box.ny() + (j - box.y0)) * box.nx();
+      std::copy_n(cur_.data() + g.index(box.x0, j, k), box.nx(), row);
+    }
+}
+
+void CpuPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+  const OpClock timed(timing_on_, timing_.box_copy_ms);
+  check_box(box, "set_current");
+  if (int64_t(dense.size()) != box.cells())
+    throw std::invalid_argument("set_current: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(dense.size()));
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j) {
+      const float* row = dense.data() + (size_t(k - box.z0) * box.ny() + (j - box.y0)) * box.nx();
+      std::copy_n(row, box.nx(), cur_.data() + g.index(box.x0, j, k));
+    }
+}
+
+void CpuPropagator::allocate_image(const Box& box) {
+  check_box(box, "allocate_image");
+  image_box_ = box;
+  image_.assign(size_t(box.cells()), 0.0f);
+  illumination_.assign(size_t(box.cells()), 0.0f);
+}
+
+void CpuPropagator::accumulate_image(const Propagator& source_field, float weight) {
+  const OpClock timed(timing_on_, timing_.imaging_ms);
+  if (image_.empty()) throw std::logic_error("accumulate_image: call allocate_image first");
+  const std::vector<float>& s = same_backend(source_field, "accumulate_image").cur_;
+  const Box& b = image_box_;
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i) {
+        const float sv = s[c0 + i];
+        image_[row + i] += weight * sv * cur_[c0 + i];
+        illumination_[row + i] += weight * sv * sv;
+      }
+    }
+}
+
+void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
+  check_box(box, "set_born_perturbation");
+  if (int64_t(m.size()) != box.cells())
+    throw std::invalid_argument("set_born_perturbation: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(m.size()));
+  born_box_ = box;
+  born_m_ = m;
+}
+
+void CpuPropagator::inject_born_source(const Propagator& background) {
+  const OpClock timed(timing_on_, timing_.born_ms);
+  if (born_m_.empty()) throw std::logic_error("inject_born_source: call set_born_perturbation first");
+  const std::vector<float>& s = same_backend(background, "inject_born_source").cur_;
+  const Box& b = born_box_;
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i)
+        cur_[c0 + i] += v2dt2_[c0 + i] * born_m_[row + i] * s[c0 + i];
+    }
+}
+
+void CpuPropagator::enable_timing(bool on) {
+  if (on) timing_ = PropagatorTiming{};
+  timing_on_ = on;
 }
 
 } // namespace rtm

@@ -35,6 +35,22 @@ public:
   void inject(int set, int t, float scale) override;
   void record(int set, int t) override;
 
+  void reverse_time() override;
+  void allocate_boundary_store(const Box& box, int steps) override;
+  void save_boundary(int step) override;
+  void restore_boundary(int step) override;
+  void copy_current(const Box& box, std::vector<float>& dense) const override;
+  void set_current(const Box& box, const std::vector<float>& dense) override;
+  void allocate_image(const Box& box) override;
+  void accumulate_image(const Propagator& source_field, float weight) override;
+  std::vector<float> download_image() const override { return image_; }
+  std::vector<float> download_illumination() const override { return illumination_; }
+  void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
+  void inject_born_source(const Propagator& background) override;
+
+  void enable_timing(bool on) override;
+  PropagatorTiming timing() const override { return timing_; }
+
 private:
   struct PointSet {
     std::vector<PointStencil> points;
@@ -42,11 +58,30 @@ private:
     std::vector<float> series; // [t][point]
   };
   const PointSet& point_set(int set) const;
+  void check_box(const Box& box, const char* what) const;
+  // The other propagator of a two-field operation, which must be a CpuPropagator on this grid.
+  const CpuPropagator& same_backend(const Propagator& other, const char* what) const;
 
   PropagatorSetup setup_;
   std::vector<float> v2dt2_; // padded
   std::vector<float> prev_, cur_;
   std::vector<PointSet> sets_;
+
+  // Boundary saving: the ring cells' indices in the padded arrays, and one ring per step.
+  Box ring_box_;
+  std::vector<int64_t> ring_index_;
+  int ring_steps_ = 0;
+  std::vector<float> ring_store_; // [step][ring cell]
+
+  // Imaging and Born modeling, dense over their boxes.
+  Box image_box_;
+  std::vector<float> image_, illumination_;
+  Box born_box_;
+  std::vector<float> born_m_;
+
+  // Profiling: wall time of each operation while timing_on_ (mutable: copy_current is const).
+  bool timing_on_ = false;
+  mutable PropagatorTiming timing_;
 };
 
 } // namespace rtm

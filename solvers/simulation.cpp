@@ -50,12 +50,15 @@ std::vector<float> compute_v2dt2(const SimulationGrid& sim) {
 namespace {
 
 // e(i) = eta(i) dt / 2 with eta = eta0 (d/L)^2 inside a layer (d: depth into the layer, L its
-// thickness) and eta0 = 3 v_max ln(1/R) / (2 L), the classic quadratic profile.
+// thickness). The damped equation p_tt + eta p_t = v^2 lap p attenuates a wave's amplitude by
+// exp(-int eta / (2 v) dx) on its way, so the round trip through the layer and back leaves
+// exp(-eta0 L / (3 v)) = R with eta0 = 3 v ln(1/R) / L (half the damping a PML of the same R
+// needs: PML attenuates by exp(-int sigma / v dx)). v = v_max: the fastest waves are damped least.
 std::vector<float> axis_profile(int n, int lo, int hi, double h, double vmax, double dt, double R) {
   std::vector<float> e(size_t(n), 0.0f);
   auto eta = [&](double depth_cells, int width) {
     const double L = width * h;
-    const double eta0 = 3.0 * vmax * std::log(1.0 / R) / (2.0 * L);
+    const double eta0 = 3.0 * vmax * std::log(1.0 / R) / L;
     const double x = depth_cells / width;
     return eta0 * x * x;
   };
@@ -84,6 +87,17 @@ PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
   s.v2dt2 = compute_v2dt2(sim);
   s.damping = damping_profiles(sim);
   return s;
+}
+
+Box model_box(const SimulationGrid& sim) {
+  Box b;
+  b.x0 = sim.pad_x_lo;
+  b.x1 = sim.pad_x_lo + sim.model.nx;
+  b.y0 = sim.pad_y_lo;
+  b.y1 = sim.pad_y_lo + sim.model.ny;
+  b.z0 = sim.pad_z_lo;
+  b.z1 = sim.pad_z_lo + sim.model.nz;
+  return b;
 }
 
 PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what) {

@@ -1,0 +1,367 @@
+#include "solvers/migration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "io/errors.h"
+#include "solvers/numerics.h"
+
+namespace rtm {
+
+Reconstruction parse_reconstruction(const std::string& name) {
+  if (name == "boundary") return Reconstruction::boundary;
+  if (name == "snapshots") return Reconstruction::snapshots;
+  throw InputError("--reconstruction: expected boundary or snapshots, got '" + name + "'");
+}
+
+const char* reconstruction_name(Reconstruction r) {
+  return r == Reconstruction::boundary ? "boundary" : "snapshots";
+}
+
+DirectWaveRemoval parse_direct_wave_removal(const std::string& name) {
+  if (name == "none") return DirectWaveRemoval::none;
+  if (name == "mute") return DirectWaveRemoval::mute;
+  throw InputError("--direct-wave: expected mute or none, got '" + name + "'");
+}
+
+int snapshot_interval(double dt, double f0) {
+  const double f_max = kRickerFmaxOverF0 * f0;
+  return std::max(1, int(std::floor(1.0 / (2.0 * f_max * dt))));
+}
+
+ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0) {
+  ReconstructionMemory m;
+  const Box box = model_box(sim);
+  m.ring_cells = boundary_ring_cells(box);
+  m.ring_steps = std::max(1, nt - 1);
+  m.box_cells = box.cells();
+  m.snapshot_interval = snapshot_interval(sim.dt, f0);
+  m.snapshot_count = (nt - 1) / m.snapshot_interval + 1; // steps 0, k, 2k, ... <= nt - 1
+  return m;
+}
+
+// The index bookkeeping here and in migrate_one_shot makes the image the adjoint of Born
+// modeling; docs/rtm.md derives it. Forward: at the top of iteration n the source field holds
+// S[n]; step + inject(n) make S[n+1]. Backward (boundary saving): from (S[n+1], S[n]) the
+// reversed step + inject(n) make S[n-1], because
+//   S[n+1] = 2 S[n] - S[n-1] + v2dt2 (lap S[n] + f[n])  <=>  S[n-1] = 2 S[n] - S[n+1] + v2dt2 (lap S[n] + f[n]),
+// exactly in the box's interior; the ring saved at step n-1 then replaces what the reversed step
+// computed from the damped cells outside.
+void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
+                          Reconstruction reconstruction, int interval,
+                          const std::function<void(int n, float weight)>& visit) {
+  const int nt = shot.nt;
+  std::vector<std::vector<float>> snapshots;
+  if (reconstruction == Reconstruction::snapshots) {
+    if (interval < 1) throw std::invalid_argument("run_source_backwards: snapshot interval must be >= 1");
+    snapshots.resize(size_t((nt - 1) / interval + 1));
+  }
+
+  S.zero_state();
+  for (int n = 0; n < nt; ++n) {
+    if (reconstruction == Reconstruction::boundary) {
+      if (n < nt - 1) S.save_boundary(n); // ring of S[n]; S[nt-1] is the final state itself
+    } else if (n % interval == 0) {
+      S.copy_current(box, snapshots[size_t(n / interval)]);
+    }
+    S.step();
+    S.inject(shot.source_set, n, shot.source_scale);
+  }
+
+  if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
+  for (int n = nt - 1; n >= 0; --n) {
+    if (reconstruction == Reconstruction::boundary) {
+      visit(n, 1.0f);
+      if (n > 0) {
+        S.step();
+        S.inject(shot.source_set, n, shot.source_scale);
+        S.restore_boundary(n - 1);
+      }
+    } else if (n % interval == 0) {
+      S.set_current(box, snapshots[size_t(n / interval)]);
+      visit(n, float(interval)); // each snapshot stands for `interval` steps of the sum over n
+    } else {
+      visit(n, 0.0f);
+    }
+  }
+}
+
+// At the top of iteration n the receiver field holds R[n+1] (R[nt] = R[nt+1] = 0); its step +
+// inject(d[n]) make R[n].
+void migrate_one_shot(Propagator& S, Propagator& R, const ShotSets& shot, const Box& box,
+                      Reconstruction reconstruction, int interval) {
+  R.zero_state();
+  run_source_backwards(S, shot, box, reconstruction, interval, [&](int n, float weight) {
+    if (weight > 0) R.accumulate_image(S, weight);
+    R.step();
+    R.inject(shot.receiver_set, n, 1.0f);
+  });
+}
+
+void mute_direct_wave(std::vector<float>& traces, const Position& source,
+                      const std::vector<Position>& receivers, int nt, double dt, double t0, double f0,
+                      double velocity) {
+  if (traces.size() != receivers.size() * size_t(nt))
+    throw std::invalid_argument("mute_direct_wave: traces must be [nrec][nt]");
+  if (!(velocity > 0)) throw InputError("direct-wave mute: velocity must be positive");
+  const double ramp = 0.5 / f0;
+  for (size_t r = 0; r < receivers.size(); ++r) {
+    const double dz = receivers[r][0] - source[0], dy = receivers[r][1] - source[1],
+                 dx = receivers[r][2] - source[2];
+    const double passed = t0 + std::sqrt(dx * dx + dy * dy + dz * dz) / velocity + 1.0 / f0;
+    for (int t = 0; t < nt; ++t) {
+      const double time = t * dt;
+      double gain = 1.0;
+      if (time <= passed) gain = 0.0;
+      else if (time < passed + ramp) gain = 0.5 - 0.5 * std::cos(M_PI * (time - passed) / ramp);
+      traces[r * size_t(nt) + size_t(t)] *= float(gain);
+    }
+  }
+}
+
+std::vector<float> normalise_image(const std::vector<float>& image,
+                                   const std::vector<float>& illumination, double eps_fraction) {
+  if (image.size() != illumination.size())
+    throw std::invalid_argument("normalise_image: image and illumination differ in size");
+  double mean = 0;
+  for (float v : illumination) mean += v;
+  mean /= std::max<size_t>(1, illumination.size());
+  const double eps = eps_fraction * mean;
+  std::vector<float> out(image.size());
+  for (size_t c = 0; c < image.size(); ++c) {
+    const double denominator = double(illumination[c]) + eps;
+    out[c] = denominator > 0 ? float(image[c] / denominator) : 0.0f;
+  }
+  return out;
+}
+
+std::vector<float> laplacian_filter(const std::vector<float>& v, int nx, int ny, int nz, double dx,
+                                    double dy, double dz) {
+  if (v.size() != size_t(nx) * ny * nz)
+    throw std::invalid_argument("laplacian_filter: volume is not nz*ny*nx");
+  const double ix = 1 / (dx * dx), iy = 1 / (dy * dy), iz = 1 / (dz * dz);
+  auto at = [&](int i, int j, int k) {
+    i = std::clamp(i, 0, nx - 1);
+    j = std::clamp(j, 0, ny - 1);
+    k = std::clamp(k, 0, nz - 1);
+    return double(v[(size_t(k) * ny + j) * nx + i]);
+  };
+  std::vector<float> out(v.size());
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const double c = at(i, j, k);
+        const double lap = ix * (at(i - 1, j, k) - 2 * c + at(i + 1, j, k)) +
+                           iy * (at(i, j - 1, k) - 2 * c + at(i, j + 1, k)) +
+                           iz * (at(i, j, k - 1) - 2 * c + at(i, j, k + 1));
+        out[(size_t(k) * ny + j) * nx + i] = float(-lap);
+      }
+  return out;
+}
+
+namespace {
+
+std::string megabytes(int64_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
+  return text;
+}
+
+// The migration velocity at a position (nearest cell), for the direct-wave mute.
+double velocity_at(const VelocityModel& m, const Position& zyx) {
+  auto cell = [](double x, double o, double d, int n) {
+    return std::clamp(int(std::lround((x - o) / d)), 0, n - 1);
+  };
+  return m.at(cell(zyx[2], m.ox, m.dx, m.nx), cell(zyx[1], m.oy, m.dy, m.ny),
+              cell(zyx[0], m.oz, m.dz, m.nz));
+}
+
+} // namespace
+
+MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& log, RunStats* stats) {
+  const auto setup_start = std::chrono::steady_clock::now();
+  if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
+  if (shots.receivers.empty()) throw InputError("migration: the shot file holds no receivers");
+  if (!(params.illumination_eps > 0))
+    throw InputError("--illumination-eps must be positive, got " +
+                     std::to_string(params.illumination_eps));
+  // The data fix dt: migrating with it needs it stable in the migration model.
+  SimulationGrid sim;
+  try {
+    sim = make_simulation_grid(model, params.boundary, shots.dt);
+  } catch (const InputError& e) {
+    throw InputError(std::string("the shot file's dt cannot be used in the migration model: ") +
+                     e.what());
+  }
+  if (!(shots.f0 > 0))
+    throw InputError("the shot file's /wavelet has no f0 attribute (peak frequency): migration "
+                     "needs it for the snapshot interval and the direct-wave mute");
+  const double f0 = shots.f0;
+  const std::string warning = dispersion_warning(model.vmin(), f0, model.dx, model.dy, model.dz);
+  if (!warning.empty()) log << "rtm: " << warning << "\n";
+
+  const Box box = model_box(sim);
+  const int nt = shots.nt;
+  MigrationResult result;
+  result.memory = reconstruction_memory(sim, nt, f0);
+  const ReconstructionMemory& mem = result.memory;
+  log << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
+      << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
+      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
+      << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
+      << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
+      << reconstruction_name(params.reconstruction) << "\n";
+
+  std::vector<PointStencil> receivers;
+  for (size_t r = 0; r < shots.receivers.size(); ++r)
+    receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r)));
+
+  const PropagatorSetup setup = make_propagator_setup(sim);
+  auto source_field = make_propagator(setup, params.backend, log);
+  // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
+  // the variant, so "auto" does not time the candidates a second time.
+  BackendOptions same = params.backend;
+  const std::string name = source_field->name();
+  same.backend = name == "cpu" ? "cpu" : "cuda";
+  if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
+  auto receiver_field = make_propagator(setup, same, log);
+  const int nrec = int(receivers.size());
+  const int receiver_set = receiver_field->add_point_set(receivers, nt);
+  receiver_field->allocate_image(box);
+  if (params.reconstruction == Reconstruction::boundary)
+    source_field->allocate_boundary_store(box, mem.ring_steps);
+
+  const GridLayout& g = sim.layout;
+  log << "rtm: migrating " << shots.shots.size() << " shot(s) on " << source_field->name()
+      << ": grid " << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of "
+      << params.boundary.width << " cells included), " << nt << " steps of dt = " << shots.dt
+      << " s, " << nrec << " receivers\n";
+
+  const double propagations = params.reconstruction == Reconstruction::boundary ? 3 : 2;
+  if (params.profile) {
+    source_field->enable_timing(true);
+    receiver_field->enable_timing(true);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t s = 0; s < shots.shots.size(); ++s) {
+    const ShotGather& gather = shots.shots[s];
+    std::vector<float> data = gather.data;
+    if (params.direct_wave == DirectWaveRemoval::mute) {
+      const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
+                                                       : velocity_at(model, gather.source);
+      mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
+    }
+    receiver_field->upload_series(receiver_set, traces_to_series(data, nrec, nt));
+    ShotSets sets;
+    sets.source_set = source_field->add_point_set(
+        {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id))}, nt);
+    source_field->upload_series(sets.source_set, shots.wavelet);
+    sets.receiver_set = receiver_set;
+    sets.nt = nt;
+    sets.source_scale = sim.injection_scale();
+    migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
+                     mem.snapshot_interval);
+    receiver_field->synchronize();
+
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double done = double(s + 1), left = double(shots.shots.size()) - done;
+    const double gcells = double(g.interior_cells()) * nt * propagations * done / elapsed * 1e-9;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "rtm: migrated shot %zu/%zu, %.2f Gcells/s, %.1f s elapsed, ~%.1f s left\n", s + 1,
+                  shots.shots.size(), gcells, elapsed, elapsed / done * left);
+    log << line << std::flush;
+  }
+  const auto loop_end = std::chrono::steady_clock::now();
+  if (stats) {
+    stats->seconds = std::chrono::duration<double>(loop_end - start).count();
+    stats->cell_updates = double(g.interior_cells()) * nt * propagations * double(shots.shots.size());
+  }
+  MigrationProfile& profile = result.profile;
+  if (params.profile) {
+    profile.measured = true;
+    profile.propagator = source_field->name();
+    profile.grid = g;
+    profile.shots = int(shots.shots.size());
+    profile.nt = nt;
+    profile.sweeps = int(propagations);
+    profile.setup_s = std::chrono::duration<double>(start - setup_start).count();
+    profile.loop_s = std::chrono::duration<double>(loop_end - start).count();
+    profile.timing = source_field->timing();
+    profile.timing += receiver_field->timing();
+  }
+
+  const auto finish_start = std::chrono::steady_clock::now();
+  result.raw_image = receiver_field->download_image();
+  result.illumination = receiver_field->download_illumination();
+  result.image = normalise_image(result.raw_image, result.illumination, params.illumination_eps);
+  if (params.laplacian_filter)
+    result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
+                                    model.dz);
+  if (params.profile) {
+    profile.finish_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
+    print_migration_profile(profile, log);
+  }
+  return result;
+}
+
+double MigrationProfile::rtm_gcells_per_s() const {
+  return loop_s > 0 ? double(grid.interior_cells()) * nt * 2.0 * shots / loop_s * 1e-9 : 0.0;
+}
+
+double MigrationProfile::sweep_gcells_per_s() const {
+  return loop_s > 0 ? double(grid.interior_cells()) * nt * double(sweeps) * shots / loop_s * 1e-9
+                    : 0.0;
+}
+
+void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
+  const PropagatorTiming& t = p.timing;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "rtm: profile of the shot loop: %d shot(s) x %d time steps on %s, grid %dx%dx%d, "
+                "%d wave-step sweeps per shot\n",
+                p.shots, p.nt, p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.sweeps);
+  out << line;
+  auto row = [&](const char* what, double seconds, const char* note) {
+    std::snprintf(line, sizeof line, "rtm: profile:   %-24s %9.3f s %6.1f%%%s\n", what, seconds,
+                  p.loop_s > 0 ? 100.0 * seconds / p.loop_s : 0.0, note);
+    out << line;
+  };
+  char per_step[64] = "";
+  if (t.steps > 0) std::snprintf(per_step, sizeof per_step, "  (%lld steps, %.3f ms each)",
+                                 static_cast<long long>(t.steps), t.step_ms / double(t.steps));
+  row("wall", p.loop_s, "");
+  row("wave-step kernels", t.step_ms * 1e-3, per_step);
+  row("imaging", t.imaging_ms * 1e-3, "");
+  row("boundary save/restore", t.boundary_ms * 1e-3, "");
+  row("injection/recording", t.points_ms * 1e-3, "");
+  row("snapshot copies", t.box_copy_ms * 1e-3, "");
+  row("host, transfers, idle", p.host_s(), "  (the wall less the operations above)");
+  std::snprintf(line, sizeof line,
+                "rtm: profile: outside the loop: %.3f s before (propagators, stores), %.3f s after "
+                "(image download, normalisation, filter)\n",
+                p.setup_s, p.finish_s);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "rtm: profile: RTM throughput %.2f Gcells/s (cells x steps x 2: forward and backward "
+                "propagation); %.2f Gcells/s counting all %d sweeps\n",
+                p.rtm_gcells_per_s(), p.sweep_gcells_per_s(), p.sweeps);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "PERFORMANCE rtm-migrate backend=%s grid=%dx%dx%d shots=%d nt=%d sweeps=%d "
+                "total_s=%.3f loop_s=%.3f step_s=%.3f step_fraction=%.3f other_device_s=%.3f "
+                "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f\n",
+                p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.shots, p.nt, p.sweeps,
+                p.setup_s + p.loop_s + p.finish_s, p.loop_s, t.step_ms * 1e-3,
+                p.loop_s > 0 ? t.step_ms * 1e-3 / p.loop_s : 0.0, t.non_step_ms() * 1e-3,
+                p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s());
+  out << line << std::flush;
+}
+
+} // namespace rtm

@@ -1,0 +1,171 @@
+// RTM on the CUDA backend against the CPU reference: modelled traces, boundary-saving
+// reconstruction, the Born dot-product test, and migrated images. Skipped where no GPU is usable.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "solvers/born.h"
+#include "solvers/migration.h"
+#include "tests/rtm_test_problem.h"
+
+namespace rtm {
+namespace {
+
+using test::dot;
+using test::layered_problem;
+using test::make_propagator_pair;
+using test::random_values;
+
+#define SKIP_WITHOUT_GPU()                                                                         \
+  do {                                                                                             \
+    std::string why;                                                                               \
+    if (!cuda_usable(&why)) GTEST_SKIP() << "no usable GPU: " << why;                              \
+  } while (0)
+
+double relative_l2(const std::vector<float>& a, const std::vector<float>& reference) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += double(a[i] - reference[i]) * (a[i] - reference[i]);
+    den += double(reference[i]) * reference[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// `rtm model` on both backends: the same traces to 1e-5 (relative L2 over each gather).
+TEST(RtmGpu, ModeledTracesMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const VelocityModel model = salt_model({48, 32, 40, 10, 10, 10}, 1500, 3000, 4500);
+  ModelingParams params;
+  params.wavelet.f0 = 15;
+  params.boundary.width = 12;
+  params.record_time = 0.5;
+  const Acquisition acq = default_line_survey(model, 2, 30.0, 1);
+  std::ostringstream log;
+  params.backend.backend = "cpu";
+  const ShotFile cpu = model_shots(model, acq, params, log);
+  params.backend.backend = "cuda";
+  const ShotFile gpu = model_shots(model, acq, params, log);
+  ASSERT_EQ(cpu.shots.size(), gpu.shots.size());
+  for (size_t s = 0; s < cpu.shots.size(); ++s) {
+    const double err = relative_l2(gpu.shots[s].data, cpu.shots[s].data);
+    std::printf("shot %zu: GPU vs CPU traces, relative L2 %.3g\n", s, err);
+    EXPECT_LE(err, 1e-5) << "shot " << s;
+  }
+}
+
+TEST(RtmGpu, BoundarySavingReproducesTheForwardField) {
+  SKIP_WITHOUT_GPU();
+  const test::RtmProblem p = layered_problem();
+  test::PropagatorPair pair = make_propagator_pair(p, "cuda");
+  Propagator& S = *pair.source_field;
+  std::vector<std::vector<float>> forward(size_t(p.nt));
+  S.zero_state();
+  for (int n = 0; n < p.nt; ++n) {
+    S.copy_current(p.box, forward[size_t(n)]);
+    S.step();
+    S.inject(pair.sets.source_set, n, pair.sets.source_scale);
+  }
+  S.allocate_boundary_store(p.box, p.nt - 1);
+  double worst_error = 0, largest = 0;
+  std::vector<float> reconstructed;
+  run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float) {
+    S.copy_current(p.box, reconstructed);
+    const std::vector<float>& f = forward[size_t(n)];
+    double diff2 = 0, norm2 = 0;
+    for (size_t c = 0; c < f.size(); ++c) {
+      diff2 += double(reconstructed[c] - f[c]) * (reconstructed[c] - f[c]);
+      norm2 += double(f[c]) * f[c];
+    }
+    worst_error = std::max(worst_error, std::sqrt(diff2));
+    largest = std::max(largest, std::sqrt(norm2));
+  });
+  ASSERT_GT(largest, 0.0);
+  std::printf("GPU boundary-saving reconstruction: max error / max norm %.3g\n", worst_error / largest);
+  EXPECT_LT(worst_error / largest, 1e-4);
+}
+
+TEST(RtmGpu, BornAndMigrationPassTheDotProductTest) {
+  SKIP_WITHOUT_GPU();
+  const test::RtmProblem p = layered_problem();
+  test::PropagatorPair pair = make_propagator_pair(p, "cuda");
+  const int nrec = int(p.receivers.size());
+  const std::vector<float> m = random_values(size_t(p.box.cells()), 11);
+  const std::vector<float> d = random_values(size_t(nrec) * p.nt, 12);
+  const std::vector<float> bm =
+      born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
+  pair.receiver_field->upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
+  pair.receiver_field->allocate_image(p.box);
+  pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
+  migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box,
+                   Reconstruction::boundary, 1);
+  const double lhs = dot(bm, d), rhs = dot(m, pair.receiver_field->download_image());
+  const double relative = std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
+  std::printf("GPU dot-product test: <Bm,d> = %.9g, <m,B'd> = %.9g, relative %.3g\n", lhs, rhs, relative);
+  ASSERT_GT(std::abs(lhs), 0.0);
+  EXPECT_LT(relative, 1e-4);
+}
+
+// Born data, the snapshot path and the image pieces on the GPU give the CPU's numbers.
+TEST(RtmGpu, BornTracesAndImagesMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const test::RtmProblem p = layered_problem();
+  const int nrec = int(p.receivers.size());
+  const std::vector<float> m = random_values(size_t(p.box.cells()), 21);
+  const std::vector<float> d = random_values(size_t(nrec) * p.nt, 22);
+  auto run = [&](const std::string& backend, Reconstruction r, std::vector<float>& born,
+                 std::vector<float>& image, std::vector<float>& illumination) {
+    test::PropagatorPair pair = make_propagator_pair(p, backend);
+    born = born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
+    pair.receiver_field->upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
+    pair.receiver_field->allocate_image(p.box);
+    if (r == Reconstruction::boundary) pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
+    migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box, r,
+                     snapshot_interval(p.sim.dt, p.f0));
+    image = pair.receiver_field->download_image();
+    illumination = pair.receiver_field->download_illumination();
+  };
+  for (Reconstruction r : {Reconstruction::boundary, Reconstruction::snapshots}) {
+    std::vector<float> born_cpu, image_cpu, ill_cpu, born_gpu, image_gpu, ill_gpu;
+    run("cpu", r, born_cpu, image_cpu, ill_cpu);
+    run("cuda", r, born_gpu, image_gpu, ill_gpu);
+    const double e_born = relative_l2(born_gpu, born_cpu), e_image = relative_l2(image_gpu, image_cpu),
+                 e_ill = relative_l2(ill_gpu, ill_cpu);
+    std::printf("%s: GPU vs CPU relative L2: Born traces %.3g, image %.3g, illumination %.3g\n",
+                reconstruction_name(r), e_born, e_image, e_ill);
+    EXPECT_LE(e_born, 1e-5);
+    EXPECT_LE(e_image, 1e-4);
+    EXPECT_LE(e_ill, 1e-4);
+  }
+}
+
+// The whole migration (mute, normalisation, Laplacian filter) on both backends.
+TEST(RtmGpu, MigratedImagesMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const VelocityModel truth = layered_model({40, 24, 36, 10, 10, 10}, {200}, {2000, 2700});
+  ModelingParams modeling;
+  modeling.backend.backend = "cpu";
+  modeling.wavelet.f0 = 18;
+  modeling.boundary.width = 16;
+  modeling.record_time = 0.4;
+  std::ostringstream log;
+  const ShotFile shots = model_shots(truth, default_line_survey(truth, 2, 30.0, 1), modeling, log);
+  MigrationParams params;
+  params.boundary.width = 16;
+  const VelocityModel migration = constant_model({40, 24, 36, 10, 10, 10}, 2000);
+  params.backend.backend = "cpu";
+  const MigrationResult cpu = migrate_shots(migration, shots, params, log);
+  params.backend.backend = "cuda";
+  const MigrationResult gpu = migrate_shots(migration, shots, params, log);
+  const double e_raw = relative_l2(gpu.raw_image, cpu.raw_image);
+  const double e_image = relative_l2(gpu.image, cpu.image);
+  std::printf("migrated image GPU vs CPU: raw %.3g, final %.3g (relative L2)\n", e_raw, e_image);
+  EXPECT_LE(e_raw, 1e-4);
+  EXPECT_LE(e_image, 1e-3);
+}
+
+} // namespace
+} // namespace rtm

@@ -1,0 +1,424 @@
+// The RTM operations of the CUDA propagator (kernels/rtm_ops.cu, docs/rtm.md section 10) against
+// the CPU reference, for every variant (label gpu; each test skips where no GPU is usable).
+//
+// What is checked, and why it can fail:
+// - Fresh random inputs every run (the seed is printed with a failure), on a grid whose sizes are
+//   multiples of no block size, and boxes that start off the grid's origin or touch its faces.
+// - The CPU reference is given exactly the values the GPU holds (the GPU's state read back after
+//   set_state: in half storage that is the input rounded to half). Then every data movement
+//   (ring save/restore, box copies) must give the reference's values bit for bit, in either
+//   storage, and every element outside the operation's cells must stay exactly as it was.
+// - Imaging and the Born source do the reference's float operations in its order, each rounded
+//   (no fused multiply-add): the results agree to 1e-6 of the largest value (bit for bit where
+//   both sides round the same way); a wrong index, weight or pairing is off by O(1). In half
+//   storage the Born source's result is rounded to half once: within 2^-11 relative per cell.
+// - Timing (enable_timing) counts what ran and changes no result.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_backend.h"
+#include "solvers/cpu_propagator.h"
+
+namespace rtm {
+namespace {
+
+bool gpu_usable(std::string* why) {
+  static const cuda::DeviceInfo info = cuda::query_device(0);
+  if (!info.available && why) *why = info.why_unavailable;
+  return info.available;
+}
+
+#define SKIP_WITHOUT_GPU()                                   \
+  do {                                                       \
+    std::string why_no_gpu;                                  \
+    if (!gpu_usable(&why_no_gpu)) GTEST_SKIP() << why_no_gpu; \
+  } while (0)
+
+bool is_fp16(const std::string& variant) {
+  for (const cuda::VariantInfo& v : cuda::variant_table())
+    if (v.name == variant) return v.bytes_per_cell < 16;
+  return false;
+}
+
+uint64_t fresh_seed() {
+  std::random_device device;
+  return (uint64_t(device()) << 32) ^ device();
+}
+
+constexpr int kNx = 37, kNy = 29, kNz = 33;
+// Off the origin on every axis; touching the top (z = 0) and both y faces; the whole grid.
+const Box kBoxes[] = {{3, 31, 2, 27, 5, 30}, {3, 31, 0, kNy, 0, 30}, {0, kNx, 0, kNy, 0, kNz}};
+
+// v2dt2 = k / 1024 with k in [10, 100]: exact in half too, so both backends hold the same values.
+PropagatorSetup make_setup(std::mt19937_64& rng) {
+  PropagatorSetup setup;
+  setup.layout = make_layout(kNx, kNy, kNz);
+  setup.weights = make_laplacian_weights(10.0, 12.0, 8.0);
+  std::uniform_int_distribution<int> k(10, 100);
+  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
+  for (float& v : setup.v2dt2) v = float(k(rng)) / 1024.0f;
+  return setup;
+}
+
+// Every element (halo and padding included): magnitude in [0.1, 1], random sign.
+std::vector<float> random_values(size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> magnitude(0.1f, 1.0f);
+  std::bernoulli_distribution negative(0.5);
+  std::vector<float> v(n);
+  for (float& x : v) x = negative(rng) ? -magnitude(rng) : magnitude(rng);
+  return v;
+}
+
+struct State {
+  std::vector<float> prev, cur;
+};
+
+// Sets a fresh random state on the GPU and returns what the GPU holds (rounded in half storage).
+State set_random_state(Propagator& gpu, std::mt19937_64& rng) {
+  const size_t n = size_t(gpu.layout().size);
+  const std::vector<float> prev = random_values(n, rng), cur = random_values(n, rng);
+  gpu.set_state(prev, cur);
+  State held;
+  gpu.get_state(held.prev, held.cur);
+  return held;
+}
+
+State state_of(const Propagator& p) {
+  State s;
+  p.get_state(s.prev, s.cur);
+  return s;
+}
+
+double max_abs(const std::vector<float>& v) {
+  double m = 0;
+  for (float x : v) m = std::max(m, double(std::fabs(x)));
+  return m;
+}
+
+// max |a - b| / max |b| (infinite when the sizes differ).
+double max_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (size_t n = 0; n < a.size(); ++n) worst = std::max(worst, std::fabs(double(a[n]) - b[n]));
+  const double scale = max_abs(b);
+  return scale > 0 ? worst / scale : worst;
+}
+
+std::vector<std::string> all_variants() {
+  std::vector<std::string> names;
+  for (const cuda::VariantInfo& v : cuda::variant_table()) names.push_back(v.name);
+  return names;
+}
+
+class RtmOps : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RtmOps, ReverseTimeSwapsTheFields) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu = cuda::make_propagator(setup, GetParam(), {}, 0);
+  const State held = set_random_state(*gpu, rng);
+  gpu->reverse_time();
+  const State reversed = state_of(*gpu);
+  EXPECT_EQ(reversed.prev, held.cur);
+  EXPECT_EQ(reversed.cur, held.prev);
+}
+
+// Three slots saved from three states, restored into a fourth: the ring cells (and only they)
+// take the slot's values; the same sequence on the CPU gives the same arrays bit for bit.
+TEST_P(RtmOps, BoundaryRingSaveAndRestoreMatchTheReference) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  const GridLayout& g = setup.layout;
+  auto gpu = cuda::make_propagator(setup, GetParam(), {}, 0);
+  CpuPropagator cpu(setup);
+  for (const Box& box : kBoxes) {
+    SCOPED_TRACE("box x " + std::to_string(box.x0) + ".." + std::to_string(box.x1) + ", y " +
+                 std::to_string(box.y0) + ".." + std::to_string(box.y1) + ", z " +
+                 std::to_string(box.z0) + ".." + std::to_string(box.z1));
+    constexpr int kSlots = 3;
+    gpu->allocate_boundary_store(box, kSlots);
+    cpu.allocate_boundary_store(box, kSlots);
+    std::vector<State> saved;
+    for (int slot = 0; slot < kSlots; ++slot) {
+      saved.push_back(set_random_state(*gpu, rng));
+      cpu.set_state(saved.back().prev, saved.back().cur);
+      gpu->save_boundary(slot);
+      cpu.save_boundary(slot);
+    }
+    for (int slot : {1, 0, 2}) {
+      const State before = set_random_state(*gpu, rng);
+      cpu.set_state(before.prev, before.cur);
+      gpu->restore_boundary(slot);
+      cpu.restore_boundary(slot);
+      const State after = state_of(*gpu);
+      EXPECT_EQ(after.prev, before.prev) << "restore must not touch the previous field";
+      int64_t wrong = 0, ring = 0;
+      for (int64_t n = 0; n < g.size; ++n) {
+        const int64_t rel = n - g.offset;
+        const int64_t k = rel / g.plane - kHalo, j = (rel % g.plane) / g.pitch - kHalo,
+                      i = rel % g.pitch - kHalo;
+        const bool in_box = rel >= 0 && i >= box.x0 && i < box.x1 && j >= box.y0 && j < box.y1 &&
+                            k >= box.z0 && k < box.z1;
+        const bool in_ring = in_box && in_boundary_ring(box, int(i), int(j), int(k));
+        ring += in_ring;
+        const float expected = in_ring ? saved[size_t(slot)].cur[size_t(n)] : before.cur[size_t(n)];
+        wrong += after.cur[size_t(n)] != expected;
+      }
+      EXPECT_EQ(ring, boundary_ring_cells(box));
+      EXPECT_EQ(wrong, 0) << "slot " << slot << ": cells not as saved / not left alone";
+      EXPECT_EQ(after.cur, state_of(cpu).cur) << "slot " << slot << ": differs from the CPU";
+    }
+  }
+  EXPECT_THROW(gpu->save_boundary(3), std::out_of_range);
+  EXPECT_THROW(gpu->restore_boundary(-1), std::out_of_range);
+  EXPECT_THROW(gpu->allocate_boundary_store({0, kNx + 1, 0, kNy, 0, kNz}, 2), std::invalid_argument);
+}
+
+TEST_P(RtmOps, BoxCopiesMatchTheReference) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu = cuda::make_propagator(setup, GetParam(), {}, 0);
+  CpuPropagator cpu(setup);
+  for (const Box& box : kBoxes) {
+    const State held = set_random_state(*gpu, rng);
+    cpu.set_state(held.prev, held.cur);
+    std::vector<float> gpu_dense, cpu_dense;
+    gpu->copy_current(box, gpu_dense);
+    cpu.copy_current(box, cpu_dense);
+    ASSERT_EQ(int64_t(gpu_dense.size()), box.cells());
+    EXPECT_EQ(gpu_dense, cpu_dense) << "copy_current";
+
+    const std::vector<float> dense = random_values(size_t(box.cells()), rng);
+    gpu->set_current(box, dense);
+    cpu.set_current(box, dense);
+    const State g = state_of(*gpu), c = state_of(cpu);
+    EXPECT_EQ(g.prev, held.prev) << "set_current must not touch the previous field";
+    if (is_fp16(GetParam())) {
+      int64_t wrong = 0;
+      for (size_t n = 0; n < c.cur.size(); ++n)
+        wrong += !(std::fabs(g.cur[n] - c.cur[n]) <= std::ldexp(std::fabs(c.cur[n]), -11));
+      EXPECT_EQ(wrong, 0) << "set_current: more than one half rounding away from the CPU";
+    } else {
+      EXPECT_EQ(g.cur, c.cur) << "set_current";
+    }
+    // A round trip of what the field holds is exact in either storage.
+    std::vector<float> again;
+    gpu->copy_current(box, again);
+    gpu->set_current(box, again);
+    EXPECT_EQ(state_of(*gpu).cur, g.cur) << "copy_current then set_current changed the field";
+  }
+  std::vector<float> dense;
+  EXPECT_THROW(gpu->copy_current({0, 0, 0, kNy, 0, kNz}, dense), std::invalid_argument);
+  EXPECT_THROW(gpu->set_current(kBoxes[0], std::vector<float>(3)), std::invalid_argument);
+}
+
+// Several accumulations with different weights and fresh fields in between.
+TEST_P(RtmOps, ImagingConditionMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu_s = cuda::make_propagator(setup, GetParam(), {}, 0);
+  auto gpu_r = cuda::make_propagator(setup, GetParam(), {}, 0);
+  CpuPropagator cpu_s(setup), cpu_r(setup);
+  EXPECT_THROW(gpu_r->accumulate_image(*gpu_s, 1.0f), std::logic_error) << "no image allocated";
+  const Box& box = kBoxes[0];
+  gpu_r->allocate_image(box);
+  cpu_r.allocate_image(box);
+  std::uniform_real_distribution<float> weight(0.5f, 10.0f);
+  for (int n = 0; n < 4; ++n) {
+    const State s = set_random_state(*gpu_s, rng), r = set_random_state(*gpu_r, rng);
+    cpu_s.set_state(s.prev, s.cur);
+    cpu_r.set_state(r.prev, r.cur);
+    const float w = weight(rng);
+    gpu_r->accumulate_image(*gpu_s, w);
+    cpu_r.accumulate_image(cpu_s, w);
+  }
+  const std::vector<float> image = gpu_r->download_image(), ill = gpu_r->download_illumination();
+  const std::vector<float> cpu_image = cpu_r.download_image(), cpu_ill = cpu_r.download_illumination();
+  ASSERT_EQ(int64_t(image.size()), box.cells());
+  ASSERT_EQ(int64_t(ill.size()), box.cells());
+  const double e_image = max_relative_difference(image, cpu_image);
+  const double e_ill = max_relative_difference(ill, cpu_ill);
+  std::printf("%s: imaging vs CPU, max relative difference: image %.3g%s, illumination %.3g%s\n",
+              GetParam().c_str(), e_image, image == cpu_image ? " (bitwise equal)" : "", e_ill,
+              ill == cpu_ill ? " (bitwise equal)" : "");
+  EXPECT_LE(e_image, 1e-6);
+  EXPECT_LE(e_ill, 1e-6);
+  // allocate_image zeroes both.
+  gpu_r->allocate_image(box);
+  EXPECT_EQ(max_abs(gpu_r->download_image()), 0.0);
+  EXPECT_EQ(max_abs(gpu_r->download_illumination()), 0.0);
+  // The other field must be a CUDA propagator.
+  EXPECT_THROW(gpu_r->accumulate_image(cpu_s, 1.0f), std::invalid_argument);
+}
+
+// One Born source on a fresh state, and a few in a row while both fields step (the stream
+// handoff between the two propagators: each reads the other's field while it changes).
+TEST_P(RtmOps, BornSourceMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  const bool fp16 = is_fp16(GetParam());
+  auto background = cuda::make_propagator(setup, GetParam(), {}, 0);
+  auto scattered = cuda::make_propagator(setup, GetParam(), {}, 0);
+  CpuPropagator cpu_background(setup), cpu_scattered(setup);
+  EXPECT_THROW(scattered->inject_born_source(*background), std::logic_error) << "no perturbation";
+  const Box& box = kBoxes[1];
+  const std::vector<float> m = random_values(size_t(box.cells()), rng);
+  scattered->set_born_perturbation(box, m);
+  cpu_scattered.set_born_perturbation(box, m);
+
+  const State s = set_random_state(*background, rng), d = set_random_state(*scattered, rng);
+  cpu_background.set_state(s.prev, s.cur);
+  cpu_scattered.set_state(d.prev, d.cur);
+  scattered->inject_born_source(*background);
+  cpu_scattered.inject_born_source(cpu_background);
+  const State g = state_of(*scattered), c = state_of(cpu_scattered);
+  EXPECT_EQ(g.prev, d.prev);
+  const GridLayout& layout = setup.layout;
+  int64_t changed_outside = 0, wrong = 0;
+  for (int k = -kHalo; k < layout.nz + kHalo; ++k)
+    for (int j = -kHalo; j < layout.ny + kHalo; ++j)
+      for (int i = -kHalo; i < layout.nx + kHalo; ++i) {
+        const size_t n = size_t(layout.index(i, j, k));
+        const bool in_box = i >= box.x0 && i < box.x1 && j >= box.y0 && j < box.y1 &&
+                            k >= box.z0 && k < box.z1;
+        if (!in_box) {
+          changed_outside += g.cur[n] != d.cur[n];
+        } else if (fp16) {
+          wrong += !(std::fabs(g.cur[n] - c.cur[n]) <= std::ldexp(std::fabs(c.cur[n]), -11));
+        }
+      }
+  EXPECT_EQ(changed_outside, 0) << "cells outside the box changed";
+  if (fp16) {
+    EXPECT_EQ(wrong, 0) << "more than one half rounding away from the CPU";
+  } else {
+    const double e = max_relative_difference(g.cur, c.cur);
+    std::printf("%s: Born source vs CPU, max relative difference %.3g%s\n", GetParam().c_str(), e,
+                g.cur == c.cur ? " (bitwise equal)" : "");
+    EXPECT_LE(e, 1e-6);
+  }
+
+  // Interleaved with steps, as born_model_one_shot runs it (float32 only: in half storage every
+  // step rounds again, which the variant tests cover).
+  if (!fp16) {
+    for (int n = 0; n < 5; ++n) {
+      scattered->step();
+      cpu_scattered.step();
+      scattered->inject_born_source(*background);
+      cpu_scattered.inject_born_source(cpu_background);
+      background->step();
+      cpu_background.step();
+    }
+    const double e = max_relative_difference(state_of(*scattered).cur, state_of(cpu_scattered).cur);
+    EXPECT_LE(e, 1e-5) << "Born source interleaved with steps";
+  }
+  EXPECT_THROW(scattered->inject_born_source(cpu_background), std::invalid_argument);
+}
+
+// Timing counts each kind of operation and changes no result; off again, nothing is counted.
+TEST_P(RtmOps, TimingCountsOperationsAndChangesNothing) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  const Box& box = kBoxes[0];
+  std::vector<State> results; // the receiver field's, untimed then timed
+  std::vector<std::vector<float>> images;
+  const State start_s = [&] {
+    auto p = cuda::make_propagator(setup, GetParam(), {}, 0);
+    return set_random_state(*p, rng);
+  }();
+  const State start_r = [&] {
+    auto p = cuda::make_propagator(setup, GetParam(), {}, 0);
+    return set_random_state(*p, rng);
+  }();
+  for (bool timed : {false, true}) {
+    auto s = cuda::make_propagator(setup, GetParam(), {}, 0);
+    auto r = cuda::make_propagator(setup, GetParam(), {}, 0);
+    s->set_state(start_s.prev, start_s.cur);
+    r->set_state(start_r.prev, start_r.cur);
+    s->enable_timing(timed);
+    r->enable_timing(timed);
+    s->allocate_boundary_store(box, 4);
+    r->allocate_image(box);
+    for (int n = 0; n < 4; ++n) {
+      s->save_boundary(n);
+      s->step();
+      r->step();
+      r->accumulate_image(*s, 1.0f);
+    }
+    s->restore_boundary(2);
+    const PropagatorTiming ts = s->timing(), tr = r->timing();
+    if (timed) {
+      EXPECT_EQ(ts.steps, 4);
+      EXPECT_EQ(tr.steps, 4);
+      EXPECT_GT(ts.step_ms, 0.0);
+      EXPECT_GT(ts.boundary_ms, 0.0);
+      EXPECT_GT(tr.imaging_ms, 0.0);
+      EXPECT_EQ(ts.imaging_ms, 0.0);
+      EXPECT_EQ(tr.boundary_ms, 0.0);
+      // Off again: the totals stay, nothing more is counted.
+      s->enable_timing(false);
+      s->step();
+      EXPECT_EQ(s->timing().steps, 4);
+    } else {
+      EXPECT_EQ(ts.steps, 0);
+      EXPECT_EQ(ts.total_ms(), 0.0);
+    }
+    results.push_back(state_of(*r));
+    images.push_back(r->download_image());
+  }
+  EXPECT_EQ(results[0].cur, results[1].cur);
+  EXPECT_EQ(images[0], images[1]);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, RtmOps, ::testing::ValuesIn(all_variants()),
+                         [](const auto& test) { return test.param; });
+
+// A store larger than the GPU is refused before anything is allocated, with both numbers.
+TEST(RtmOpsMemory, TooLargeABoundaryStoreIsRefusedWithTheNumbers) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu = cuda::make_propagator(setup, "naive_32x32", {}, 0);
+  // ~2^31 steps of a ring of thousands of cells: petabytes.
+  try {
+    gpu->allocate_boundary_store(kBoxes[2], 2147483647);
+    FAIL() << "a petabyte boundary store was accepted";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("boundary store"), std::string::npos) << what;
+    EXPECT_NE(what.find("MiB of device memory, only"), std::string::npos) << what;
+    EXPECT_NE(what.find("are free"), std::string::npos) << what;
+    EXPECT_NE(what.find("snapshots"), std::string::npos) << what;
+  }
+  // The propagator still works afterwards (nothing half-allocated).
+  gpu->allocate_boundary_store(kBoxes[0], 2);
+  gpu->save_boundary(1);
+  gpu->restore_boundary(1);
+}
+
+} // namespace
+} // namespace rtm
