@@ -86,9 +86,10 @@ void run_demo(const DemoArgs& a) {
                  {"image_raw", &result.raw_image}});
   std::vector<std::string> pngs =
       write_png_slices(a.output_dir + "/image", model.nx, model.ny, model.nz, result.image,
-                       ColorScale::seismic, 99.0);
-  const std::vector<std::string> model_pngs = write_png_slices(
-      a.output_dir + "/model", model.nx, model.ny, model.nz, model.vp, ColorScale::grey, 100.0);
+                       ColorScale::seismic, 99.0, -1, -1, -1, kReadablePicturePixels);
+  const std::vector<std::string> model_pngs =
+      write_png_slices(a.output_dir + "/model", model.nx, model.ny, model.nz, model.vp,
+                       ColorScale::range, 100.0, -1, -1, -1, kReadablePicturePixels);
   pngs.insert(pngs.end(), model_pngs.begin(), model_pngs.end());
 
   const double total =

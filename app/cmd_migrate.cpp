@@ -68,11 +68,12 @@ void run_migrate(MigrateArgs& a) {
     for (const std::string& p :
          write_png_slices(a.png_dir + "/image", model.nx, model.ny, model.nz, result.image,
                           a.colors == "grey" ? ColorScale::grey : ColorScale::seismic,
-                          a.clip_percentile))
+                          a.clip_percentile, -1, -1, -1, kReadablePicturePixels))
       std::printf("wrote %s\n", p.c_str());
     for (const std::string& p :
          write_png_slices(a.png_dir + "/illumination", model.nx, model.ny, model.nz,
-                          result.illumination, ColorScale::grey, a.clip_percentile))
+                          result.illumination, ColorScale::range, 100.0, -1, -1, -1,
+                          kReadablePicturePixels))
       std::printf("wrote %s\n", p.c_str());
   }
 }

@@ -73,14 +73,35 @@ Rgb colour_of(float value, double clip, ColorScale scale) {
   return {255, level(1.0 - t), level(1.0 - t)};
 }
 
+// `zoom` >= 1 repeats every value zoom x zoom times (nearest neighbour).
 void write_mapped(const std::string& path, int width, int height, const float* values,
-                  ColorScale scale, double clip) {
-  std::vector<uint8_t> rgb(size_t(width) * height * 3);
-  for (size_t i = 0; i < size_t(width) * height; ++i) {
-    const Rgb c = colour_of(values[i], clip, scale);
-    std::copy(c.begin(), c.end(), rgb.begin() + 3 * i);
+                  ColorScale scale, double clip, int zoom = 1) {
+  float lo = 0, hi = 0; // the range scale's ends
+  if (scale == ColorScale::range) {
+    bool any = false;
+    for (size_t i = 0; i < size_t(width) * height; ++i)
+      if (std::isfinite(values[i])) {
+        lo = any ? std::min(lo, values[i]) : values[i];
+        hi = any ? std::max(hi, values[i]) : values[i];
+        any = true;
+      }
   }
-  write_rgb_png(path, width, height, rgb);
+  const int w = width * zoom, h = height * zoom;
+  std::vector<uint8_t> rgb(size_t(w) * h * 3);
+  for (int r = 0; r < h; ++r)
+    for (int c = 0; c < w; ++c) {
+      const float v = values[size_t(r / zoom) * width + c / zoom];
+      Rgb colour;
+      if (scale == ColorScale::range) {
+        const double t = hi > lo && std::isfinite(v) ? (double(v) - lo) / (double(hi) - lo) : 0.5;
+        const auto g = static_cast<uint8_t>(std::lround(255.0 * t));
+        colour = {g, g, g};
+      } else {
+        colour = colour_of(v, clip, scale);
+      }
+      std::copy(colour.begin(), colour.end(), rgb.begin() + 3 * (size_t(r) * w + c));
+    }
+  write_rgb_png(path, w, h, rgb);
 }
 
 // ---- A tiny raster canvas for line plots --------------------------------------------------------
@@ -243,7 +264,8 @@ void write_png_slice(const std::string& path, int width, int height,
 
 std::vector<std::string> write_png_slices(const std::string& stem, int nx, int ny, int nz,
                                           const std::vector<float>& volume, ColorScale scale,
-                                          double percentile, int at_x, int at_y, int at_z) {
+                                          double percentile, int at_x, int at_y, int at_z,
+                                          int min_pixels) {
   if (nx < 1 || ny < 1 || nz < 1 || volume.size() != size_t(nx) * ny * nz)
     throw std::invalid_argument("write_png_slices: volume of " + std::to_string(volume.size()) +
                                 " values is not nz*ny*nx");
@@ -277,9 +299,13 @@ std::vector<std::string> write_png_slices(const std::string& stem, int nx, int n
 
   const std::vector<std::string> paths = {stem + "_inline.png", stem + "_crossline.png",
                                           stem + "_depth.png"};
-  write_mapped(paths[0], nx, nz, inline_slice.data(), scale, clip);
-  write_mapped(paths[1], ny, nz, crossline_slice.data(), scale, clip);
-  write_mapped(paths[2], nx, ny, depth_slice.data(), scale, clip);
+  auto zoom = [min_pixels](int a, int b) {
+    const int longer = std::max(a, b);
+    return min_pixels > longer ? (min_pixels + longer - 1) / longer : 1;
+  };
+  write_mapped(paths[0], nx, nz, inline_slice.data(), scale, clip, zoom(nx, nz));
+  write_mapped(paths[1], ny, nz, crossline_slice.data(), scale, clip, zoom(ny, nz));
+  write_mapped(paths[2], nx, ny, depth_slice.data(), scale, clip, zoom(nx, ny));
   return paths;
 }
 

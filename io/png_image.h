@@ -6,7 +6,9 @@
 
 namespace rtm {
 
-enum class ColorScale { grey, seismic }; // seismic: blue-white-red, symmetric about zero
+// grey and seismic (blue-white-red) are symmetric about zero, for images and wavefields;
+// range maps min..max to black..white, for all-positive fields such as velocity models.
+enum class ColorScale { grey, seismic, range };
 
 // Writes a width x height slice (row-major, row 0 at the top) as 8-bit RGB PNG. Values are mapped
 // symmetrically to [-clip, clip] with clip = the `percentile` (0-100) of |values|; values beyond
@@ -19,7 +21,11 @@ void write_png_slice(const std::string& path, int width, int height,
 std::vector<std::string> write_png_slices(const std::string& stem, int nx, int ny, int nz,
                                           const std::vector<float>& volume, ColorScale scale,
                                           double percentile = 99.0, int at_x = -1, int at_y = -1,
-                                          int at_z = -1);
+                                          int at_z = -1, int min_pixels = 0);
+// What the app asks for, so that pictures of small grids are readable.
+constexpr int kReadablePicturePixels = 600;
+// min_pixels > 0: each slice is enlarged by a whole factor (nearest neighbour) until its longer
+// side has at least that many pixels, so small grids make pictures a person can read.
 
 // A simple line plot (several series against x) as PNG, e.g. time per step against step.
 struct PlotSeries {

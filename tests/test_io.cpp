@@ -622,3 +622,24 @@ TEST_F(IoTest, LinePlotDrawsEachSeriesInItsOwnColour) {
   EXPECT_GT(black, 500);
   EXPECT_EQ(files_in_directory(), std::vector<std::string>{"plot.png"});
 }
+
+// Small grids are enlarged by a whole factor so a person can read them; the range scale maps
+// min..max to black..white for all-positive fields.
+TEST(Png, SlicesAreEnlargedAndRangeScaleSpansBlackToWhite) {
+  const int nx = 10, ny = 4, nz = 5;
+  std::vector<float> volume(size_t(nx) * ny * nz);
+  for (size_t i = 0; i < volume.size(); ++i) volume[i] = 1500.0f + float(i % nx) * 100.0f;
+  const auto paths = rtm::write_png_slices(::testing::TempDir() + "/zoom", nx, ny, nz, volume,
+                                           rtm::ColorScale::range, 100.0, -1, -1, -1, 100);
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  ASSERT_TRUE(png_image_begin_read_from_file(&image, paths[0].c_str()));
+  EXPECT_EQ(image.width, 100u); // 10 cells x 10
+  EXPECT_EQ(image.height, 50u); // 5 cells x 10
+  image.format = PNG_FORMAT_RGB;
+  std::vector<uint8_t> rgb(PNG_IMAGE_SIZE(image));
+  ASSERT_TRUE(png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr));
+  EXPECT_EQ(rgb[0], 0);                        // x = 0: the minimum, black
+  EXPECT_EQ(rgb[3 * 99], 255);                 // x = 9: the maximum, white
+  EXPECT_EQ(rgb[3 * 9], 0);                    // still cell x = 0 (nearest neighbour)
+}
