@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "io/atomic_file.h"
 #include "io/errors.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
@@ -32,16 +33,21 @@ void register_model(CLI::App& rtm) {
   cmd->add_option("-o,--output", args->output, "Output shot file (HDF5)")->required();
   cmd->add_option("--shots", args->shots,
                   "Generate this many shots on the centre inline (default: the model file's "
-                  "/sources and /receivers, else 1 shot)");
+                  "/sources and /receivers, else 1 shot)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--source-depth", args->source_depth,
-                  "Depth of generated sources and receivers (m)")->capture_default_str();
+                  "Depth of generated sources and receivers (m)")
+      ->check(finite_number())
+      ->capture_default_str();
   cmd->add_option("--receiver-step", args->receiver_step, "Cells between generated receivers")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
 
   cmd->callback([args]() {
+    check_output_path(args->output); // before the run, not after it
     const VelocityModel model = read_velocity_model(args->model_path);
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
