@@ -86,7 +86,7 @@ void register_generate_model(CLI::App& rtm) {
   cmd->add_option("--survey-shots", args->shots,
                   "Also store a line survey: this many shots and a receiver on every cell of the "
                   "centre inline (datasets /sources, /receivers)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_count());
   cmd->add_option("--survey-depth", args->survey_depth, "Depth of the stored survey (m)")
       ->check(finite_number())
       ->capture_default_str();

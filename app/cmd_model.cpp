@@ -34,13 +34,13 @@ void register_model(CLI::App& rtm) {
   cmd->add_option("--shots", args->shots,
                   "Generate this many shots on the centre inline (default: the model file's "
                   "/sources and /receivers, else 1 shot)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_count());
   cmd->add_option("--source-depth", args->source_depth,
                   "Depth of generated sources and receivers (m)")
       ->check(finite_number())
       ->capture_default_str();
   cmd->add_option("--receiver-step", args->receiver_step, "Cells between generated receivers")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_count())
       ->capture_default_str();
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
@@ -52,6 +52,11 @@ void register_model(CLI::App& rtm) {
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
     if (args->shots > 0 || stored.sources.empty() || stored.receivers.empty()) {
+      const double deepest = (model.nz - 1) * model.dz;
+      if (args->source_depth < 0 || args->source_depth > deepest)
+        throw InputError("--source-depth " + std::to_string(args->source_depth) +
+                         " m puts the generated sources and receivers outside the model, whose "
+                         "depth runs from 0 to " + std::to_string(deepest) + " m below its origin");
       acq = default_line_survey(model, std::max(1, args->shots), args->source_depth,
                                 args->receiver_step);
     } else {

@@ -1,6 +1,7 @@
 #include "app/options.h"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 
@@ -24,7 +25,35 @@ CLI::Validator number_check(bool (*accept)(double), const std::string& expected,
       description);
 }
 
+// A validator accepting whole numbers in [minimum, INT_MAX] (CLI11 2.1's range checks print the
+// upper end as a 300-digit number).
+CLI::Validator integer_check(long long minimum, const std::string& expected,
+                             const std::string& description) {
+  return CLI::Validator(
+      [minimum, expected](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(begin, &end, 10);
+        const bool whole = end != begin && *end == '\0';
+        if (!whole || errno == ERANGE || value < minimum || value > INT_MAX)
+          return "expected " + expected + ", got '" + text + "'";
+        return std::string();
+      },
+      description);
+}
+
 } // namespace
+
+const CLI::Validator& positive_count() {
+  static const CLI::Validator check = integer_check(1, "a whole number >= 1", "POSITIVE");
+  return check;
+}
+
+const CLI::Validator& non_negative_count() {
+  static const CLI::Validator check = integer_check(0, "a whole number >= 0", "NON-NEGATIVE");
+  return check;
+}
 
 const CLI::Validator& positive_finite() {
   static const CLI::Validator check = number_check(
@@ -58,7 +87,7 @@ void add_backend_options(CLI::App* cmd, BackendOptions& o) {
 
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {
   cmd->add_option("--boundary-width", b.width, "Absorbing-layer thickness in cells on each face")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_count())
       ->capture_default_str();
   cmd->add_flag("--free-surface", b.free_surface,
                 "Pressure-release (reflecting) surface at z = 0 instead of an absorbing layer");
@@ -88,7 +117,7 @@ CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vecto
   return cmd->add_option(name, shape, description)
       ->delimiter(',')
       ->expected(3)
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
 }
 
 } // namespace rtm::app

@@ -31,6 +31,8 @@ void add_format_flags(CLI::App* cmd, FormatFlags& flags);
 const CLI::Validator& positive_finite();     // a finite number > 0
 const CLI::Validator& non_negative_finite(); // a finite number >= 0
 const CLI::Validator& finite_number();       // any finite number
+const CLI::Validator& positive_count();      // a whole number >= 1 (and <= INT_MAX)
+const CLI::Validator& non_negative_count();  // a whole number >= 0 (and <= INT_MAX)
 
 // "NX,NY,NZ" style options: a list of exactly three positive integers.
 CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vector<int>& shape,
