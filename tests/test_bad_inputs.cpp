@@ -294,6 +294,33 @@ TEST_F(BadInput, AbsurdDimensions) {
                  path("gen.h5"));
 }
 
+TEST_F(BadInput, ShapeLargerThanTheFileHolds) {
+  // A few kilobytes of file declaring 32 MB of velocities (never written) or 2^40 source positions:
+  // refused from the metadata, before any memory is allocated for them.
+  RawModel unwritten;
+  unwritten.dims = {200, 200, 200};
+  unwritten.chunked_without_data = true;
+  expect_model_refused(raw_model(path("sparse.h5"), unwritten), {},
+                       {"sparse.h5", "/vp", "[200][200][200]", "truncated or corrupt"});
+
+  const std::string file = good_model();
+  const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(h5, 0);
+  const hsize_t dims[2] = {hsize_t(1) << 40, 3}, chunk[2] = {1024, 3};
+  const hid_t space = H5Screate_simple(2, dims, nullptr);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(properties, 2, chunk);
+  for (const char* name : {"sources", "receivers"}) {
+    const hid_t dataset = H5Dcreate2(h5, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+    ASSERT_GE(dataset, 0);
+    H5Dclose(dataset);
+  }
+  H5Pclose(properties);
+  H5Sclose(space);
+  ASSERT_GE(H5Fclose(h5), 0);
+  expect_model_refused(file, {}, {"good.h5", "/sources", "[1099511627776][3]"});
+}
+
 TEST_F(BadInput, ZeroOrNegativeSpacing) {
   for (const std::vector<double>& spacing : {std::vector<double>{10, 0, 10}, {10, 10, -5}}) {
     RawModel m;
