@@ -4,6 +4,7 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "io/atomic_file.h"
 #include "io/errors.h"
 #include "io/velocity_model.h"
 #include "solvers/acquisition.h"
@@ -65,7 +66,7 @@ void register_generate_model(CLI::App& rtm) {
   add_shape_option(cmd, "--shape", args->shape, "Cells NX,NY,NZ")->capture_default_str();
   cmd->add_option("--spacing", args->spacing, "Cell size in metres: D or DX,DY,DZ")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber)
+      ->check(positive_finite())
       ->capture_default_str();
   cmd->add_option("--velocity", args->velocity, "constant/scatterer: background velocity (m/s)")
       ->capture_default_str();
@@ -80,15 +81,19 @@ void register_generate_model(CLI::App& rtm) {
   cmd->add_option("--v-max", args->v_max, "gradient: clip velocity")->capture_default_str();
   cmd->add_option("--scatterer-velocity", args->scatterer_velocity, "scatterer: its velocity")
       ->capture_default_str();
-  cmd->add_option("--scatterer-radius", args->scatterer_radius, "scatterer: radius (m); 0: one cell");
+  cmd->add_option("--scatterer-radius", args->scatterer_radius, "scatterer: radius (m); 0: one cell")
+      ->check(non_negative_finite());
   cmd->add_option("--survey-shots", args->shots,
                   "Also store a line survey: this many shots and a receiver on every cell of the "
-                  "centre inline (datasets /sources, /receivers)");
+                  "centre inline (datasets /sources, /receivers)")
+      ->check(non_negative_count());
   cmd->add_option("--survey-depth", args->survey_depth, "Depth of the stored survey (m)")
+      ->check(finite_number())
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output HDF5 file")->required();
 
   cmd->callback([args]() {
+    check_output_path(args->output);
     const VelocityModel model = build(*args);
     ModelGeometry geometry;
     if (args->shots > 0) {

@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "io/atomic_file.h"
 #include "io/errors.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
@@ -35,18 +36,22 @@ void register_model(CLI::App& rtm) {
   cmd->add_option("-o,--output", args->output, "Output shot file (HDF5)")->required();
   cmd->add_option("--shots", args->shots,
                   "Generate this many shots on the centre inline (default: the model file's "
-                  "/sources and /receivers, else 1 shot)");
+                  "/sources and /receivers, else 1 shot)")
+      ->check(non_negative_count());
   auto* grid = cmd->add_option("--shot-grid", args->shot_grid,
                                "Generate NX,NY shots on a grid evenly spread over the model")
                    ->delimiter(',')
                    ->expected(2)
                    ->check(CLI::PositiveNumber);
   grid->excludes("--shots");
-  cmd->add_option("--source-depth", args->source_depth,
-                  "Depth of generated sources (m)")->capture_default_str();
+  cmd->add_option("--source-depth", args->source_depth, "Depth of generated sources (m)")
+      ->check(finite_number())
+      ->capture_default_str();
   cmd->add_option("--receiver-depth", args->receiver_depth,
-                  "Depth of generated receivers (m); default: the source depth");
+                  "Depth of generated receivers (m); default: the source depth")
+      ->check(finite_number());
   cmd->add_option("--receiver-step", args->receiver_step, "Cells between generated receivers")
+      ->check(positive_count())
       ->capture_default_str();
   cmd->add_flag("--receiver-grid", args->receiver_grid,
                 "Generated receivers cover the x-y plane (every --receiver-step cells) instead of "
@@ -56,16 +61,26 @@ void register_model(CLI::App& rtm) {
   add_backend_options(cmd, args->params.backend);
 
   cmd->callback([args]() {
+    check_output_path(args->output); // before the run, not after it
     const VelocityModel model = read_velocity_model(args->model_path);
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
     const bool generate = args->shots > 0 || !args->shot_grid.empty() || args->receiver_grid;
     if (generate || stored.sources.empty() || stored.receivers.empty()) {
+      const double deepest = (model.nz - 1) * model.dz;
+      const double receiver_depth =
+          args->receiver_depth >= 0 ? args->receiver_depth : args->source_depth;
+      for (const auto& [name, depth] : {std::pair{"--source-depth", args->source_depth},
+                                        std::pair{"--receiver-depth", receiver_depth}})
+        if (depth < 0 || depth > deepest)
+          throw InputError(std::string(name) + " " + std::to_string(depth) +
+                           " m puts generated points outside the model, whose depth runs from 0 "
+                           "to " + std::to_string(deepest) + " m below its origin");
       SurveyLayout layout;
       layout.shots_x = args->shot_grid.empty() ? std::max(1, args->shots) : args->shot_grid[0];
       layout.shots_y = args->shot_grid.empty() ? 1 : args->shot_grid[1];
       layout.source_depth = args->source_depth;
-      layout.receiver_depth = args->receiver_depth >= 0 ? args->receiver_depth : args->source_depth;
+      layout.receiver_depth = receiver_depth;
       layout.receiver_step = args->receiver_step;
       layout.receiver_grid = args->receiver_grid;
       acq = make_survey(model, layout);

@@ -1,6 +1,77 @@
 #include "app/options.h"
 
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+
 namespace rtm::app {
+namespace {
+
+// A validator accepting numbers for which `accept` holds; `expected` completes "expected a ...".
+CLI::Validator number_check(bool (*accept)(double), const std::string& expected,
+                            const std::string& description) {
+  return CLI::Validator(
+      [accept, expected](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(begin, &end);
+        const bool whole = end != begin && *end == '\0';
+        if (!whole || errno == ERANGE || !accept(value))
+          return "expected " + expected + ", got '" + text + "'";
+        return std::string();
+      },
+      description);
+}
+
+// A validator accepting whole numbers in [minimum, INT_MAX] (CLI11 2.1's range checks print the
+// upper end as a 300-digit number).
+CLI::Validator integer_check(long long minimum, const std::string& expected,
+                             const std::string& description) {
+  return CLI::Validator(
+      [minimum, expected](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(begin, &end, 10);
+        const bool whole = end != begin && *end == '\0';
+        if (!whole || errno == ERANGE || value < minimum || value > INT_MAX)
+          return "expected " + expected + ", got '" + text + "'";
+        return std::string();
+      },
+      description);
+}
+
+} // namespace
+
+const CLI::Validator& positive_count() {
+  static const CLI::Validator check = integer_check(1, "a whole number >= 1", "POSITIVE");
+  return check;
+}
+
+const CLI::Validator& non_negative_count() {
+  static const CLI::Validator check = integer_check(0, "a whole number >= 0", "NON-NEGATIVE");
+  return check;
+}
+
+const CLI::Validator& positive_finite() {
+  static const CLI::Validator check = number_check(
+      [](double v) { return std::isfinite(v) && v > 0; }, "a finite number > 0", "POSITIVE");
+  return check;
+}
+
+const CLI::Validator& non_negative_finite() {
+  static const CLI::Validator check = number_check(
+      [](double v) { return std::isfinite(v) && v >= 0; }, "a finite number >= 0", "NON-NEGATIVE");
+  return check;
+}
+
+const CLI::Validator& finite_number() {
+  static const CLI::Validator check =
+      number_check([](double v) { return std::isfinite(v); }, "a finite number", "FINITE");
+  return check;
+}
 
 void add_backend_options(CLI::App* cmd, BackendOptions& o) {
   cmd->add_option("--backend", o.backend, "Where the wave steps run: auto (GPU if present), cpu, cuda")
@@ -16,17 +87,24 @@ void add_backend_options(CLI::App* cmd, BackendOptions& o) {
 
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {
   cmd->add_option("--boundary-width", b.width, "Absorbing-layer thickness in cells on each face")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_count())
       ->capture_default_str();
   cmd->add_flag("--free-surface", b.free_surface,
                 "Pressure-release (reflecting) surface at z = 0 instead of an absorbing layer");
 }
 
 void add_time_options(CLI::App* cmd, ModelingParams& p) {
-  cmd->add_option("--f0", p.wavelet.f0, "Ricker wavelet peak frequency (Hz)")->capture_default_str();
-  cmd->add_option("--t0", p.wavelet.t0, "Wavelet delay (s); default 1.2/f0");
-  cmd->add_option("--dt", p.dt, "Time step (s); default: 0.88 x the CFL limit");
-  cmd->add_option("--record-time", p.record_time, "Seconds recorded per shot")->capture_default_str();
+  cmd->add_option("--f0", p.wavelet.f0, "Ricker wavelet peak frequency (Hz)")
+      ->check(positive_finite())
+      ->capture_default_str();
+  cmd->add_option("--t0", p.wavelet.t0, "Wavelet delay (s); default 1.2/f0")
+      ->check(non_negative_finite());
+  // Left out, dt comes from CFL (p.dt stays 0); given, it must be a usable step: 0 is refused.
+  cmd->add_option("--dt", p.dt, "Time step (s); default: 0.88 x the CFL limit")
+      ->check(positive_finite());
+  cmd->add_option("--record-time", p.record_time, "Seconds recorded per shot")
+      ->check(positive_finite())
+      ->capture_default_str();
 }
 
 void add_format_flags(CLI::App* cmd, FormatFlags& f) {
@@ -39,7 +117,7 @@ CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vecto
   return cmd->add_option(name, shape, description)
       ->delimiter(',')
       ->expected(3)
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
 }
 
 } // namespace rtm::app

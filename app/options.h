@@ -27,6 +27,13 @@ struct FormatFlags {
 };
 void add_format_flags(CLI::App* cmd, FormatFlags& flags);
 
+// Value checks that, unlike CLI::PositiveNumber, also refuse "nan" and "inf".
+const CLI::Validator& positive_finite();     // a finite number > 0
+const CLI::Validator& non_negative_finite(); // a finite number >= 0
+const CLI::Validator& finite_number();       // any finite number
+const CLI::Validator& positive_count();      // a whole number >= 1 (and <= INT_MAX)
+const CLI::Validator& non_negative_count();  // a whole number >= 0 (and <= INT_MAX)
+
 // "NX,NY,NZ" style options: a list of exactly three positive integers.
 CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vector<int>& shape,
                               const std::string& description);

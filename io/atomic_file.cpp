@@ -16,8 +16,7 @@ std::string temporary_path_for(const std::string& path) {
   return path + ".tmp-" + std::to_string(static_cast<long>(::getpid()));
 }
 
-void write_file_atomically(const std::string& path,
-                           const std::function<void(const std::string& temporary)>& write) {
+void check_output_path(const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) throw InputError("output file name is empty");
   const fs::path directory = fs::path(path).parent_path();
@@ -27,6 +26,16 @@ void write_file_atomically(const std::string& path,
                      "' does not exist");
   if (fs::is_directory(path, ec))
     throw InputError(path + ": cannot write: it is a directory");
+  // Creating the temporary and renaming it both need write and search permission on the directory.
+  const std::string shown = directory.empty() ? "." : directory.string();
+  if (::access(shown.c_str(), W_OK | X_OK) != 0)
+    throw InputError(path + ": cannot write: no permission to create files in directory '" +
+                     shown + "' (" + std::strerror(errno) + ")");
+}
+
+void write_file_atomically(const std::string& path,
+                           const std::function<void(const std::string& temporary)>& write) {
+  check_output_path(path);
 
   const std::string temporary = temporary_path_for(path);
   try {

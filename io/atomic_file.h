@@ -11,6 +11,11 @@ namespace rtm {
 // The temporary name used while `path` is being written.
 std::string temporary_path_for(const std::string& path);
 
+// Refuses (InputError naming `path`) an output that cannot be created: an empty name, a directory
+// that does not exist or that this user may not create files in, or a path that is a directory.
+// Commands call it before their work, so a long run never ends in "cannot write".
+void check_output_path(const std::string& path);
+
 // Calls write(temporary) and renames the result onto `path`. If `path`'s directory does not exist,
 // throws InputError before writing anything. If write throws or the rename fails, the temporary
 // file is removed and the exception propagates (a failed rename becomes an InputError).

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 #include "io/atomic_file.h"
 #include "io/errors.h"
+#include "io/host_memory.h"
 
 namespace rtm::h5 {
 namespace {
@@ -183,12 +185,61 @@ void require_rank(const std::vector<hsize_t>& dims, size_t rank, const std::stri
 
 namespace {
 
+// Deflate, the strongest filter HDF5 ships, cannot expand data more than 1032:1.
+constexpr double kMaxExpansion = 1100.0;
+
+// Refuses, before anything is allocated, a dataset whose declared size cannot be real: a corrupt or
+// truncated file may declare any shape, and allocating it would end in std::bad_alloc or the
+// out-of-memory killer instead of a message. Returns the number of values.
+hsize_t checked_value_count(hid_t dataset, size_t memory_element_bytes, const std::string& file,
+                            const std::string& name) {
+  const std::string shown = absolute_name(name);
+  const std::vector<hsize_t> dims = dataset_shape(dataset, file, name);
+  hsize_t count = 1;
+  for (hsize_t d : dims) {
+    if (d != 0 && count > std::numeric_limits<hsize_t>::max() / d)
+      throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
+                       ", more values than can be counted (a corrupt file?)");
+    count *= d;
+  }
+  if (count == 0) return 0;
+
+  Datatype type(H5Dget_type(dataset));
+  PropertyList creation(H5Dget_create_plist(dataset));
+  if (!type.valid() || !creation.valid())
+    fail_reading(file, "cannot read the type and layout of dataset " + shown);
+  const H5D_layout_t layout = H5Pget_layout(creation);
+  if (layout == H5D_VIRTUAL || H5Pget_external_count(creation) > 0)
+    throw InputError(file + ": dataset " + shown +
+                     " keeps its data in other files (a virtual or external dataset); expected "
+                     "the data in this file");
+  const int filters = H5Pget_nfilters(creation);
+  const File owner(H5Iget_file_id(dataset));
+  hsize_t file_bytes = 0;
+  if (!owner.valid() || H5Fget_filesize(owner, &file_bytes) < 0)
+    fail_reading(file, "cannot read the size of the file");
+  const double stored_bytes = double(count) * double(H5Tget_size(type));
+  const double most = double(file_bytes) * (filters > 0 ? kMaxExpansion : 1.0);
+  if (stored_bytes > most)
+    throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) + " (" +
+                     format_value(stored_bytes) + " bytes), more than a " +
+                     std::to_string(static_cast<unsigned long long>(file_bytes)) + "-byte file " +
+                     (filters > 0 ? "can hold even compressed" : "holds") +
+                     " (a truncated or corrupt file?)");
+  const double memory_bytes = double(count) * double(memory_element_bytes);
+  const uint64_t available = host_available_bytes();
+  if (available > 0 && memory_bytes > double(available))
+    throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
+                     "; reading it needs " + format_value(memory_bytes / double(1ull << 30)) +
+                     " GiB of memory, and only " + format_value(double(available) / double(1ull << 30)) +
+                     " GiB are available");
+  return count;
+}
+
 template <typename T>
 std::vector<T> read_all(hid_t dataset, hid_t memory_type, const std::string& file,
                         const std::string& name) {
-  Dataspace space(H5Dget_space(dataset));
-  const hssize_t count = space.valid() ? H5Sget_simple_extent_npoints(space) : -1;
-  if (count < 0) fail_reading(file, "cannot read the shape of dataset " + absolute_name(name));
+  const hsize_t count = checked_value_count(dataset, sizeof(T), file, name);
   std::vector<T> values(static_cast<size_t>(count));
   if (count > 0 &&
       H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)

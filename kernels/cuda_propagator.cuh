@@ -39,6 +39,8 @@ public:
   std::vector<float> download_series(int set) const override;
   void inject(int set, int t, float scale) override;
   void record(int set, int t) override;
+  // A reduction on the device (defined in kernels/health.cu).
+  FieldHealth check_health() const override;
 
   // Reverse time migration (docs/rtm.md). Everything stays in device memory: the boundary store
   // (one allocation, refused up front when it does not fit), the image, the illumination and the

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/field_health.h"
 #include "kernels/grid_layout.h"
 #include "kernels/stencil.h"
 
@@ -189,6 +190,17 @@ public:
   virtual void enable_timing(bool on) = 0;
   // The totals so far; on a GPU this waits for the timed operations already queued.
   virtual PropagatorTiming timing() const = 0;
+
+  // Is the current field p[n] finite, how large is it, and where is its worst cell (rules in
+  // kernels/field_health.h). Drivers call it every few dozen steps (solvers/health.h), so it must be
+  // cheap next to a step: backends override it with a reduction where the field lives. This
+  // default copies the state to the host, which is correct but slow.
+  virtual FieldHealth check_health() const {
+    std::vector<float> p_prev, p_cur;
+    get_state(p_prev, p_cur);
+    const GridLayout& g = layout();
+    return field_health_of(g, p_cur.data(), worst_cell_in_planes(g, p_cur.data(), 0, g.nz));
+  }
 };
 
 } // namespace rtm

@@ -39,8 +39,29 @@ std::string resolve_backend(const std::string& requested, std::ostream& log) {
   return "cpu";
 }
 
+void check_variant_name(const std::string& variant) {
+  if (variant == "auto" || variant == "cpu") return;
+#ifdef RTM_HAVE_CUDA
+  std::string known;
+  for (const cuda::VariantInfo& v : cuda::variant_table()) {
+    if (v.name == variant) return;
+    known += ", " + v.name;
+  }
+  throw InputError("--variant: unknown variant '" + variant + "'; expected auto, cpu" + known);
+#else
+  // Without the CUDA kernels the table of variant names is not in the program, so a name cannot be
+  // told from a typo; and no CUDA variant could run anyway.
+  throw InputError("--variant '" + variant +
+                   "': this build of rtm has no CUDA kernels (configured without a CUDA "
+                   "compiler); expected auto or cpu");
+#endif
+}
+
 std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
                                             const BackendOptions& options, std::ostream& log) {
+  // Checked before the backend is chosen: a misspelt name is an error on every machine, not only
+  // on those where the GPU is used.
+  check_variant_name(options.variant);
   const std::string backend = resolve_backend(options.backend, log);
   if (backend == "cpu") {
     if (options.variant != "auto" && options.variant != "cpu")
@@ -48,17 +69,9 @@ std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
     return std::make_unique<CpuPropagator>(setup);
   }
 #ifdef RTM_HAVE_CUDA
-  if (options.variant != "auto") {
-    std::string known;
-    bool found = false;
-    for (const cuda::VariantInfo& v : cuda::variant_table()) {
-      found = found || v.name == options.variant;
-      known += (known.empty() ? "" : ", ") + v.name;
-    }
-    if (!found)
-      throw InputError("--variant: unknown CUDA variant '" + options.variant + "'; expected auto or one of: " +
-                       known);
-  }
+  if (options.variant == "cpu")
+    throw InputError("--variant cpu runs the CPU reference, but --backend chose cuda; use "
+                     "--backend cpu, or --variant auto or a CUDA variant name");
   cuda::MemoryOptions memory{options.compressible, options.l2_persist};
   // "auto" times the float32 kernels on this grid and reports its choice on `log`.
   return cuda::make_propagator(setup, options.variant, memory, 0, &log);

@@ -25,6 +25,10 @@ bool cuda_usable(std::string* why = nullptr);
 // falls back to the CPU; "cuda" without a usable GPU throws InputError with the reason.
 std::string resolve_backend(const std::string& requested, std::ostream& log);
 
+// Refuses (InputError listing the known names) a --variant that is neither auto, cpu nor a row of
+// the CUDA variant table; in a build without CUDA only auto and cpu are accepted.
+void check_variant_name(const std::string& variant);
+
 // Builds the propagator the options ask for (the backend already resolved or "auto").
 std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
                                             const BackendOptions& options, std::ostream& log);

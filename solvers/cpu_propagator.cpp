@@ -313,4 +313,18 @@ void CpuPropagator::enable_timing(bool on) {
   timing_on_ = on;
 }
 
+FieldHealth CpuPropagator::check_health() const {
+  const GridLayout& g = layout();
+  WorstCell worst;
+#pragma omp parallel
+  {
+    WorstCell mine;
+#pragma omp for schedule(static)
+    for (int k = 0; k < g.nz; ++k) mine.merge(worst_cell_in_planes(g, cur_.data(), k, k + 1));
+#pragma omp critical(rtm_check_health)
+    worst.merge(mine); // merge() breaks ties by index, so the result does not depend on threads
+  }
+  return field_health_of(g, cur_.data(), worst);
+}
+
 } // namespace rtm

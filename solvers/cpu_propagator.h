@@ -34,6 +34,7 @@ public:
   std::vector<float> download_series(int set) const override;
   void inject(int set, int t, float scale) override;
   void record(int set, int t) override;
+  FieldHealth check_health() const override; // OpenMP over planes
 
   void reverse_time() override;
   void allocate_boundary_store(const Box& box, int steps) override;

@@ -32,11 +32,11 @@ void check_velocity(double v, const char* what) {
 
 void check_model_shape(const ModelShape& s) {
   if (s.nx < 1 || s.ny < 1 || s.nz < 1)
-    throw InputError("model shape: every dimension must be at least 1, got nx=" +
+    throw InputError("model shape (--shape): every dimension must be at least 1, got nx=" +
                      std::to_string(s.nx) + " ny=" + std::to_string(s.ny) +
                      " nz=" + std::to_string(s.nz));
   if (int64_t(s.nx) * s.ny * s.nz > (int64_t(1) << 34))
-    throw InputError("model shape: " + std::to_string(int64_t(s.nx) * s.ny * s.nz) +
+    throw InputError("model shape (--shape): " + std::to_string(int64_t(s.nx) * s.ny * s.nz) +
                      " cells is beyond what this program supports (2^34)");
   if (!(s.dx > 0) || !(s.dy > 0) || !(s.dz > 0) || !std::isfinite(s.dx) || !std::isfinite(s.dy) ||
       !std::isfinite(s.dz))

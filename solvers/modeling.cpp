@@ -40,12 +40,14 @@ std::vector<float> traces_to_series(const std::vector<float>& traces, int npoint
 }
 
 std::vector<float> model_one_shot(Propagator& prop, float injection_scale, int source_set,
-                                  int receiver_set, int nreceivers, int nt) {
+                                  int receiver_set, int nreceivers, int nt,
+                                  const HealthCheck* health, const std::string& context) {
   prop.zero_state();
   for (int n = 0; n < nt; ++n) {
     prop.record(receiver_set, n);
     prop.step();
     prop.inject(source_set, n, injection_scale);
+    if (health && health->due(n + 1, nt)) check_wavefield(prop, *health, n + 1, nt, context);
   }
   return series_to_traces(prop.download_series(receiver_set), nreceivers, nt);
 }
@@ -89,6 +91,13 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
       << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
       << " receivers\n";
 
+  // One source per shot, all with the same wavelet: one limit serves every shot.
+  const double vmax = model.vmax();
+  const HealthCheck health = make_health_check(
+      sim, runaway_limit(injected_amplitude(out.wavelet, sim.injection_scale(),
+                                            vmax * vmax * sim.dt * sim.dt),
+                         0.0, out.nt));
+
   const auto start = std::chrono::steady_clock::now();
   for (size_t s = 0; s < sources.size(); ++s) {
     const int source_set = propagator->add_point_set({sources[s]}, out.nt);
@@ -97,7 +106,7 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
     gather.id = int(s);
     gather.source = acq.sources[s];
     gather.data = model_one_shot(*propagator, sim.injection_scale(), source_set, receiver_set, nrec,
-                                 out.nt);
+                                 out.nt, &health, "shot " + std::to_string(s));
     out.shots.push_back(std::move(gather));
 
     const double elapsed =

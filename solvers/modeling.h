@@ -7,6 +7,7 @@
 #include "io/shot_file.h"
 #include "solvers/acquisition.h"
 #include "solvers/backend.h"
+#include "solvers/health.h"
 #include "solvers/simulation.h"
 
 namespace rtm {
@@ -41,8 +42,12 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
 // One shot on an existing propagator: resets its state, then for n = 0 .. nt-1 records p[n] at the
 // receivers, steps, and injects the source series' sample n into p[n+1] (PHYSICS.md: f[n] enters
 // p[n+1]). `source_set` holds the source with its wavelet uploaded; returns traces [nrec][nt].
+// With `health`, the field is checked as it says (solvers/health.h) and a broken run throws
+// NumericalInstability naming `context` ("shot 3").
 std::vector<float> model_one_shot(Propagator& propagator, float injection_scale, int source_set,
-                                  int receiver_set, int nreceivers, int nt);
+                                  int receiver_set, int nreceivers, int nt,
+                                  const HealthCheck* health = nullptr,
+                                  const std::string& context = {});
 
 // [t][point] series (as propagators store them) <-> [point][t] traces (as shot files store them).
 std::vector<float> series_to_traces(const std::vector<float>& series, int npoints, int nt);

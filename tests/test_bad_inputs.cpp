@@ -1,0 +1,463 @@
+// Every kind of bad input the README promises to refuse, run through the real `rtm` executable
+// (RTM_EXECUTABLE, from CMake): the exit status is 2, stderr names the file, dataset, attribute,
+// option or config line at fault, and the output file does not exist afterwards (nor does its
+// temporary). The bad files are made here with the plain HDF5 C API.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include "io/velocity_model.h"
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+struct Outcome {
+  int status = -1; // the exit status, or -1 when rtm did not exit normally (a crash)
+  std::string out, err;
+};
+
+std::string shell_quoted(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class BadInput : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           ("rtm_bad_inputs_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    // Read-only directories made by a test must become writable again to be removed.
+    std::error_code ec;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_, ec))
+      if (entry.is_directory()) fs::permissions(entry.path(), fs::perms::owner_all, ec);
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs rtm with `args` in the test's directory.
+  Outcome run(const std::vector<std::string>& args) const {
+    std::string command = "cd " + shell_quoted(dir_.string()) + " && " + shell_quoted(RTM_EXECUTABLE);
+    for (const std::string& arg : args) command += " " + shell_quoted(arg);
+    command += " >" + shell_quoted(path("stdout.txt")) + " 2>" + shell_quoted(path("stderr.txt"));
+    const int raw = std::system(command.c_str());
+    Outcome outcome;
+    outcome.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+    outcome.out = read_text(path("stdout.txt"));
+    outcome.err = read_text(path("stderr.txt"));
+    fs::remove(path("stdout.txt"));
+    fs::remove(path("stderr.txt"));
+    return outcome;
+  }
+
+  // rtm `args` must exit with 2, say each of `named` on stderr, and leave `output` (and any
+  // temporary of it) absent. Returns stderr for further checks.
+  std::string expect_refused(const std::vector<std::string>& args,
+                             const std::vector<std::string>& named, const std::string& output) {
+    const Outcome o = run(args);
+    EXPECT_EQ(o.status, 2) << "stderr: " << o.err << "\nstdout: " << o.out;
+    for (const std::string& text : named) EXPECT_THAT(o.err, HasSubstr(text));
+    EXPECT_THAT(o.err, HasSubstr("rtm: error:"));
+    EXPECT_THAT(o.err, Not(HasSubstr("failed:"))); // the exit-1 path
+    EXPECT_FALSE(fs::exists(output)) << output << " was left behind";
+    const fs::path directory = fs::path(output).parent_path();
+    if (fs::is_directory(directory)) {
+      for (const auto& entry : fs::directory_iterator(directory))
+        EXPECT_THAT(entry.path().filename().string(), Not(HasSubstr(".tmp-")))
+            << "a temporary file was left behind";
+    }
+    return o.err;
+  }
+
+  // `rtm [before...] model` on `model` with fast settings, plus `extra` options; refused as above.
+  std::string expect_model_refused(const std::string& model, const std::vector<std::string>& extra,
+                                   const std::vector<std::string>& named,
+                                   const std::vector<std::string>& before = {}) {
+    std::vector<std::string> args = before;
+    for (const char* arg : {"model", "-m"}) args.emplace_back(arg);
+    args.push_back(model);
+    args.push_back("-o");
+    args.push_back(path("shots.h5"));
+    for (const char* arg : {"--backend", "cpu", "--record-time", "0.02", "--boundary-width", "4"})
+      args.emplace_back(arg);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return expect_refused(args, named, path("shots.h5"));
+  }
+
+  // A valid 12^3 model (10 m cells, 2000 m/s) written by the code under test.
+  std::string good_model(const rtm::ModelGeometry& geometry = {}) const {
+    rtm::VelocityModel model;
+    model.nx = model.ny = model.nz = 12;
+    model.dx = model.dy = model.dz = 10;
+    model.vp.assign(size_t(model.cells()), 2000.0f);
+    const std::string file = path("good.h5");
+    rtm::write_velocity_model(file, model, geometry);
+    return file;
+  }
+
+  fs::path dir_;
+};
+
+// ---- Raw HDF5 model files, each wrong in one way -----------------------------------------------
+
+struct RawModel {
+  std::vector<hsize_t> dims = {6, 6, 6}; // [nz][ny][nx]
+  hid_t file_type = H5T_IEEE_F32LE;
+  const char* dataset = "vp";
+  std::vector<double> spacing = {10, 10, 10}; // empty: no attribute
+  bool spacing_as_string = false;
+  double planted_value = 2000;                // written at (z,y,x) = (1,2,3)
+  bool chunked_without_data = false;          // declare a (huge) dataset, write nothing
+};
+
+void add_doubles(hid_t object, const char* name, const std::vector<double>& values) {
+  const hsize_t n = values.size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t attribute = H5Acreate2(object, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  ASSERT_GE(H5Awrite(attribute, H5T_NATIVE_DOUBLE, values.data()), 0);
+  H5Aclose(attribute);
+  H5Sclose(space);
+}
+
+void add_string(hid_t object, const char* name, const std::string& value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.size() + 1);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attribute = H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  ASSERT_GE(H5Awrite(attribute, type, value.c_str()), 0);
+  H5Aclose(attribute);
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+void write_raw_model(const std::string& path, const RawModel& m) {
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t space = H5Screate_simple(int(m.dims.size()), m.dims.data(), nullptr);
+  ASSERT_GE(space, 0);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  if (m.chunked_without_data) {
+    // Chunked storage is allocated only when written, so an absurd shape costs nothing on disk.
+    const std::vector<hsize_t> chunk(m.dims.size(), 1);
+    ASSERT_GE(H5Pset_chunk(properties, int(chunk.size()), chunk.data()), 0);
+  }
+  const hid_t dataset =
+      H5Dcreate2(file, m.dataset, m.file_type, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+  ASSERT_GE(dataset, 0);
+  if (!m.chunked_without_data) {
+    hsize_t count = 1;
+    for (hsize_t d : m.dims) count *= d;
+    std::vector<double> values(count, 2000.0);
+    const hsize_t planted = m.dims.size() == 3 ? (1 * m.dims[1] + 2) * m.dims[2] + 3 : count;
+    if (planted < count) values[planted] = m.planted_value;
+    if (count > 0) {
+      ASSERT_GE(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+    }
+  }
+  if (m.spacing_as_string)
+    add_string(dataset, "spacing", "10 m");
+  else if (!m.spacing.empty())
+    add_doubles(dataset, "spacing", m.spacing);
+  H5Pclose(properties);
+  H5Dclose(dataset);
+  H5Sclose(space);
+  ASSERT_GE(H5Fclose(file), 0);
+}
+
+std::string raw_model(const std::string& file, const RawModel& m) {
+  write_raw_model(file, m);
+  return file;
+}
+
+} // namespace
+
+// ---- The harness itself: a good run succeeds, so a refusal below means something ----------------
+
+TEST_F(BadInput, GoodRunSucceedsAndWritesItsOutput) {
+  const Outcome o = run({"model", "-m", good_model(), "-o", path("shots.h5"), "--backend", "cpu",
+                         "--record-time", "0.02", "--boundary-width", "4"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(path("shots.h5")));
+}
+
+TEST_F(BadInput, HelpAndVersionExitZero) {
+  EXPECT_EQ(run({"--help"}).status, 0);
+  EXPECT_EQ(run({"model", "--help"}).status, 0);
+  const Outcome version = run({"--version"});
+  EXPECT_EQ(version.status, 0);
+  EXPECT_THAT(version.out, HasSubstr("rtm"));
+}
+
+// ---- Input files ----------------------------------------------------------------------------------
+
+TEST_F(BadInput, MissingModelFile) {
+  expect_model_refused(path("nowhere.h5"), {}, {"nowhere.h5", "no such file"});
+}
+
+TEST_F(BadInput, NotAnHdf5File) {
+  std::ofstream(path("text.h5")) << "vp = 2000 m/s everywhere\n";
+  expect_model_refused(path("text.h5"), {}, {"text.h5", "not an HDF5 file"});
+}
+
+TEST_F(BadInput, TruncatedFile) {
+  const std::string file = good_model();
+  fs::resize_file(file, fs::file_size(file) / 2);
+  expect_model_refused(file, {}, {"good.h5"});
+}
+
+TEST_F(BadInput, MissingDataset) {
+  RawModel m;
+  m.dataset = "velocity";
+  expect_model_refused(raw_model(path("m.h5"), m), {}, {"m.h5", "/vp", "not found"});
+}
+
+TEST_F(BadInput, MissingSpacingAttribute) {
+  RawModel m;
+  m.spacing.clear();
+  expect_model_refused(raw_model(path("m.h5"), m), {},
+                       {"m.h5", "spacing", "/vp", "missing"});
+}
+
+TEST_F(BadInput, AttributeOfWrongType) {
+  RawModel m;
+  m.spacing_as_string = true;
+  expect_model_refused(raw_model(path("m.h5"), m), {}, {"m.h5", "spacing", "string"});
+}
+
+TEST_F(BadInput, WrongRank) {
+  RawModel m;
+  m.dims = {6, 36};
+  expect_model_refused(raw_model(path("m.h5"), m), {}, {"m.h5", "/vp", "rank 2"});
+}
+
+TEST_F(BadInput, WrongType) {
+  RawModel m;
+  m.file_type = H5T_STD_I32LE;
+  expect_model_refused(raw_model(path("m.h5"), m), {}, {"m.h5", "/vp", "int32"});
+}
+
+TEST_F(BadInput, ZeroNegativeNanAndInfiniteVelocities) {
+  const double bad[] = {0.0, -1500.0, std::nan(""), std::numeric_limits<double>::infinity()};
+  const char* shown[] = {"value 0", "value -1500", "value nan", "value inf"};
+  for (int c = 0; c < 4; ++c) {
+    SCOPED_TRACE(shown[c]);
+    RawModel m;
+    m.planted_value = bad[c];
+    expect_model_refused(raw_model(path("m.h5"), m), {},
+                         {"m.h5", "/vp", shown[c], "(z,y,x) = (1,2,3)"});
+  }
+}
+
+TEST_F(BadInput, AbsurdDimensions) {
+  RawModel huge;
+  huge.dims = {1 << 20, 1 << 20, 1 << 20};
+  huge.chunked_without_data = true;
+  expect_model_refused(raw_model(path("huge.h5"), huge), {}, {"huge.h5", "/vp", "2^34"});
+  RawModel empty;
+  empty.dims = {6, 0, 6};
+  expect_model_refused(raw_model(path("empty.h5"), empty), {}, {"empty.h5", "/vp", "[6][0][6]"});
+  // generate-model refuses before allocating anything
+  expect_refused({"generate-model", "--shape", "100000,100000,100000", "-o", path("gen.h5")},
+                 {"--shape", "2^34"}, path("gen.h5"));
+  expect_refused({"generate-model", "--shape", "0,10,10", "-o", path("gen.h5")}, {"--shape"},
+                 path("gen.h5"));
+}
+
+TEST_F(BadInput, ShapeLargerThanTheFileHolds) {
+  // A few kilobytes of file declaring 32 MB of velocities (never written) or 2^40 source positions:
+  // refused from the metadata, before any memory is allocated for them.
+  RawModel unwritten;
+  unwritten.dims = {200, 200, 200};
+  unwritten.chunked_without_data = true;
+  expect_model_refused(raw_model(path("sparse.h5"), unwritten), {},
+                       {"sparse.h5", "/vp", "[200][200][200]", "truncated or corrupt"});
+
+  const std::string file = good_model();
+  const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(h5, 0);
+  const hsize_t dims[2] = {hsize_t(1) << 40, 3}, chunk[2] = {1024, 3};
+  const hid_t space = H5Screate_simple(2, dims, nullptr);
+  const hid_t properties = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(properties, 2, chunk);
+  for (const char* name : {"sources", "receivers"}) {
+    const hid_t dataset = H5Dcreate2(h5, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, properties, H5P_DEFAULT);
+    ASSERT_GE(dataset, 0);
+    H5Dclose(dataset);
+  }
+  H5Pclose(properties);
+  H5Sclose(space);
+  ASSERT_GE(H5Fclose(h5), 0);
+  expect_model_refused(file, {}, {"good.h5", "/sources", "[1099511627776][3]"});
+}
+
+TEST_F(BadInput, ZeroOrNegativeSpacing) {
+  for (const std::vector<double>& spacing : {std::vector<double>{10, 0, 10}, {10, 10, -5}}) {
+    RawModel m;
+    m.spacing = spacing;
+    expect_model_refused(raw_model(path("m.h5"), m), {}, {"m.h5", "spacing", "positive"});
+  }
+  for (const char* spacing : {"0", "-10", "nan"})
+    expect_refused({"generate-model", "--spacing", spacing, "-o", path("gen.h5")}, {"--spacing"},
+                   path("gen.h5"));
+}
+
+// ---- Acquisition outside the model ----------------------------------------------------------------
+
+TEST_F(BadInput, SourceOutsideTheModel) {
+  rtm::ModelGeometry geometry;
+  geometry.sources = {{50, 50, 50}, {50, 50, 5000}}; // (z,y,x) m; the model spans 0..110 m
+  geometry.receivers = {{20, 50, 10}, {20, 50, 100}};
+  expect_model_refused(good_model(geometry), {}, {"source 1", "outside the model"});
+  // a generated survey below the model
+  expect_model_refused(good_model(), {"--source-depth", "500"}, {"--source-depth", "outside the model"});
+}
+
+TEST_F(BadInput, ReceiverOutsideTheModel) {
+  rtm::ModelGeometry geometry;
+  geometry.sources = {{50, 50, 50}};
+  geometry.receivers = {{20, 50, 10}, {20, -40, 100}};
+  expect_model_refused(good_model(geometry), {}, {"receiver 1", "outside the model"});
+}
+
+// ---- Numbers on the command line --------------------------------------------------------------------
+
+TEST_F(BadInput, ZeroOrNegativeTimeStep) {
+  for (const char* dt : {"0", "-0.001", "nan", "inf"}) {
+    SCOPED_TRACE(dt);
+    expect_model_refused(good_model(), {"--dt", dt}, {"--dt"});
+  }
+}
+
+TEST_F(BadInput, ZeroOrNegativeRecordTime) { // nt = record time / dt + 1
+  for (const char* seconds : {"0", "-1"}) {
+    SCOPED_TRACE(seconds);
+    expect_model_refused(good_model(), {"--record-time", seconds}, {"--record-time"});
+  }
+}
+
+TEST_F(BadInput, ZeroNegativeOrNanFrequency) {
+  for (const char* f0 : {"0", "-12", "nan"}) {
+    SCOPED_TRACE(f0);
+    expect_model_refused(good_model(), {"--f0", f0}, {"--f0"});
+  }
+}
+
+TEST_F(BadInput, OtherBadNumbers) {
+  expect_model_refused(good_model(), {"--receiver-step", "0"}, {"--receiver-step"});
+  expect_model_refused(good_model(), {"--shots", "-2"}, {"--shots"});
+  expect_model_refused(good_model(), {"--boundary-width", "-1"}, {"--boundary-width"});
+  expect_model_refused(good_model(), {"--f0", "twelve"}, {"--f0"});
+  expect_model_refused(good_model(), {"--dt", "1"}, {"--dt", "CFL"}); // above the stability limit
+}
+
+// ---- Names: variants, options, subcommands --------------------------------------------------------
+
+TEST_F(BadInput, UnknownVariant) {
+  expect_model_refused(good_model(), {"--variant", "warp_speed_9"}, {"--variant", "warp_speed_9"});
+}
+
+TEST_F(BadInput, UnknownOptionOrValue) {
+  expect_model_refused(good_model(), {"--no-such-option"}, {"--no-such-option"});
+  expect_model_refused(good_model(), {"--backend", "quantum"}, {"--backend"});
+  expect_refused({"frobnicate"}, {"frobnicate"}, path("nothing"));
+  expect_refused({"model", "-o", path("shots.h5")}, {"--model"}, path("shots.h5")); // required
+}
+
+// ---- Config files ------------------------------------------------------------------------------------
+
+TEST_F(BadInput, ConfigFileWithASyntaxErrorNamesFileAndLine) {
+  std::ofstream(path("run.toml")) << "# forward modeling\n[model]\nf0 = = 12\n";
+  const std::string err = expect_model_refused(good_model(), {}, {"run.toml", "line 3", "f0"},
+                                               {"--config", path("run.toml")});
+  EXPECT_THAT(err, Not(HasSubstr("--help"))) << "a syntax error is not an option problem";
+}
+
+TEST_F(BadInput, ConfigFileWithUnclosedStringOrArray) {
+  std::ofstream(path("a.toml")) << "[model]\nbackend = \"cpu\n";
+  expect_model_refused(good_model(), {}, {"a.toml", "line 2", "not closed"},
+                       {"--config", path("a.toml")});
+  std::ofstream(path("b.toml")) << "[generate-model]\nshape = [12, 12,\n12\n";
+  expect_refused({"--config", path("b.toml"), "generate-model", "-o", path("gen.h5")},
+                 {"b.toml", "line 2", "not closed"}, path("gen.h5"));
+}
+
+TEST_F(BadInput, ConfigFileWithUnknownNames) {
+  std::ofstream(path("key.toml")) << "[model]\nf0 = 12\nfrequency = 12\n";
+  expect_model_refused(good_model(), {}, {"key.toml", "line 3", "frequency"},
+                       {"--config", path("key.toml")});
+  std::ofstream(path("section.toml")) << "[modle]\nf0 = 12\n";
+  expect_model_refused(good_model(), {}, {"section.toml", "line 1", "modle"},
+                       {"--config", path("section.toml")});
+}
+
+TEST_F(BadInput, MissingConfigFile) {
+  expect_model_refused(good_model(), {}, {"absent.toml"}, {"--config", path("absent.toml")});
+}
+
+TEST_F(BadInput, ValidConfigFileIsAccepted) {
+  std::ofstream(path("ok.toml")) << "# comment\n[model]\nbackend = \"cpu\"  # trailing comment\n"
+                                    "record-time = 0.02\nboundary-width = 4\nf0 = 15\n";
+  const Outcome o = run({"--config", path("ok.toml"), "model", "-m", good_model(), "-o",
+                         path("shots.h5")});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(path("shots.h5")));
+}
+
+// ---- Output paths ------------------------------------------------------------------------------------
+
+TEST_F(BadInput, OutputInAMissingDirectory) {
+  expect_refused({"model", "-m", good_model(), "-o", path("no/such/dir/shots.h5"), "--backend",
+                  "cpu", "--record-time", "0.02"},
+                 {"no/such/dir", "does not exist"}, path("no/such/dir/shots.h5"));
+  expect_refused({"generate-model", "-o", path("missing/model.h5")}, {"missing", "does not exist"},
+                 path("missing/model.h5"));
+}
+
+TEST_F(BadInput, OutputThatIsADirectory) {
+  fs::create_directories(path("taken"));
+  const Outcome o = run({"model", "-m", good_model(), "-o", path("taken"), "--backend", "cpu",
+                         "--record-time", "0.02"});
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_THAT(o.err, AllOf(HasSubstr("taken"), HasSubstr("is a directory")));
+  EXPECT_TRUE(fs::is_directory(path("taken")));
+}
+
+TEST_F(BadInput, OutputInAReadOnlyDirectory) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write into read-only directories";
+  fs::create_directories(path("locked"));
+  fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  expect_refused({"model", "-m", good_model(), "-o", path("locked/shots.h5"), "--backend", "cpu",
+                  "--record-time", "0.02"},
+                 {"locked", "no permission"}, path("locked/shots.h5"));
+}

@@ -1,0 +1,252 @@
+// Numerical health checks (kernels/field_health.h, Propagator::check_health, solvers/health.h):
+// the worst cell is found and named the same way by every implementation, and a run made unstable
+// on purpose (a dt above the CFL limit, set through the Propagator API, which does not check it)
+// is stopped with the step, the cell and the value, while the same run within the limit is not.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "solvers/cpu_propagator.h"
+#include "solvers/health.h"
+#include "solvers/modeling.h"
+#include "solvers/numerics.h"
+#include "solvers/wavelet.h"
+
+namespace rtm {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+PropagatorSetup constant_setup(int n, double h, double v, double dt) {
+  PropagatorSetup s;
+  s.layout = make_layout(n, n + 1, n + 2); // unequal axes: a swapped index shows
+  s.weights = make_laplacian_weights(h, h, h);
+  s.v2dt2.assign(size_t(s.layout.interior_cells()), float(v * v * dt * dt));
+  return s;
+}
+
+// A propagator that keeps the base class's check_health (the default every backend inherits).
+class DefaultHealthPropagator final : public Propagator {
+public:
+  explicit DefaultHealthPropagator(PropagatorSetup setup) : inner_(std::move(setup)) {}
+  std::string name() const override { return "default-health"; }
+  const GridLayout& layout() const override { return inner_.layout(); }
+  void set_state(const std::vector<float>& a, const std::vector<float>& b) override { inner_.set_state(a, b); }
+  void get_state(std::vector<float>& a, std::vector<float>& b) const override { inner_.get_state(a, b); }
+  void zero_state() override { inner_.zero_state(); }
+  void step() override { inner_.step(); }
+  int add_point_set(const std::vector<PointStencil>& p, int nt) override { return inner_.add_point_set(p, nt); }
+  void upload_series(int set, const std::vector<float>& s) override { inner_.upload_series(set, s); }
+  std::vector<float> download_series(int set) const override { return inner_.download_series(set); }
+  void inject(int set, int t, float scale) override { inner_.inject(set, t, scale); }
+  void record(int set, int t) override { inner_.record(set, t); }
+  // The RTM operations forward too; only check_health is left to the interface's default.
+  void reverse_time() override { inner_.reverse_time(); }
+  void allocate_boundary_store(const Box& b, int steps) override { inner_.allocate_boundary_store(b, steps); }
+  void save_boundary(int step) override { inner_.save_boundary(step); }
+  void restore_boundary(int step) override { inner_.restore_boundary(step); }
+  void copy_current(const Box& b, std::vector<float>& d) const override { inner_.copy_current(b, d); }
+  void set_current(const Box& b, const std::vector<float>& d) override { inner_.set_current(b, d); }
+  void allocate_image(const Box& b) override { inner_.allocate_image(b); }
+  void accumulate_image(const Propagator& s, float w) override { inner_.accumulate_image(s, w); }
+  std::vector<float> download_image() const override { return inner_.download_image(); }
+  std::vector<float> download_illumination() const override { return inner_.download_illumination(); }
+  void set_born_perturbation(const Box& b, const std::vector<float>& m) override { inner_.set_born_perturbation(b, m); }
+  void inject_born_source(const Propagator& bg) override { inner_.inject_born_source(bg); }
+  void enable_timing(bool on) override { inner_.enable_timing(on); }
+  PropagatorTiming timing() const override { return inner_.timing(); }
+
+private:
+  CpuPropagator inner_;
+};
+
+struct Planted {
+  int i, j, k;
+  float value;
+};
+
+// check_health of a field that is 0.5 everywhere in the interior except at the planted cells, and
+// NaN in the whole halo and padding (which must not count), from the CPU backend and the default.
+std::vector<FieldHealth> health_with(const std::vector<Planted>& planted) {
+  const PropagatorSetup setup = constant_setup(9, 10, 2000, 1e-3);
+  const GridLayout& g = setup.layout;
+  std::vector<float> field(size_t(g.size), kNaN);
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) field[size_t(g.index(i, j, k))] = (i + j + k) % 2 ? 0.5f : -0.5f;
+  for (const Planted& p : planted) field[size_t(g.index(p.i, p.j, p.k))] = p.value;
+  std::vector<FieldHealth> results;
+  CpuPropagator cpu(setup);
+  DefaultHealthPropagator fallback(setup);
+  for (Propagator* prop : {static_cast<Propagator*>(&cpu), static_cast<Propagator*>(&fallback)}) {
+    prop->set_state(std::vector<float>(size_t(g.size), kNaN), field); // p[n-1] must not count
+    results.push_back(prop->check_health());
+  }
+  return results;
+}
+
+void expect_cell(const FieldHealth& h, int i, int j, int k) {
+  EXPECT_EQ(h.i, i);
+  EXPECT_EQ(h.j, j);
+  EXPECT_EQ(h.k, k);
+}
+
+TEST(FieldHealth, FiniteFieldReportsItsLargestValueWithSign) {
+  for (const FieldHealth& h : health_with({{2, 3, 4, 7.0f}, {5, 6, 7, -9.5f}})) {
+    EXPECT_TRUE(h.finite);
+    EXPECT_EQ(h.worst_value, -9.5f);
+    expect_cell(h, 5, 6, 7);
+  }
+}
+
+TEST(FieldHealth, NanBeatsInfinityBeatsAnyFiniteValue) {
+  for (const FieldHealth& h : health_with({{1, 1, 1, 3e38f}, {8, 0, 2, -kInf}})) {
+    EXPECT_FALSE(h.finite);
+    EXPECT_EQ(h.worst_value, -kInf);
+    expect_cell(h, 8, 0, 2);
+  }
+  for (const FieldHealth& h : health_with({{1, 1, 1, kInf}, {0, 9, 10, kNaN}, {4, 4, 4, 1e30f}})) {
+    EXPECT_FALSE(h.finite);
+    EXPECT_TRUE(std::isnan(h.worst_value));
+    expect_cell(h, 0, 9, 10);
+  }
+}
+
+TEST(FieldHealth, TiesGoToTheLowestIndexAndTheHaloIsIgnored) {
+  // Equal magnitudes: the one with the lowest z (then y, then x) wins, whatever the thread count.
+  for (const FieldHealth& h : health_with({{7, 2, 6, 4.0f}, {3, 8, 5, -4.0f}, {8, 1, 5, 4.0f}})) {
+    EXPECT_TRUE(h.finite);
+    EXPECT_EQ(std::fabs(h.worst_value), 4.0f);
+    expect_cell(h, 8, 1, 5);
+  }
+  // Nothing planted: everything is +-0.5, the first cell wins; the NaN halo is not seen.
+  for (const FieldHealth& h : health_with({})) {
+    EXPECT_TRUE(h.finite);
+    expect_cell(h, 0, 0, 0);
+  }
+}
+
+// ---- Stopping a run ---------------------------------------------------------------------------------
+
+struct ShotRun {
+  std::unique_ptr<CpuPropagator> prop;
+  int source_set = 0, receiver_set = 0, nt = 0;
+  float scale = 0;
+  HealthCheck health;
+};
+
+// A point source in a 2000 m/s cube of 10 m cells at `fraction` of the CFL limit, with the health
+// check of modeling (limit from the injected wavelet).
+ShotRun shot_run(double fraction, int nt) {
+  const double h = 10, v = 2000;
+  const double dt = fraction * cfl_dt_limit(v, h, h, h);
+  ShotRun run;
+  run.prop = std::make_unique<CpuPropagator>(constant_setup(24, h, v, dt));
+  const GridLayout& g = run.prop->layout();
+  PointStencil source, receiver;
+  source.count = receiver.count = 1;
+  source.index[0] = g.index(12, 12, 12);
+  receiver.index[0] = g.index(4, 12, 12);
+  source.weight[0] = receiver.weight[0] = 1.0f;
+  run.nt = nt;
+  run.source_set = run.prop->add_point_set({source}, nt);
+  run.receiver_set = run.prop->add_point_set({receiver}, nt);
+  const std::vector<float> wavelet = ricker_wavelet(nt, dt, 25.0, default_ricker_delay(25.0));
+  run.prop->upload_series(run.source_set, wavelet);
+  run.scale = float(1.0 / (h * h * h));
+  run.health.dt = dt;
+  run.health.dx = run.health.dy = run.health.dz = h;
+  run.health.runaway_limit =
+      runaway_limit(injected_amplitude(wavelet, run.scale, v * v * dt * dt), 0.0, nt);
+  return run;
+}
+
+std::string instability_message(ShotRun& run) {
+  try {
+    model_one_shot(*run.prop, run.scale, run.source_set, run.receiver_set, 1, run.nt, &run.health,
+                   "shot 7");
+  } catch (const NumericalInstability& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HealthCheck, UnstableRunIsStoppedWithStepCellAndValue) {
+  ShotRun run = shot_run(1.5, 400); // dt 1.5 x the CFL limit: the fastest mode grows ~7x per step
+  const std::string message = instability_message(run);
+  ASSERT_FALSE(message.empty()) << "the unstable run was not stopped";
+  EXPECT_THAT(message, HasSubstr("shot 7: numerical instability: after step 50 of 400"));
+  EXPECT_THAT(message, HasSubstr("cell (i,j,k) = ("));
+  EXPECT_THAT(message, HasSubstr(") m, inside the model"));
+  EXPECT_THAT(message, HasSubstr("CFL"));
+}
+
+TEST(HealthCheck, SlowRunawayIsStoppedBeforeOverflow) {
+  // 1% above the limit: slow growth (about 1.3x per step), caught by the runaway bound while the
+  // field is still finite, at a check after step 50.
+  ShotRun run = shot_run(1.01, 2000);
+  const std::string message = instability_message(run);
+  ASSERT_FALSE(message.empty()) << "the unstable run was not stopped";
+  EXPECT_THAT(message, HasSubstr("has run away (|p| = "));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("after step 2000 ")));
+}
+
+TEST(HealthCheck, StableRunsAreNotStopped) {
+  for (double fraction : {0.88, 1.0}) { // the default dt, and dt exactly at the limit
+    SCOPED_TRACE(fraction);
+    ShotRun run = shot_run(fraction, 600);
+    EXPECT_EQ(instability_message(run), "");
+    const FieldHealth h = run.prop->check_health();
+    EXPECT_TRUE(h.finite);
+    EXPECT_LT(std::fabs(h.worst_value), run.health.runaway_limit / 1e3) << "too close to the limit";
+  }
+}
+
+TEST(HealthCheck, DueEveryIntervalAndAtTheEnd) {
+  HealthCheck check;
+  check.every = 50;
+  EXPECT_FALSE(check.due(49, 120));
+  EXPECT_TRUE(check.due(50, 120));
+  EXPECT_TRUE(check.due(100, 120));
+  EXPECT_FALSE(check.due(119, 120));
+  EXPECT_TRUE(check.due(120, 120));
+}
+
+TEST(HealthCheck, MessageNamesTheAbsorbingLayerAndMetres) {
+  HealthCheck check;
+  check.dt = 1e-3;
+  check.dx = check.dy = check.dz = 10;
+  check.x0 = check.y0 = check.z0 = -200; // 20 layer cells before the model's origin at 0
+  check.model_i0 = check.model_j0 = check.model_k0 = 20;
+  check.model_i1 = check.model_j1 = check.model_k1 = 120;
+  FieldHealth h;
+  h.finite = false;
+  h.worst_value = kInf;
+  h.i = 3, h.j = 25, h.k = 40;
+  const std::string message = health_problem(h, check, 150, 400, "");
+  EXPECT_THAT(message, HasSubstr("after step 150 of 400 (t = 0.15 s) the wavefield holds +inf"));
+  EXPECT_THAT(message, HasSubstr("(i,j,k) = (3,25,40), (z,y,x) = (200, 50, -170) m"));
+  EXPECT_THAT(message, HasSubstr("absorbing layer"));
+  h.finite = true;
+  h.worst_value = 1.0f;
+  check.runaway_limit = 2.0;
+  EXPECT_EQ(health_problem(h, check, 150, 400, ""), "");
+  h.worst_value = -3.0f;
+  EXPECT_THAT(health_problem(h, check, 150, 400, ""), HasSubstr("has run away (|p| = 3; a stable run stays below 2)"));
+}
+
+TEST(HealthCheck, RunawayLimitGrowsWithStepsAndAmplitude) {
+  EXPECT_DOUBLE_EQ(runaway_limit(2.0, 0.5, 99), kRunawayGain * 100 * 2.5);
+  EXPECT_DOUBLE_EQ(injected_amplitude({1.0f, -2.0f, 0.5f}, 0.5, 4.0), 3.5 * 0.5 * 4.0);
+}
+
+} // namespace
+} // namespace rtm
