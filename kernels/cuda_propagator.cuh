@@ -31,7 +31,10 @@ public:
   void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
   void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
   void zero_state() override;
-  void step() override;
+  void step_planes(int k_begin, int k_end) override;
+  void finish_step() override;
+  PlaneSpan next_field_planes(int k_begin, int k_end) override;
+  void* stream_handle() const override;
   void synchronize() override;
 
   int add_point_set(const std::vector<PointStencil>& points, int nt) override;

@@ -14,6 +14,10 @@ struct BackendOptions {
   std::string variant = "auto"; // a CUDA variant name, or auto (the fastest on this grid)
   bool compressible = false;    // CUDA: compressible wavefield allocations
   bool l2_persist = false;      // CUDA: L2 persisting access-policy window
+  // How the z-slabs of a grid shared by several ranks trade halo planes: auto (the fastest this
+  // build offers), mpi (CPU), nccl, mpi-cuda-aware, mpi-staged (GPUs); solvers/decomposed_propagator.h.
+  std::string halo_transport = "auto";
+  int device = 0; // CUDA: the GPU this rank uses (solvers/mpi_context.h picks it per rank)
 };
 
 // True when this build contains the CUDA kernels.

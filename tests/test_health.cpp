@@ -42,7 +42,9 @@ public:
   void set_state(const std::vector<float>& a, const std::vector<float>& b) override { inner_.set_state(a, b); }
   void get_state(std::vector<float>& a, std::vector<float>& b) const override { inner_.get_state(a, b); }
   void zero_state() override { inner_.zero_state(); }
-  void step() override { inner_.step(); }
+  void step_planes(int k0, int k1) override { inner_.step_planes(k0, k1); }
+  void finish_step() override { inner_.finish_step(); }
+  PlaneSpan next_field_planes(int k0, int k1) override { return inner_.next_field_planes(k0, k1); }
   int add_point_set(const std::vector<PointStencil>& p, int nt) override { return inner_.add_point_set(p, nt); }
   void upload_series(int set, const std::vector<float>& s) override { inner_.upload_series(set, s); }
   std::vector<float> download_series(int set) const override { return inner_.download_series(set); }
