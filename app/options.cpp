@@ -85,6 +85,17 @@ void add_backend_options(CLI::App* cmd, BackendOptions& o) {
   cmd->add_flag("--l2-persist", o.l2_persist, "CUDA: keep v2dt2 (read every step, never written) in persisting L2");
 }
 
+void add_parallel_options(CLI::App* cmd, ParallelOptions& o) {
+  cmd->add_option("--ranks-per-shot", o.ranks_per_shot,
+                  "MPI: ranks computing each shot together (one model split over their GPUs); must "
+                  "divide the number of ranks. Shots are shared out over the groups")
+      ->check(positive_count())
+      ->capture_default_str();
+  cmd->add_flag("--allow-gpu-sharing", o.allow_gpu_sharing,
+                "MPI: let more ranks run on a node than it has GPUs (rank i uses GPU i mod count); "
+                "refused otherwise");
+}
+
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {
   cmd->add_option("--boundary-width", b.width, "Absorbing-layer thickness in cells on each face")
       ->check(non_negative_count())

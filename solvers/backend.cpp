@@ -74,7 +74,7 @@ std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
                      "--backend cpu, or --variant auto or a CUDA variant name");
   cuda::MemoryOptions memory{options.compressible, options.l2_persist};
   // "auto" times the float32 kernels on this grid and reports its choice on `log`.
-  return cuda::make_propagator(setup, options.variant, memory, 0, &log);
+  return cuda::make_propagator(setup, options.variant, memory, options.device, &log);
 #else
   throw InputError("--backend cuda: this build has no CUDA kernels");
 #endif

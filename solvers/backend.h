@@ -14,6 +14,7 @@ struct BackendOptions {
   std::string variant = "auto"; // a CUDA variant name, or auto (the fastest on this grid)
   bool compressible = false;    // CUDA: compressible wavefield allocations
   bool l2_persist = false;      // CUDA: L2 persisting access-policy window
+  int device = 0;               // CUDA: the GPU to use (per MPI rank: solvers/shot_parallel.h)
 };
 
 // True when this build contains the CUDA kernels.
