@@ -26,7 +26,7 @@ namespace rtm {
 // act after the stack, so a resume may change them.)
 struct CheckpointIdentity {
   std::string shot_file;          // the path as given, for messages
-  long long shot_file_bytes = 0;
+  long long shot_file_bytes = 0;  // 0 when unknown
   long long shot_count = 0;
   uint64_t shots_fingerprint = 0; // of the traces, sources, receivers, wavelet, nt and dt
   uint64_t model_fingerprint = 0; // of the migration velocities and their grid
