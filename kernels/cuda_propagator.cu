@@ -129,6 +129,15 @@ std::unique_ptr<CudaPropagator> make_fastest(const PropagatorSetup& setup,
 
 // ---- device query ----------------------------------------------------------------------------
 
+int visible_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); // an answer (no device, no driver), not a pending error
+    return 0;
+  }
+  return count;
+}
+
 DeviceInfo query_device(int device) {
   DeviceInfo info;
   info.device = device;
@@ -774,6 +783,24 @@ std::vector<float> CudaPropagator::download_illumination() const {
                              cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   return host;
+}
+
+void CudaPropagator::set_image(const std::vector<float>& image,
+                               const std::vector<float>& illumination) {
+  if (!image_.data())
+    throw std::logic_error(name() + "::set_image: call allocate_image first");
+  const size_t cells = image_.bytes() / sizeof(float);
+  if (image.size() != cells || illumination.size() != cells)
+    throw std::invalid_argument(name() + "::set_image: expected " + std::to_string(cells) +
+                                " values for the image box, got " + std::to_string(image.size()) +
+                                " (image) and " + std::to_string(illumination.size()) +
+                                " (illumination)");
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(image_.data(), image.data(), image_.bytes(), cudaMemcpyHostToDevice,
+                             stream_));
+  CUDA_CHECK(cudaMemcpyAsync(illumination_.data(), illumination.data(), illumination_.bytes(),
+                             cudaMemcpyHostToDevice, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_)); // the host vectors may go away after the return
 }
 
 void CudaPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {

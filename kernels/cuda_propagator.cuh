@@ -60,6 +60,7 @@ public:
   void accumulate_image(const Propagator& source_field, float weight) override;
   std::vector<float> download_image() const override;
   std::vector<float> download_illumination() const override;
+  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void inject_born_source(const Propagator& background) override;
 

@@ -205,6 +205,10 @@ public:
   virtual void accumulate_image(const Propagator& source_field, float weight) = 0;
   virtual std::vector<float> download_image() const = 0;
   virtual std::vector<float> download_illumination() const = 0;
+  // Replaces the image and the illumination (dense over the box of allocate_image) with saved
+  // ones, so that a resumed migration accumulates onto exactly the sums it had reached
+  // (solvers/migration.h). std::invalid_argument when a size differs from the box's.
+  virtual void set_image(const std::vector<float>& image, const std::vector<float>& illumination) = 0;
 
   // Born modeling: a perturbation m, dense [z][y][x] over `box`, and its source term
   //   p_cur += v2dt2 * m * S   over the box, S the current field of `background`

@@ -17,7 +17,7 @@ struct BackendOptions {
   // How the z-slabs of a grid shared by several ranks trade halo planes: auto (the fastest this
   // build offers), mpi (CPU), nccl, mpi-cuda-aware, mpi-staged (GPUs); solvers/decomposed_propagator.h.
   std::string halo_transport = "auto";
-  int device = 0; // CUDA: the GPU this rank uses (solvers/mpi_context.h picks it per rank)
+  int device = 0; // CUDA: the GPU this rank uses (per MPI rank: solvers/shot_parallel.h)
 };
 
 // True when this build contains the CUDA kernels.

@@ -303,6 +303,18 @@ void CpuPropagator::accumulate_image(const Propagator& source_field, float weigh
     }
 }
 
+void CpuPropagator::set_image(const std::vector<float>& image,
+                              const std::vector<float>& illumination) {
+  if (image_.empty()) throw std::logic_error("set_image: call allocate_image first");
+  if (image.size() != image_.size() || illumination.size() != illumination_.size())
+    throw std::invalid_argument("set_image: expected " + std::to_string(image_.size()) +
+                                " values for the image box, got " + std::to_string(image.size()) +
+                                " (image) and " + std::to_string(illumination.size()) +
+                                " (illumination)");
+  image_ = image;
+  illumination_ = illumination;
+}
+
 void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
   check_box(box, "set_born_perturbation");
   if (int64_t(m.size()) != box.cells())

@@ -362,6 +362,18 @@ void DecomposedPropagator::accumulate_image(const Propagator& source_field, floa
   if (image_here_) local_->accumulate_image(*source.local_, weight);
 }
 
+void DecomposedPropagator::set_image(const std::vector<float>& image,
+                                     const std::vector<float>& illumination) {
+  if (int64_t(image.size()) != image_box_.cells() || int64_t(illumination.size()) != image_box_.cells())
+    throw std::invalid_argument("DecomposedPropagator::set_image: arrays must cover the image box");
+  if (!image_here_) return;
+  const Box part = own_part(image_box_);
+  const int64_t plane_cells = int64_t(image_box_.nx()) * image_box_.ny();
+  const int first = part.z0 + slab_.first_local() - image_box_.z0;
+  local_->set_image(dense_planes(image, plane_cells, first, first + part.nz()),
+                    dense_planes(illumination, plane_cells, first, first + part.nz()));
+}
+
 std::vector<float> DecomposedPropagator::gather_image(bool illumination) const {
   std::vector<float> own;
   if (image_here_) own = illumination ? local_->download_illumination() : local_->download_image();

@@ -99,6 +99,9 @@ public:
   void accumulate_image(const Propagator& source_field, float weight) override;
   std::vector<float> download_image() const override { return gather_image(false); }
   std::vector<float> download_illumination() const override { return gather_image(true); }
+  // Every rank passes the whole box's arrays (a resumed migration's partial sums); each keeps its
+  // own planes.
+  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void inject_born_source(const Propagator& background) override;
 

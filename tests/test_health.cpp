@@ -61,6 +61,7 @@ public:
   void accumulate_image(const Propagator& s, float w) override { inner_.accumulate_image(s, w); }
   std::vector<float> download_image() const override { return inner_.download_image(); }
   std::vector<float> download_illumination() const override { return inner_.download_illumination(); }
+  void set_image(const std::vector<float>& i, const std::vector<float>& l) override { inner_.set_image(i, l); }
   void set_born_perturbation(const Box& b, const std::vector<float>& m) override { inner_.set_born_perturbation(b, m); }
   void inject_born_source(const Propagator& bg) override { inner_.inject_born_source(bg); }
   void enable_timing(bool on) override { inner_.enable_timing(on); }
