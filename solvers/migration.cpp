@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "io/errors.h"
+#include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 
 namespace rtm {
@@ -42,6 +43,15 @@ ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, do
   return m;
 }
 
+namespace {
+
+// "shot 3, source wavefield ..." (or the field alone when the shot has no label).
+std::string labelled(const std::string& label, const std::string& field) {
+  return label.empty() ? field : label + ", " + field;
+}
+
+} // namespace
+
 // The index bookkeeping here and in migrate_one_shot makes the image the adjoint of Born
 // modeling; docs/rtm.md derives it. Forward: at the top of iteration n the source field holds
 // S[n]; step + inject(n) make S[n+1]. Backward (boundary saving): from (S[n+1], S[n]) the
@@ -68,6 +78,9 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
     }
     S.step();
     S.inject(shot.source_set, n, shot.source_scale);
+    if (shot.source_health && shot.source_health->due(n + 1, nt))
+      check_wavefield(S, *shot.source_health, n + 1, nt,
+                      labelled(shot.label, "source wavefield (forward in time)"));
   }
 
   if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
@@ -97,6 +110,11 @@ void migrate_one_shot(Propagator& S, Propagator& R, const ShotSets& shot, const 
     if (weight > 0) R.accumulate_image(S, weight);
     R.step();
     R.inject(shot.receiver_set, n, 1.0f);
+    const int steps_done = shot.nt - n; // R now holds R[n]
+    if (shot.receiver_health && shot.receiver_health->due(steps_done, shot.nt))
+      check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
+                      labelled(shot.label, "receiver wavefield (backwards in time, now at time "
+                                           "sample " + std::to_string(n) + ")"));
   });
 }
 
@@ -179,6 +197,30 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
               cell(zyx[0], m.oz, m.dz, m.nz));
 }
 
+// Resolves the backend once (so that "auto" reports a CPU fallback once) and refuses a run that
+// cannot fit in the GPU's free memory or the host's available memory before anything is allocated.
+// Returns the options with the backend resolved.
+BackendOptions check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
+                                      const MigrationParams& params, std::ostream& log) {
+  BackendOptions backend = params.backend;
+  check_variant_name(backend.variant); // a misspelt name first, on every machine
+  backend.backend = resolve_backend(backend.backend, log);
+  RunMemoryPlan plan;
+  plan.layout = sim.layout;
+  plan.box = model_box(sim);
+  plan.nt = shots.nt;
+  plan.receivers = int(shots.receivers.size());
+  plan.shots = int(shots.shots.size());
+  plan.field_bytes = backend.backend == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
+  plan.migration = true;
+  plan.storage = params.reconstruction == Reconstruction::boundary
+                     ? SourceWavefieldStorage::boundary_saving
+                     : SourceWavefieldStorage::snapshots;
+  plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
+  check_run_memory(plan, backend.backend, "rtm migrate");
+  return backend;
+}
+
 } // namespace
 
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
@@ -220,11 +262,12 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   for (size_t r = 0; r < shots.receivers.size(); ++r)
     receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r)));
 
+  const BackendOptions backend = check_migration_memory(sim, shots, params, log);
   const PropagatorSetup setup = make_propagator_setup(sim);
-  auto source_field = make_propagator(setup, params.backend, log);
+  auto source_field = make_propagator(setup, backend, log);
   // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
   // the variant, so "auto" does not time the candidates a second time.
-  BackendOptions same = params.backend;
+  BackendOptions same = backend;
   const std::string name = source_field->name();
   same.backend = name == "cpu" ? "cpu" : "cuda";
   if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
@@ -246,6 +289,10 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     source_field->enable_timing(true);
     receiver_field->enable_timing(true);
   }
+  // One wavelet for every shot: one source limit; the receiver limit follows each shot's data.
+  const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
+  const HealthCheck source_health = make_health_check(
+      sim, runaway_limit(injected_amplitude(shots.wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
   const auto start = std::chrono::steady_clock::now();
   for (size_t s = 0; s < shots.shots.size(); ++s) {
     const ShotGather& gather = shots.shots[s];
@@ -263,6 +310,11 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     sets.receiver_set = receiver_set;
     sets.nt = nt;
     sets.source_scale = sim.injection_scale();
+    HealthCheck receiver_health = source_health;
+    receiver_health.runaway_limit = runaway_limit(injected_amplitude(data, 1.0, max_v2dt2), 0.0, nt);
+    sets.source_health = &source_health;
+    sets.receiver_health = &receiver_health;
+    sets.label = "shot " + std::to_string(gather.id);
     migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
                      mem.snapshot_interval);
     receiver_field->synchronize();

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "io/errors.h"
+#include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/wavelet.h"
 
@@ -81,7 +82,21 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   out.dx = model.dx; out.dy = model.dy; out.dz = model.dz;
   out.ox = model.ox; out.oy = model.oy; out.oz = model.oz;
 
-  auto propagator = make_propagator(make_propagator_setup(sim), params.backend, log);
+  // Refused before anything is allocated when it cannot fit; the backend resolved once, so that
+  // "auto" reports a CPU fallback once.
+  BackendOptions backend = params.backend;
+  check_variant_name(backend.variant);
+  backend.backend = resolve_backend(backend.backend, log);
+  RunMemoryPlan plan;
+  plan.layout = sim.layout;
+  plan.nt = out.nt;
+  plan.receivers = int(receivers.size());
+  plan.shots = int(sources.size());
+  plan.field_bytes = backend.backend == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
+  plan.migration = false;
+  check_run_memory(plan, backend.backend, "rtm model");
+
+  auto propagator = make_propagator(make_propagator_setup(sim), backend, log);
   const int nrec = int(receivers.size());
   const int receiver_set = propagator->add_point_set(receivers, out.nt);
 
