@@ -122,7 +122,7 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
       hint += "save the source field's boundary on the device instead of keeping snapshots "
               "(--reconstruction boundary), or keep fewer snapshots (the interval, now " +
               std::to_string(std::max(plan.snapshot_interval, 1)) +
-              " steps, follows the Nyquist rate of the data's peak frequency: lower frequency "
+              (plan.snapshot_interval > 1 ? " steps" : " step") + ", follows the Nyquist rate of the data's peak frequency: lower frequency "
               "data allow a longer one), ";
     if (!plan.migration) hint += "model fewer shots per run, ";
     hint += "record a shorter time, or use a smaller model or coarser grid";
