@@ -7,6 +7,7 @@
 #include "app/commands.h"
 #include "app/config_format.h"
 #include "io/errors.h"
+#include "solvers/mpi_context.h"
 
 namespace rtm::app {
 namespace {
@@ -17,9 +18,24 @@ std::string config_file_name(const Cli& cli) {
   return cli.config->results().front();
 }
 
+// "rtm: error: ..." or, with several MPI ranks, "rtm: error (rank 3): ...": an error may be
+// raised on one rank only.
+void print_error(const char* kind, const std::string& message) {
+  if (world_size() > 1)
+    std::fprintf(stderr, "rtm: %s (rank %d): %s\n", kind, world_rank(), message.c_str());
+  else
+    std::fprintf(stderr, "rtm: %s: %s\n", kind, message.c_str());
+}
+
+// With several MPI ranks a failing rank ends every rank (the others would wait for it forever).
+int fail(int code) {
+  abort_all_ranks_if_parallel(code);
+  return code;
+}
+
 int bad_input(const std::string& message) {
-  std::fprintf(stderr, "rtm: error: %s\n", message.c_str());
-  return 2;
+  print_error("error", message);
+  return fail(2);
 }
 
 } // namespace
@@ -62,14 +78,18 @@ int run_cli(Cli& cli, int argc, char** argv) {
     std::string message = e.what();
     if (dynamic_cast<const CLI::ConfigError*>(&e))
       message = "config file " + config_file_name(cli) + ": " + message;
-    bad_input(message);
+    print_error("error", message);
     std::fprintf(stderr, "Run `rtm --help` or `rtm <command> --help` for the options.\n");
-    return 2;
+    return fail(2);
   } catch (const InputError& e) {
     return bad_input(e.what());
+  } catch (const RunStopped& e) {
+    // Every rank stopped together after saving its work: no abort, the status says which signal.
+    if (world_rank() == 0) std::fprintf(stderr, "rtm: %s\n", e.what());
+    return 128 + e.signal;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rtm: failed: %s\n", e.what());
-    return 1;
+    print_error("failed", e.what());
+    return fail(1);
   }
   return 0;
 }

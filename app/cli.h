@@ -25,6 +25,8 @@ Cli build_cli();
 //   2  bad input or options: an unknown option or value, a config file that cannot be read or has a
 //      syntax error (its name and line are given), a bad input file. The message goes to stderr
 //      and names the option, file, dataset or line.
+//   128 + signal: a run stopped by SIGINT (130) or SIGTERM (143) after saving a checkpoint.
+// With several MPI ranks, an error on any rank ends every rank through MPI_Abort with its status.
 int run_cli(Cli& cli, int argc, char** argv);
 
 } // namespace rtm::app

@@ -11,12 +11,14 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <mpi.h>
 
 #include "app/commands.h"
 #include "app/options.h"
 #include "io/errors.h"
 #include "io/png_image.h"
 #include "io/result_table.h"
+#include "solvers/scaling_bench.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/bench.h"
@@ -40,7 +42,53 @@ struct BenchOptions {
   std::string plot;
   int device = 0;
   bool list = false;
+  // --scaling: one grid over the launcher's ranks (solvers/scaling_bench.h)
+  std::string scaling;
+  std::vector<int> ranks;
+  std::string backend = "auto";
+  std::string halo_transport = "auto";
 };
+
+// `rtm bench --scaling weak|strong` under the MPI launcher: one row per rank count.
+void run_scaling(const BenchOptions& o) {
+  if (o.scaling != "weak" && o.scaling != "strong")
+    throw InputError("--scaling: expected weak or strong, got '" + o.scaling + "'");
+  // A plain `rtm` does not start MPI (solvers/mpi_context.h); the benchmark needs it even on one
+  // rank, so it starts it itself when nobody has.
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) MPI_Init(nullptr, nullptr);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  ScalingOptions s;
+  s.weak = o.scaling == "weak";
+  s.nx = o.grid[0];
+  s.ny = o.grid[1];
+  s.nz = o.grid[2];
+  s.steps = o.steps;
+  s.repeats = o.repeats;
+  s.rank_counts = o.ranks;
+  s.backend.backend = o.backend;
+  s.backend.halo_transport = o.halo_transport;
+  s.backend.compressible = o.compressible;
+  s.backend.l2_persist = o.l2_persist;
+  if (o.variants.size() == 1 && o.variants[0] != "all") s.backend.variant = o.variants[0];
+  // One GPU per rank of a node.
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &s.backend.device);
+  MPI_Comm_free(&node);
+  std::ostream& log = std::cerr;
+  const std::vector<ScalingRow> rows = run_scaling_bench(s, MPI_COMM_WORLD, log);
+  if (rank == 0) {
+    if (o.format.format() == OutputFormat::text)
+      std::cout << (s.weak ? "weak" : "strong") << " scaling, " << (s.weak ? "per rank " : "grid ")
+                << s.nx << "x" << s.ny << "x" << s.nz << ", median of " << s.repeats << " x "
+                << s.steps << " steps\n";
+    print_table(std::cout, scaling_table(rows), o.format.format());
+  }
+  if (!initialised) MPI_Finalize();
+}
 
 #ifdef RTM_HAVE_CUDA
 
@@ -319,7 +367,20 @@ void register_bench(CLI::App& rtm) {
                   "Point workload: draw time per step against step, per variant, into this PNG file");
   cmd->add_option("--device", options->device, "CUDA device index (default 0)");
   cmd->add_flag("--list", options->list, "List the variants (the variant table) and exit");
+  cmd->add_option("--scaling", options->scaling,
+                  "weak or strong: step one grid split into z-slabs over the MPI launcher's ranks "
+                  "(--grid is per rank for weak, the whole grid for strong); docs/parallel.md");
+  cmd->add_option("--ranks", options->ranks,
+                  "--scaling: rank counts to run (default 1, 2, 4, ... and all ranks)")
+      ->delimiter(',');
+  cmd->add_option("--backend", options->backend, "--scaling: auto (default), cpu or cuda");
+  cmd->add_option("--halo-transport", options->halo_transport,
+                  "--scaling: auto (default), mpi (cpu), nccl, mpi-cuda-aware, mpi-staged");
   cmd->callback([options] {
+    if (!options->scaling.empty()) {
+      run_scaling(*options);
+      return;
+    }
 #ifdef RTM_HAVE_CUDA
     run_bench(*options);
 #else

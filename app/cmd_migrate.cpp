@@ -6,12 +6,16 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "app/stop_signals.h"
+#include "io/atomic_file.h"
+#include "io/checkpoint_file.h"
 #include "io/errors.h"
 #include "io/png_image.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
 #include "solvers/migration.h"
+#include "solvers/shot_parallel.h"
 #include "solvers/smoothing.h"
 
 namespace rtm::app {
@@ -29,7 +33,10 @@ struct MigrateArgs {
   std::string png_dir;
   double clip_percentile = 99;
   std::string colors = "seismic";
+  bool resume = false;
+  int checkpoint_every = 1;
   MigrationParams params;
+  ParallelOptions parallel;
 };
 
 void run_migrate(MigrateArgs& a) {
@@ -42,27 +49,57 @@ void run_migrate(MigrateArgs& a) {
   if (!a.migration_model_path.empty() && a.smooth != 0)
     throw InputError("--smooth applies to --model; --migration-model is used as it is");
 
+  const ParallelContext parallel(a.parallel.ranks_per_shot);
+  std::ostream& info = parallel.is_root() ? std::cerr : null_stream(); // one copy of each message
+  if (parallel.is_root()) check_output_path(a.output); // before the run, not after it
+
+  // Every rank reads the inputs (a file system all nodes see).
   const ShotFile shots = read_shot_file(a.shots_path);
   VelocityModel model;
   if (!a.migration_model_path.empty()) {
     model = read_velocity_model(a.migration_model_path);
   } else {
     model = smooth_model(read_velocity_model(a.model_path), a.smooth);
-    std::cerr << "rtm: migration velocity: " << a.model_path;
-    if (a.smooth > 0) std::cerr << " smoothed over " << a.smooth << " m";
-    else std::cerr << " as is (--smooth 0)";
-    std::cerr << ", " << model.vmin() << " to " << model.vmax() << " m/s\n";
+    info << "rtm: migration velocity: " << a.model_path;
+    if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
+    else info << " as is (--smooth 0)";
+    info << ", " << model.vmin() << " to " << model.vmax() << " m/s\n";
   }
+  place_on_device(a.params.backend, parallel, a.parallel, info);
+
+  MigrationControl control;
+  control.parallel = &parallel;
+  control.checkpoint_output = a.output;
+  control.checkpoint_every = a.checkpoint_every;
+  control.resume = a.resume;
+  control.identity = migration_identity(model, shots, a.shots_path, a.params);
+  const StopOnSignals signals;
+  control.stop_requested = &StopOnSignals::requested;
 
   RunStats stats;
-  const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats);
+  const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats, control);
+  if (result.stop_signal != 0) {
+    const std::vector<std::string> saved = find_checkpoints(a.output);
+    throw RunStopped(result.stop_signal,
+                     std::string("stopped by ") + signal_name(result.stop_signal) + "; " +
+                         (saved.empty()
+                              ? "no shot had finished, so nothing was saved"
+                              : "the finished shots are saved in " + std::to_string(saved.size()) +
+                                    " checkpoint file(s) " + a.output +
+                                    ".checkpoint-*.h5; run the same command with --resume "
+                                    "(any number of ranks) to continue"));
+  }
+  if (!parallel.is_root()) return; // world rank 0 alone writes
   write_volumes(a.output, model,
                 {{"image", &result.image},
                  {"illumination", &result.illumination},
                  {"image_raw", &result.raw_image}});
-  std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s), %.2f s, %.3f Gcells/s\n",
-              a.output.c_str(), model.nx, model.ny, model.nz, shots.shots.size(), stats.seconds,
-              stats.gcells_per_second());
+  // The image is safe: the partial sums are not needed any more.
+  for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
+  std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "
+              "%.2f s, %.3f Gcells/s\n",
+              a.output.c_str(), model.nx, model.ny, model.nz, shots.shots.size(),
+              result.shots_migrated, stats.seconds, stats.gcells_per_second());
   if (!a.png_dir.empty()) {
     std::filesystem::create_directories(a.png_dir);
     for (const std::string& p :
@@ -126,8 +163,18 @@ void register_migrate(CLI::App& rtm) {
                   "Colour scale of the image PNGs, symmetric about zero: seismic (blue-white-red) or grey")
       ->check(CLI::IsMember({"seismic", "grey"}))
       ->capture_default_str();
+  cmd->add_flag("--resume", args->resume,
+                "Continue an interrupted run from its checkpoints (<output>.checkpoint-*.h5): "
+                "finished shots are not migrated again, and the image equals an uninterrupted "
+                "run's. Same inputs and options required; any number of MPI ranks");
+  cmd->add_option("--checkpoint-every", args->checkpoint_every,
+                  "Save the partial image every K finished shots (per shot group) next to the "
+                  "output, for --resume; 0: only when stopped by SIGINT/SIGTERM")
+      ->check(non_negative_count())
+      ->capture_default_str();
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
+  add_parallel_options(cmd, args->parallel);
   cmd->callback([args]() { run_migrate(*args); });
 }
 

@@ -10,6 +10,7 @@
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "solvers/modeling.h"
+#include "solvers/shot_parallel.h"
 
 namespace rtm::app {
 namespace {
@@ -24,6 +25,7 @@ struct ModelArgs {
   int receiver_step = 1;        // cells between generated receivers
   bool receiver_grid = false;   // receivers over the x-y plane instead of the centre inline
   ModelingParams params;
+  ParallelOptions parallel;
 };
 
 } // namespace
@@ -59,9 +61,13 @@ void register_model(CLI::App& rtm) {
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
+  add_parallel_options(cmd, args->parallel);
 
   cmd->callback([args]() {
-    check_output_path(args->output); // before the run, not after it
+    const ParallelContext parallel(args->parallel.ranks_per_shot);
+    std::ostream& info = parallel.is_root() ? std::cerr : null_stream();
+    if (parallel.is_root()) check_output_path(args->output); // before the run, not after it
+    // Every rank reads the model and builds the same acquisition (a file system all nodes see).
     const VelocityModel model = read_velocity_model(args->model_path);
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
@@ -88,8 +94,10 @@ void register_model(CLI::App& rtm) {
       acq.sources = stored.sources;
       acq.receivers = stored.receivers;
     }
+    place_on_device(args->params.backend, parallel, args->parallel, info);
     RunStats stats;
-    const ShotFile shots = model_shots(model, acq, args->params, std::cerr, &stats);
+    const ShotFile shots = model_shots(model, acq, args->params, std::cerr, &stats, &parallel);
+    if (!parallel.is_root()) return; // world rank 0 alone holds every shot and writes
     write_shot_file(args->output, shots);
     std::printf("wrote %s: %zu shot(s), %zu receivers, %d samples of %.4g ms; %.2f s, %.3f Gcells/s\n",
                 args->output.c_str(), shots.shots.size(), shots.receivers.size(), shots.nt,

@@ -2,10 +2,19 @@
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
 namespace rtm::app {
+
+// Thrown by a command that stopped on a signal after saving its work (every rank alike): run_cli
+// returns 128 + signal, the shell's convention (130 for SIGINT, 143 for SIGTERM).
+struct RunStopped : std::runtime_error {
+  RunStopped(int signal_number, const std::string& message)
+      : std::runtime_error(message), signal(signal_number) {}
+  int signal;
+};
 
 void register_info(CLI::App& rtm);
 void register_generate_model(CLI::App& rtm);

@@ -83,6 +83,23 @@ void add_backend_options(CLI::App* cmd, BackendOptions& o) {
       ->capture_default_str();
   cmd->add_flag("--compressible", o.compressible, "CUDA: allocate wavefields as compressible memory");
   cmd->add_flag("--l2-persist", o.l2_persist, "CUDA: keep v2dt2 (read every step, never written) in persisting L2");
+  cmd->add_option("--halo-transport", o.halo_transport,
+                  "With --ranks-per-shot > 1: how slabs trade halo planes: auto (the fastest "
+                  "available), mpi (CPU backend), nccl, mpi-cuda-aware, mpi-staged (GPUs); "
+                  "docs/decomposition.md")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl", "mpi-cuda-aware", "mpi-staged"}))
+      ->capture_default_str();
+}
+
+void add_parallel_options(CLI::App* cmd, ParallelOptions& o) {
+  cmd->add_option("--ranks-per-shot", o.ranks_per_shot,
+                  "MPI: ranks computing each shot together (one model split over their GPUs); must "
+                  "divide the number of ranks. Shots are shared out over the groups")
+      ->check(positive_count())
+      ->capture_default_str();
+  cmd->add_flag("--allow-gpu-sharing", o.allow_gpu_sharing,
+                "MPI: let more ranks run on a node than it has GPUs (rank i uses GPU i mod count); "
+                "refused otherwise");
 }
 
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {

@@ -9,11 +9,15 @@
 #include "io/result_table.h"
 #include "solvers/backend.h"
 #include "solvers/modeling.h"
+#include "solvers/shot_parallel.h"
 
 namespace rtm::app {
 
 // --backend, --variant, --compressible, --l2-persist
 void add_backend_options(CLI::App* cmd, BackendOptions& options);
+// --ranks-per-shot, --allow-gpu-sharing: how the MPI ranks of a run share shots and GPUs
+// (docs/parallel.md); options of the decomposition within a shot group belong here too.
+void add_parallel_options(CLI::App* cmd, ParallelOptions& options);
 // --boundary-width, --free-surface
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& boundary);
 // --f0, --t0, --dt, --record-time

@@ -129,6 +129,15 @@ std::unique_ptr<CudaPropagator> make_fastest(const PropagatorSetup& setup,
 
 // ---- device query ----------------------------------------------------------------------------
 
+int visible_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError(); // an answer (no device, no driver), not a pending error
+    return 0;
+  }
+  return count;
+}
+
 DeviceInfo query_device(int device) {
   DeviceInfo info;
   info.device = device;
@@ -269,7 +278,10 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
     }
     if (!d.empty()) {
       auto upload_profile = [&](const std::vector<float>& profile) {
-        std::vector<float> padded(size_t(damping_profile_length(int(profile.size()))), 0.0f);
+        // kRowAlignFloats more than the kernels' own reach: step_planes() shifts the z profile
+        // by its first plane, and a kernel reading four at a time must still stay inside.
+        std::vector<float> padded(
+            size_t(damping_profile_length(int(profile.size())) + kRowAlignFloats), 0.0f);
         std::copy(profile.begin(), profile.end(), padded.begin());
         DeviceBuffer buffer(padded.size() * sizeof(float), AllocationKind::plain, device_);
         CUDA_CHECK(cudaMemcpy(buffer.data(), padded.data(), buffer.bytes(), cudaMemcpyHostToDevice));
@@ -426,25 +438,56 @@ void CudaPropagator::use_kernel(const VariantRow& row) {
   row_ = &row;
 }
 
-void CudaPropagator::step() {
+void CudaPropagator::step_planes(int k_begin, int k_end) {
+  if (k_begin < 0 || k_end > layout_.nz || k_begin > k_end)
+    throw std::invalid_argument(name() + "::step_planes: planes [" + std::to_string(k_begin) + ", " +
+                                std::to_string(k_end) + ") are not inside 0.." +
+                                std::to_string(layout_.nz));
+  if (k_begin == k_end) return;
   CUDA_CHECK(cudaSetDevice(device_));
+  // The kernels step a whole grid. Planes [k_begin, k_end) are one too: the same layout with
+  // nz = k_end - k_begin and every array shifted by k_begin planes, so that its plane 0 is plane
+  // k_begin and its z halo is the real neighbouring planes. No kernel needs to know.
+  const size_t shift_bytes = size_t(k_begin) * size_t(layout_.plane) * element_bytes();
+  auto shifted = [shift_bytes](const void* p) {
+    return static_cast<const void*>(static_cast<const char*>(p) + shift_bytes);
+  };
   WaveStepArgs args;
   args.layout = layout_;
+  args.layout.nz = k_end - k_begin;
+  args.layout.size = layout_.size - int64_t(k_begin) * layout_.plane;
   args.weights = weights_;
-  args.p_cur = cur_;
-  args.p_prev_next = prev_;
-  args.v2dt2 = v2dt2_.data();
+  args.p_cur = shifted(cur_);
+  args.p_prev_next = const_cast<void*>(shifted(prev_));
+  args.v2dt2 = shifted(v2dt2_.data());
   if (damp_x_.data()) {
     args.damp_x = damp_x_.as<float>();
     args.damp_y = damp_y_.as<float>();
-    args.damp_z = damp_z_.as<float>();
+    args.damp_z = damp_z_.as<float>() + k_begin;
   }
   args.sm_count = sm_count_;
   begin_timed();
   row_->launch(args, stream_);
   end_timed(TimedOp::step);
+}
+
+void CudaPropagator::finish_step() {
+  if (timing_on_) ++timing_.steps;
   std::swap(cur_, prev_);
 }
+
+Propagator::PlaneSpan CudaPropagator::next_field_planes(int k_begin, int k_end) {
+  if (k_begin < -kHalo || k_end > layout_.nz + kHalo || k_begin > k_end)
+    throw std::invalid_argument(name() + "::next_field_planes: planes outside the grid and its halo");
+  PlaneSpan span;
+  span.data = static_cast<char*>(prev_) +
+              size_t(layout_.index(-kHalo, -kHalo, k_begin)) * element_bytes();
+  span.bytes = size_t(k_end - k_begin) * size_t(layout_.plane) * element_bytes();
+  span.device = device_;
+  return span;
+}
+
+void* CudaPropagator::stream_handle() const { return stream_; }
 
 void CudaPropagator::synchronize() {
   CUDA_CHECK(cudaSetDevice(device_));
@@ -596,7 +639,8 @@ void CudaPropagator::end_handoff(const CudaPropagator& other) {
 }
 
 void CudaPropagator::allocate_boundary_store(const Box& box, int steps) {
-  check_box(box, "allocate_boundary_store");
+  if (!ring_box_fits(box, layout()))
+    throw std::invalid_argument(name() + "::allocate_boundary_store: the box is empty, leaves the grid along x or y, or misses its planes");
   if (steps < 1)
     throw std::invalid_argument(name() + "::allocate_boundary_store: steps must be positive");
   CUDA_CHECK(cudaSetDevice(device_));
@@ -741,6 +785,24 @@ std::vector<float> CudaPropagator::download_illumination() const {
   return host;
 }
 
+void CudaPropagator::set_image(const std::vector<float>& image,
+                               const std::vector<float>& illumination) {
+  if (!image_.data())
+    throw std::logic_error(name() + "::set_image: call allocate_image first");
+  const size_t cells = image_.bytes() / sizeof(float);
+  if (image.size() != cells || illumination.size() != cells)
+    throw std::invalid_argument(name() + "::set_image: expected " + std::to_string(cells) +
+                                " values for the image box, got " + std::to_string(image.size()) +
+                                " (image) and " + std::to_string(illumination.size()) +
+                                " (illumination)");
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(image_.data(), image.data(), image_.bytes(), cudaMemcpyHostToDevice,
+                             stream_));
+  CUDA_CHECK(cudaMemcpyAsync(illumination_.data(), illumination.data(), illumination_.bytes(),
+                             cudaMemcpyHostToDevice, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_)); // the host vectors may go away after the return
+}
+
 void CudaPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
   check_box(box, "set_born_perturbation");
   if (int64_t(m.size()) != box.cells())
@@ -821,7 +883,7 @@ void CudaPropagator::collect_timing() const {
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, interval.start, interval.stop));
     switch (interval.op) {
-    case TimedOp::step: timing_.step_ms += ms; ++timing_.steps; break;
+    case TimedOp::step: timing_.step_ms += ms; break; // steps: counted in finish_step()
     case TimedOp::points: timing_.points_ms += ms; break;
     case TimedOp::boundary: timing_.boundary_ms += ms; break;
     case TimedOp::imaging: timing_.imaging_ms += ms; break;

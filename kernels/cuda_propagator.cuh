@@ -31,7 +31,10 @@ public:
   void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
   void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
   void zero_state() override;
-  void step() override;
+  void step_planes(int k_begin, int k_end) override;
+  void finish_step() override;
+  PlaneSpan next_field_planes(int k_begin, int k_end) override;
+  void* stream_handle() const override;
   void synchronize() override;
 
   int add_point_set(const std::vector<PointStencil>& points, int nt) override;
@@ -57,6 +60,7 @@ public:
   void accumulate_image(const Propagator& source_field, float weight) override;
   std::vector<float> download_image() const override;
   std::vector<float> download_illumination() const override;
+  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void inject_born_source(const Propagator& background) override;
 

@@ -71,12 +71,20 @@ inline int64_t boundary_ring_cells(const Box& b) {
   auto inner = [](int n) { return n > 2 * kHalo ? int64_t(n - 2 * kHalo) : int64_t(0); };
   return b.cells() - inner(b.nx()) * inner(b.ny()) * inner(b.nz());
 }
-// GridLayout::index of every ring cell, z slowest, x fastest: a gather/scatter list a backend can
-// use for its boundary store (the order is the backend's own business).
+// A box whose boundary ring a propagator can store: inside the grid along x and y; along z it may
+// reach beyond the grid's planes (a z-slab of a decomposed grid stores the part of the global ring
+// that crosses it, solvers/decomposed_propagator.h), as long as it overlaps them.
+inline bool ring_box_fits(const Box& b, const GridLayout& g) {
+  return !b.empty() && b.x0 >= 0 && b.y0 >= 0 && b.x1 <= g.nx && b.y1 <= g.ny && b.z0 < g.nz &&
+         b.z1 > 0;
+}
+// GridLayout::index of every ring cell inside the grid, z slowest, x fastest: a gather/scatter
+// list a backend can use for its boundary store (the order is the backend's own business).
 inline std::vector<int64_t> boundary_ring_indices(const GridLayout& g, const Box& b) {
   std::vector<int64_t> index;
+  const int k_begin = b.z0 > 0 ? b.z0 : 0, k_end = b.z1 < g.nz ? b.z1 : g.nz;
   index.reserve(size_t(boundary_ring_cells(b)));
-  for (int k = b.z0; k < b.z1; ++k)
+  for (int k = k_begin; k < k_end; ++k)
     for (int j = b.y0; j < b.y1; ++j)
       for (int i = b.x0; i < b.x1; ++i)
         if (in_boundary_ring(b, i, j, k)) index.push_back(g.index(i, j, k));
@@ -134,7 +142,27 @@ public:
   virtual void zero_state() = 0;
 
   // Advance one step: afterwards the "current" field is p[n+1] and "previous" is p[n].
-  virtual void step() = 0;
+  virtual void step() {
+    step_planes(0, layout().nz);
+    finish_step();
+  }
+  // The step in parts, for domain decomposition (solvers/decomposed_propagator.h): step_planes
+  // computes p[n+1] on planes k_begin <= k < k_end only (into the array that held p[n-1]);
+  // finish_step then makes p[n+1] current. Each plane gets exactly the bits a whole step gives it.
+  virtual void step_planes(int k_begin, int k_end) = 0;
+  virtual void finish_step() = 0;
+
+  // Where planes k_begin <= k < k_end of the field step_planes() writes live: whole padded planes
+  // (halo rows and padding included), contiguous because z is the slowest axis. Halo exchange
+  // sends a slab's edge planes from here and receives its neighbours' into the ghost planes.
+  struct PlaneSpan {
+    void* data = nullptr;  // host memory, or device memory of GPU `device`
+    size_t bytes = 0;
+    int device = -1;       // -1: host memory
+  };
+  virtual PlaneSpan next_field_planes(int k_begin, int k_end) = 0;
+  // The CUDA stream (cudaStream_t) the propagator queues its work on; null on the CPU.
+  virtual void* stream_handle() const { return nullptr; }
   // Block until queued device work is done (a no-op on the CPU).
   virtual void synchronize() {}
 
@@ -157,7 +185,8 @@ public:
 
   // The boundary store: `steps` slots, each holding the boundary ring (in_boundary_ring) of
   // `box` - boundary_ring_cells(box) floats - kept where the wavefield lives (device memory on
-  // a GPU). Reallocating replaces the previous store; its contents start undefined.
+  // a GPU). Reallocating replaces the previous store; its contents start undefined. The box may
+  // reach beyond the grid along z (ring_box_fits): then only the ring cells inside are stored.
   virtual void allocate_boundary_store(const Box& box, int steps) = 0;
   // Copies the ring of the current field into slot `step`, or slot `step` into the ring of the
   // current field. Any order of cells is fine as long as restore inverts save exactly.
@@ -176,6 +205,10 @@ public:
   virtual void accumulate_image(const Propagator& source_field, float weight) = 0;
   virtual std::vector<float> download_image() const = 0;
   virtual std::vector<float> download_illumination() const = 0;
+  // Replaces the image and the illumination (dense over the box of allocate_image) with saved
+  // ones, so that a resumed migration accumulates onto exactly the sums it had reached
+  // (solvers/migration.h). std::invalid_argument when a size differs from the box's.
+  virtual void set_image(const std::vector<float>& image, const std::vector<float>& illumination) = 0;
 
   // Born modeling: a perturbation m, dense [z][y][x] over `box`, and its source term
   //   p_cur += v2dt2 * m * S   over the box, S the current field of `background`

@@ -60,7 +60,7 @@ void check_variant_name(const std::string& variant) {
 #endif
 }
 
-uint64_t free_device_bytes(const std::string& backend) {
+uint64_t free_device_bytes(const std::string& backend, int device) {
   if (const char* fake = std::getenv("RTM_FAKE_FREE_GPU_BYTES")) {
     char* end = nullptr;
     errno = 0;
@@ -72,9 +72,10 @@ uint64_t free_device_bytes(const std::string& backend) {
   }
   if (backend != "cuda") return 0;
 #ifdef RTM_HAVE_CUDA
-  const cuda::DeviceInfo info = cuda::query_device(0);
+  const cuda::DeviceInfo info = cuda::query_device(device);
   return info.available ? uint64_t(info.free_mem_bytes) : 0;
 #else
+  (void)device;
   return 0;
 #endif
 }
@@ -106,7 +107,7 @@ std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
                      "--backend cpu, or --variant auto or a CUDA variant name");
   cuda::MemoryOptions memory{options.compressible, options.l2_persist};
   // "auto" times the float32 kernels on this grid and reports its choice on `log`.
-  return cuda::make_propagator(setup, options.variant, memory, 0, &log);
+  return cuda::make_propagator(setup, options.variant, memory, options.device, &log);
 #else
   throw InputError("--backend cuda: this build has no CUDA kernels");
 #endif

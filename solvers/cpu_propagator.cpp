@@ -58,10 +58,12 @@ private:
 } // namespace
 
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
-                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next) {
+                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
+                   int k_begin, int k_end) {
   const bool damped = !damping.empty();
+  if (k_end < 0) k_end = g.nz;
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int k = 0; k < g.nz; ++k) {
+  for (int k = k_begin; k < k_end; ++k) {
     for (int j = 0; j < g.ny; ++j) {
       const int64_t row = g.index(0, j, k);
       if (damped)
@@ -125,12 +127,29 @@ void CpuPropagator::zero_state() {
   std::fill(cur_.begin(), cur_.end(), 0.0f);
 }
 
-void CpuPropagator::step() {
+void CpuPropagator::step_planes(int k_begin, int k_end) {
+  const GridLayout& g = setup_.layout;
+  if (k_begin < 0 || k_end > g.nz || k_begin > k_end)
+    throw std::invalid_argument("step_planes: planes [" + std::to_string(k_begin) + ", " +
+                                std::to_string(k_end) + ") are not inside 0.." + std::to_string(g.nz));
   const OpClock timed(timing_on_, timing_.step_ms);
+  cpu_wave_step(g, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(), prev_.data(),
+                k_begin, k_end);
+}
+
+void CpuPropagator::finish_step() {
   if (timing_on_) ++timing_.steps;
-  cpu_wave_step(setup_.layout, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(),
-                prev_.data());
   std::swap(prev_, cur_);
+}
+
+Propagator::PlaneSpan CpuPropagator::next_field_planes(int k_begin, int k_end) {
+  const GridLayout& g = setup_.layout;
+  if (k_begin < -kHalo || k_end > g.nz + kHalo || k_begin > k_end)
+    throw std::invalid_argument("next_field_planes: planes outside the grid and its halo");
+  PlaneSpan span;
+  span.data = prev_.data() + g.index(-kHalo, -kHalo, k_begin);
+  span.bytes = size_t(k_end - k_begin) * size_t(g.plane) * sizeof(float);
+  return span;
 }
 
 int CpuPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
@@ -203,7 +222,8 @@ const CpuPropagator& CpuPropagator::same_backend(const Propagator& other, const 
 }
 
 void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
-  check_box(box, "allocate_boundary_store");
+  if (!ring_box_fits(box, layout()))
+    throw std::invalid_argument("allocate_boundary_store: the box is empty, leaves the grid along x or y, or misses its planes");
   if (steps < 1) throw std::invalid_argument("allocate_boundary_store: steps must be positive");
   ring_box_ = box;
   ring_index_ = boundary_ring_indices(layout(), box);
@@ -281,6 +301,18 @@ void CpuPropagator::accumulate_image(const Propagator& source_field, float weigh
         illumination_[row + i] += weight * sv * sv;
       }
     }
+}
+
+void CpuPropagator::set_image(const std::vector<float>& image,
+                              const std::vector<float>& illumination) {
+  if (image_.empty()) throw std::logic_error("set_image: call allocate_image first");
+  if (image.size() != image_.size() || illumination.size() != illumination_.size())
+    throw std::invalid_argument("set_image: expected " + std::to_string(image_.size()) +
+                                " values for the image box, got " + std::to_string(image.size()) +
+                                " (image) and " + std::to_string(illumination.size()) +
+                                " (illumination)");
+  image_ = image;
+  illumination_ = illumination;
 }
 
 void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {

@@ -10,8 +10,10 @@ namespace rtm {
 
 // One step of the wave equation on padded arrays (see kernels/propagator.h for the formula).
 // p_prev_next holds p[n-1] on entry and p[n+1] on return. v2dt2 is padded like the wavefields.
+// Only planes k_begin <= k < k_end are updated (k_end < 0: to the last plane).
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
-                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next);
+                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
+                   int k_begin = 0, int k_end = -1);
 
 // Copies a dense [nz][ny][nx] array into a zeroed padded array, and back.
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);
@@ -27,7 +29,9 @@ public:
   void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
   void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
   void zero_state() override;
-  void step() override;
+  void step_planes(int k_begin, int k_end) override;
+  void finish_step() override;
+  PlaneSpan next_field_planes(int k_begin, int k_end) override;
 
   int add_point_set(const std::vector<PointStencil>& points, int nt) override;
   void upload_series(int set, const std::vector<float>& series) override;
@@ -46,6 +50,7 @@ public:
   void accumulate_image(const Propagator& source_field, float weight) override;
   std::vector<float> download_image() const override { return image_; }
   std::vector<float> download_illumination() const override { return illumination_; }
+  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void inject_born_source(const Propagator& background) override;
 

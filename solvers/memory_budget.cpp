@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "io/errors.h"
 #include "io/host_memory.h"
@@ -133,10 +134,20 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   }
 }
 
-void check_run_memory(const RunMemoryPlan& plan, const std::string& backend,
+void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
                       const std::string& context) {
-  check_memory_fits(estimate_run_memory(plan), plan, free_device_bytes(backend),
-                    host_available_bytes(), context);
+  check_variant_name(backend.variant);
+  std::ostringstream quiet; // the driver says which backend it chose when it makes the propagator
+  const std::string resolved = resolve_backend(backend.backend, quiet);
+  RunMemoryPlan device_plan = plan;
+  device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
+  const int sharing = std::max(ranks_on_node, 1);
+  const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
+  check_memory_fits(estimate_run_memory(device_plan), device_plan,
+                    free_device_bytes(resolved, backend.device), host_share,
+                    sharing > 1 ? context + " (each of the " + std::to_string(sharing) +
+                                      " ranks on this node counted with its share of the memory)"
+                                : context);
 }
 
 } // namespace rtm

@@ -14,6 +14,7 @@
 
 #include "kernels/grid_layout.h"
 #include "kernels/propagator.h"
+#include "solvers/backend.h"
 
 namespace rtm {
 
@@ -68,10 +69,13 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan);
 void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan,
                        uint64_t device_free, uint64_t host_available, const std::string& context);
 
-// check_memory_fits with what this machine has: the free memory of the GPU the run will use when
-// `backend` (resolved: "cpu" or "cuda") is cuda (free_device_bytes in solvers/backend.h, which
-// honours RTM_FAKE_FREE_GPU_BYTES), and MemAvailable for the host. Call it before allocating.
-void check_run_memory(const RunMemoryPlan& plan, const std::string& backend,
+// check_memory_fits with what this machine has, before anything is allocated: the free memory of
+// the GPU `backend` will use (options.device; "auto" resolved quietly here, the driver reports its
+// choice later; nothing for the CPU backend), from free_device_bytes in solvers/backend.h, which
+// honours RTM_FAKE_FREE_GPU_BYTES; and MemAvailable divided among the `ranks_on_node` ranks that
+// share this node's memory, each holding what `plan` describes. The variant name is checked first,
+// so a misspelt one is reported as such.
+void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
                       const std::string& context);
 
 // "12.34 GiB"; below 0.01 GiB, where that would read 0.00, "3.25 MiB".

@@ -1,13 +1,17 @@
 #include "solvers/migration.h"
 
+#include "solvers/decomposed_propagator.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "io/errors.h"
 #include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
+#include "solvers/shot_parallel.h"
 
 namespace rtm {
 
@@ -197,35 +201,143 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
               cell(zyx[0], m.oz, m.dz, m.nz));
 }
 
-// Resolves the backend once (so that "auto" reports a CPU fallback once) and refuses a run that
-// cannot fit in the GPU's free memory or the host's available memory before anything is allocated.
-// Returns the options with the backend resolved.
-BackendOptions check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
-                                      const MigrationParams& params, std::ostream& log) {
-  BackendOptions backend = params.backend;
-  check_variant_name(backend.variant); // a misspelt name first, on every machine
-  backend.backend = resolve_backend(backend.backend, log);
+// Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
+// available memory (shared by the ranks on this node), before anything is allocated. A group of
+// several ranks per shot splits the grid along z (solvers/decomposed_propagator.h) and is not
+// estimated here; each slab's CudaPropagator still refuses an allocation larger than its free memory.
+void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
+                            const MigrationParams& params, const ParallelContext& parallel) {
+  if (parallel.ranks_per_shot() > 1) return;
   RunMemoryPlan plan;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.nt = shots.nt;
   plan.receivers = int(shots.receivers.size());
   plan.shots = int(shots.shots.size());
-  plan.field_bytes = backend.backend == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
   plan.migration = true;
   plan.storage = params.reconstruction == Reconstruction::boundary
                      ? SourceWavefieldStorage::boundary_saving
                      : SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
-  check_run_memory(plan, backend.backend, "rtm migrate");
-  return backend;
+  check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
+}
+
+// What a resumed run carries over from earlier checkpoints: the finished shots on every rank,
+// the sums on the ranks of group 0 (which goes on accumulating onto them).
+struct ResumeState {
+  std::vector<long long> finished;
+  std::vector<std::string> absorbed; // ids of the checkpoints merged
+  std::vector<float> raw_image, illumination;
+};
+
+// World rank 0 reads every checkpoint of the output, checks each belongs to this run, merges them
+// into the file of group 0 (written before the others are deleted: a stop in between leaves files
+// that the merged one lists as absorbed) and shares the result. Without resume, checkpoints left
+// by an earlier run are refused. Collective.
+ResumeState carry_over_checkpoints(const MigrationControl& control, const VelocityModel& model,
+                                   int nshots, const ParallelContext& parallel, std::ostream& info) {
+  ResumeState state;
+  const std::string& output = control.checkpoint_output;
+  if (parallel.is_root()) {
+    const std::vector<std::string> paths = find_checkpoints(output);
+    if (!control.resume && !paths.empty())
+      throw InputError(paths.front() + ": a checkpoint of an interrupted migration to " + output +
+                       " exists; `rtm migrate --resume` with the same options continues it, or "
+                       "delete " + output + ".checkpoint-*.h5 to start afresh");
+    if (control.resume && paths.empty())
+      info << "rtm: --resume: no checkpoint of " << output << " found; starting from the first shot\n";
+    if (control.resume && !paths.empty()) {
+      std::vector<MigrationCheckpoint> saved;
+      for (const std::string& path : paths) {
+        saved.push_back(read_checkpoint(path));
+        check_same_run(saved.back().identity, control.identity, path);
+        const MigrationCheckpoint& c = saved.back();
+        if (c.nx != model.nx || c.ny != model.ny || c.nz != model.nz)
+          throw InputError(path + ": image of " + std::to_string(c.nx) + "x" + std::to_string(c.ny) +
+                           "x" + std::to_string(c.nz) + " cells; the migration model has " +
+                           std::to_string(model.nx) + "x" + std::to_string(model.ny) + "x" +
+                           std::to_string(model.nz));
+      }
+      MigrationCheckpoint merged = merge_checkpoints(saved, paths);
+      merged.group = 0;
+      merged.identity = control.identity;
+      const std::string merged_path = checkpoint_path(output, 0);
+      write_checkpoint(merged_path, merged);
+      for (const std::string& path : paths)
+        if (path != merged_path) std::remove(path.c_str());
+      info << "rtm: resuming from " << paths.size() << " checkpoint file(s): " << merged.finished.size()
+           << " of " << nshots << " shot(s) already migrated\n";
+      state.finished = std::move(merged.finished);
+      state.absorbed = std::move(merged.absorbed);
+      state.raw_image = std::move(merged.raw_image);
+      state.illumination = std::move(merged.illumination);
+    }
+  }
+  if (!parallel.uses_mpi()) return state;
+  long long count = static_cast<long long>(state.finished.size());
+  check_mpi(MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast (resumed shots)");
+  state.finished.resize(size_t(count));
+  if (count > 0)
+    check_mpi(MPI_Bcast(state.finished.data(), int(count), MPI_LONG_LONG, 0, MPI_COMM_WORLD),
+              "MPI_Bcast (resumed shots)");
+  if (count > 0 && parallel.group_index() == 0 && parallel.group_comm() != MPI_COMM_NULL) {
+    state.raw_image.resize(size_t(model.cells()));
+    state.illumination.resize(size_t(model.cells()));
+    broadcast_from_root(state.raw_image, parallel.group_comm());
+    broadcast_from_root(state.illumination, parallel.group_comm());
+  }
+  return state;
 }
 
 } // namespace
 
+CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile& shots,
+                                      const std::string& shots_path, const MigrationParams& params) {
+  CheckpointIdentity id;
+  id.shot_file = shots_path;
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(shots_path, ec);
+  id.shot_file_bytes = ec ? 0 : static_cast<long long>(bytes); // 0: not a file (tests)
+  id.shot_count = static_cast<long long>(shots.shots.size());
+  // What the migration reads of the shot file, in a fixed order.
+  uint64_t h = kFingerprintSeed;
+  auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
+  add(&shots.nt, sizeof shots.nt);
+  add(&shots.dt, sizeof shots.dt);
+  add(&shots.f0, sizeof shots.f0);
+  add(&shots.t0, sizeof shots.t0);
+  add(shots.wavelet.data(), shots.wavelet.size() * sizeof(float));
+  add(shots.receivers.data(), shots.receivers.size() * sizeof(Position));
+  for (const ShotGather& gather : shots.shots) {
+    add(&gather.source, sizeof gather.source);
+    add(gather.data.data(), gather.data.size() * sizeof(float));
+  }
+  id.shots_fingerprint = h;
+  h = kFingerprintSeed;
+  for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
+  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
+  add(model.vp.data(), model.vp.size() * sizeof(float));
+  id.model_fingerprint = h;
+
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
+                "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n",
+                reconstruction_name(params.reconstruction),
+                params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
+                params.direct_wave_velocity, params.boundary.width,
+                params.boundary.free_surface ? "true" : "false", params.boundary.reflection);
+  id.parameters = text;
+  return id;
+}
+
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
-                              const MigrationParams& params, std::ostream& log, RunStats* stats) {
+                              const MigrationParams& params, std::ostream& log, RunStats* stats,
+                              const MigrationControl& control) {
   const auto setup_start = std::chrono::steady_clock::now();
+  const ParallelContext one_rank;
+  const ParallelContext& parallel = control.parallel ? *control.parallel : one_rank;
+  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
   if (shots.receivers.empty()) throw InputError("migration: the shot file holds no receivers");
   if (!(params.illumination_eps > 0))
@@ -244,14 +356,14 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                      "needs it for the snapshot interval and the direct-wave mute");
   const double f0 = shots.f0;
   const std::string warning = dispersion_warning(model.vmin(), f0, model.dx, model.dy, model.dz);
-  if (!warning.empty()) log << "rtm: " << warning << "\n";
+  if (!warning.empty()) info << "rtm: " << warning << "\n";
 
   const Box box = model_box(sim);
   const int nt = shots.nt;
   MigrationResult result;
   result.memory = reconstruction_memory(sim, nt, f0);
   const ReconstructionMemory& mem = result.memory;
-  log << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
+  info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
       << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
       << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
       << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
@@ -262,27 +374,81 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   for (size_t r = 0; r < shots.receivers.size(); ++r)
     receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r)));
 
-  const BackendOptions backend = check_migration_memory(sim, shots, params, log);
+  check_migration_memory(sim, shots, params, parallel);
   const PropagatorSetup setup = make_propagator_setup(sim);
-  auto source_field = make_propagator(setup, backend, log);
+  auto source_field = make_shot_propagator(setup, params.backend, parallel, info);
   // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
   // the variant, so "auto" does not time the candidates a second time.
-  BackendOptions same = backend;
-  const std::string name = source_field->name();
+  BackendOptions same = params.backend;
+  const Propagator* undivided = source_field.get(); // the slab's own propagator, when decomposed
+  if (const auto* slabs = dynamic_cast<const DecomposedPropagator*>(undivided))
+    undivided = &slabs->local();
+  const std::string name = undivided->name();
   same.backend = name == "cpu" ? "cpu" : "cuda";
   if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
-  auto receiver_field = make_propagator(setup, same, log);
+  auto receiver_field = make_shot_propagator(setup, same, parallel, info);
   const int nrec = int(receivers.size());
   const int receiver_set = receiver_field->add_point_set(receivers, nt);
   receiver_field->allocate_image(box);
   if (params.reconstruction == Reconstruction::boundary)
     source_field->allocate_boundary_store(box, mem.ring_steps);
 
+  // Resuming: the shots finished before, and group 0 carries their sums on.
+  const int nshots = int(shots.shots.size());
+  const bool checkpointing = !control.checkpoint_output.empty();
+  ResumeState resumed = checkpointing ? carry_over_checkpoints(control, model, nshots, parallel, info)
+                                      : ResumeState{};
+  if (parallel.group_index() == 0 && !resumed.finished.empty())
+    receiver_field->set_image(resumed.raw_image, resumed.illumination);
+  std::vector<int> remaining; // shot indices still to migrate, in the shot file's order
+  {
+    std::vector<char> done(size_t(nshots), 0);
+    for (long long shot : resumed.finished) done[size_t(shot)] = 1;
+    for (int s = 0; s < nshots; ++s)
+      if (!done[size_t(s)]) remaining.push_back(s);
+  }
+  // What this group's checkpoints hold: for group 0 the carried shots too.
+  std::vector<long long> group_finished;
+  std::vector<std::string> group_absorbed;
+  if (parallel.group_index() == 0) {
+    group_finished = resumed.finished;
+    group_absorbed = resumed.absorbed;
+  }
+  resumed.raw_image = {};
+  resumed.illumination = {};
+
   const GridLayout& g = sim.layout;
-  log << "rtm: migrating " << shots.shots.size() << " shot(s) on " << source_field->name()
-      << ": grid " << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of "
-      << params.boundary.width << " cells included), " << nt << " steps of dt = " << shots.dt
-      << " s, " << nrec << " receivers\n";
+  info << "rtm: migrating " << remaining.size() << " shot(s)";
+  if (int(remaining.size()) != nshots) info << " (" << nshots - int(remaining.size()) << " resumed)";
+  info << " on " << source_field->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
+       << " (absorbing layers of " << params.boundary.width << " cells included), " << nt
+       << " steps of dt = " << shots.dt << " s, " << nrec << " receivers";
+  if (parallel.size() > 1)
+    info << "; " << parallel.group_count() << " shot group(s) of " << parallel.ranks_per_shot()
+         << " rank(s)";
+  info << "\n";
+  if (checkpointing && control.checkpoint_every > 0)
+    info << "rtm: checkpoints every " << control.checkpoint_every << " shot(s) per group to "
+         << checkpoint_path(control.checkpoint_output, 0)
+         << (parallel.group_count() > 1 ? " (one file per group)" : "") << "\n";
+
+  auto write_group_checkpoint = [&]() {
+    // Every rank of the group downloads (a split propagator assembles the arrays collectively);
+    // the leader writes.
+    MigrationCheckpoint c;
+    c.raw_image = receiver_field->download_image();
+    c.illumination = receiver_field->download_illumination();
+    if (!parallel.is_leader()) return;
+    c.id = new_checkpoint_id();
+    c.absorbed = group_absorbed;
+    c.group = parallel.group_index();
+    c.identity = control.identity;
+    c.finished = group_finished;
+    c.nx = model.nx;
+    c.ny = model.ny;
+    c.nz = model.nz;
+    write_checkpoint(checkpoint_path(control.checkpoint_output, c.group), c);
+  };
 
   const double propagations = params.reconstruction == Reconstruction::boundary ? 3 : 2;
   if (params.profile) {
@@ -293,9 +459,15 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
   const HealthCheck source_health = make_health_check(
       sim, runaway_limit(injected_amplitude(shots.wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
+  ShotDispenser dispenser(parallel, int(remaining.size()));
+  int local_signal = 0, done_here = 0, unsaved = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (size_t s = 0; s < shots.shots.size(); ++s) {
-    const ShotGather& gather = shots.shots[s];
+  for (;;) {
+    if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
+    const int next = dispenser.next(local_signal != 0);
+    if (next < 0) break;
+    const int s = remaining[size_t(next)];
+    const ShotGather& gather = shots.shots[size_t(s)];
     std::vector<float> data = gather.data;
     if (params.direct_wave == DirectWaveRemoval::mute) {
       const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
@@ -318,28 +490,41 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
                      mem.snapshot_interval);
     receiver_field->synchronize();
+    group_finished.push_back(s);
+    ++done_here;
+    ++unsaved;
 
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double done = double(s + 1), left = double(shots.shots.size()) - done;
-    const double gcells = double(g.interior_cells()) * nt * propagations * done / elapsed * 1e-9;
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "rtm: migrated shot %zu/%zu, %.2f Gcells/s, %.1f s elapsed, ~%.1f s left\n", s + 1,
-                  shots.shots.size(), gcells, elapsed, elapsed / done * left);
-    log << line << std::flush;
+    const double gcells = double(g.interior_cells()) * nt * propagations * done_here / elapsed * 1e-9;
+    if (parallel.is_leader())
+      log << shot_progress_line(parallel, "migrated", s, done_here,
+                                nshots - int(remaining.size()), nshots, elapsed, gcells)
+          << std::flush;
+    if (checkpointing && control.checkpoint_every > 0 && unsaved >= control.checkpoint_every) {
+      write_group_checkpoint();
+      unsaved = 0;
+    }
   }
   const auto loop_end = std::chrono::steady_clock::now();
+
+  // A stop on any rank stops them all: checkpoint what is not saved yet, return no image.
+  result.stop_signal = agree_on_stop(parallel, local_signal);
+  if (result.stop_signal != 0) {
+    if (checkpointing && unsaved > 0) write_group_checkpoint();
+    return result;
+  }
+  result.shots_migrated = int(remaining.size());
   if (stats) {
     stats->seconds = std::chrono::duration<double>(loop_end - start).count();
-    stats->cell_updates = double(g.interior_cells()) * nt * propagations * double(shots.shots.size());
+    stats->cell_updates = double(g.interior_cells()) * nt * propagations * double(remaining.size());
   }
   MigrationProfile& profile = result.profile;
   if (params.profile) {
     profile.measured = true;
     profile.propagator = source_field->name();
     profile.grid = g;
-    profile.shots = int(shots.shots.size());
+    profile.shots = done_here;
     profile.nt = nt;
     profile.sweeps = int(propagations);
     profile.setup_s = std::chrono::duration<double>(start - setup_start).count();
@@ -351,6 +536,16 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   const auto finish_start = std::chrono::steady_clock::now();
   result.raw_image = receiver_field->download_image();
   result.illumination = receiver_field->download_illumination();
+  // The groups' partial stacks summed on world rank 0, which alone finishes and writes the image.
+  if (parallel.is_leader() && parallel.group_count() > 1) {
+    sum_to_root(result.raw_image, parallel.leaders_comm());
+    sum_to_root(result.illumination, parallel.leaders_comm());
+  }
+  if (!parallel.is_root()) {
+    result.raw_image.clear();
+    result.illumination.clear();
+    return result;
+  }
   result.image = normalise_image(result.raw_image, result.illumination, params.illumination_eps);
   if (params.laplacian_filter)
     result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,

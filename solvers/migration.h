@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "io/checkpoint_file.h"
 #include "io/shot_file.h"
 #include "solvers/backend.h"
+#include "solvers/mpi_context.h"
 #include "solvers/modeling.h"
 #include "solvers/simulation.h"
 
@@ -134,12 +136,41 @@ struct MigrationProfile {
 // The profile as lines of text ("rtm: profile: ...") and a closing PERFORMANCE line.
 void print_migration_profile(const MigrationProfile& profile, std::ostream& out);
 
+// How a migration is shared among MPI ranks, checkpointed and stopped (docs/parallel.md,
+// docs/robustness.md). The default is one rank, no checkpoints, never stopped.
+struct MigrationControl {
+  const ParallelContext* parallel = nullptr; // nullptr: one rank
+  // Checkpoints: "" writes none; otherwise the output file whose checkpoints they are
+  // (checkpoint_path(output, group)). Each shot group writes its partial sums every
+  // `checkpoint_every` shots it finishes, and when the run is stopped.
+  std::string checkpoint_output;
+  int checkpoint_every = 1;
+  // Continue from the checkpoints of `checkpoint_output` (any number of them, from any number of
+  // ranks): their shots are not migrated again and their sums are carried on. Without resume,
+  // existing checkpoints are refused (they hold work that a fresh run would throw away).
+  bool resume = false;
+  CheckpointIdentity identity; // of this run (migration_identity); checked against checkpoints
+  // Asked at every shot boundary: a signal number when the run must stop (then it checkpoints
+  // and returns MigrationResult::stop_signal), 0 to go on.
+  std::function<int()> stop_requested;
+};
+
+// The identity of a migration for its checkpoints: `shots_path`'s size and a fingerprint of its
+// content, the migration velocities, and the parameters that change the raw image.
+CheckpointIdentity migration_identity(const VelocityModel& migration_model, const ShotFile& shots,
+                                      const std::string& shots_path, const MigrationParams& params);
+
 struct MigrationResult {
   std::vector<float> image;        // final: normalised, filtered; [nz][ny][nx] of the model
   std::vector<float> raw_image;    // stacked sum_n S R, before normalisation and filtering
   std::vector<float> illumination; // stacked sum_n S^2
   ReconstructionMemory memory;
   MigrationProfile profile;        // measured when MigrationParams::profile
+  // With several ranks only world rank 0 holds the image, raw image and illumination (the other
+  // ranks' are empty). A run stopped by MigrationControl::stop_requested returns no image and the
+  // signal here (every rank the same), its checkpoints written.
+  int stop_signal = 0;
+  int shots_migrated = 0;          // by this run, over all ranks (resumed shots not counted)
 };
 
 // Migrates every shot of `shots` in `migration_model`. Prints the memory of both reconstruction
@@ -147,8 +178,12 @@ struct MigrationResult {
 // stable in the migration model (InputError otherwise). stats counts both propagations (and the
 // backward source propagation of boundary reconstruction) as cell updates. With params.profile
 // the profile is measured, printed to `log` at the end and returned in the result.
+//
+// With `control`, shots are shared over its ranks (collective: every rank calls it with the same
+// arguments; progress lines name the rank; other messages come from world rank 0 only), and the
+// run checkpoints, resumes and stops as it says.
 MigrationResult migrate_shots(const VelocityModel& migration_model, const ShotFile& shots,
                               const MigrationParams& params, std::ostream& log,
-                              RunStats* stats = nullptr);
+                              RunStats* stats = nullptr, const MigrationControl& control = {});
 
 } // namespace rtm

@@ -8,6 +8,7 @@
 #include "solvers/acquisition.h"
 #include "solvers/backend.h"
 #include "solvers/health.h"
+#include "solvers/mpi_context.h"
 #include "solvers/simulation.h"
 
 namespace rtm {
@@ -36,8 +37,12 @@ struct RunStats {
 void check_modeling_params(const ModelingParams& params);
 
 // Models every shot of `acquisition` in `model`. Progress goes to `log` (per shot, with time left).
+// With `parallel`, the shots are shared over its ranks (collective: every rank calls it with the
+// same arguments; solvers/shot_parallel.h) and world rank 0 returns every shot in shot order, the
+// traces bit for bit those of a one-rank run; the other ranks return the header without shots.
 ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
-                     const ModelingParams& params, std::ostream& log, RunStats* stats = nullptr);
+                     const ModelingParams& params, std::ostream& log, RunStats* stats = nullptr,
+                     const ParallelContext* parallel = nullptr);
 
 // One shot on an existing propagator: resets its state, then for n = 0 .. nt-1 records p[n] at the
 // receivers, steps, and injects the source series' sample n into p[n+1] (PHYSICS.md: f[n] enters

@@ -48,7 +48,9 @@ public:
   void set_state(const std::vector<float>& a, const std::vector<float>& b) override { inner_.set_state(a, b); }
   void get_state(std::vector<float>& a, std::vector<float>& b) const override { inner_.get_state(a, b); }
   void zero_state() override { inner_.zero_state(); }
-  void step() override { inner_.step(); }
+  void step_planes(int k0, int k1) override { inner_.step_planes(k0, k1); }
+  void finish_step() override { inner_.finish_step(); }
+  PlaneSpan next_field_planes(int k0, int k1) override { return inner_.next_field_planes(k0, k1); }
   int add_point_set(const std::vector<PointStencil>& p, int nt) override { return inner_.add_point_set(p, nt); }
   void upload_series(int set, const std::vector<float>& s) override { inner_.upload_series(set, s); }
   std::vector<float> download_series(int set) const override { return inner_.download_series(set); }
@@ -65,6 +67,7 @@ public:
   void accumulate_image(const Propagator& s, float w) override { inner_.accumulate_image(s, w); }
   std::vector<float> download_image() const override { return inner_.download_image(); }
   std::vector<float> download_illumination() const override { return inner_.download_illumination(); }
+  void set_image(const std::vector<float>& i, const std::vector<float>& l) override { inner_.set_image(i, l); }
   void set_born_perturbation(const Box& b, const std::vector<float>& m) override { inner_.set_born_perturbation(b, m); }
   void inject_born_source(const Propagator& bg) override { inner_.inject_born_source(bg); }
   void enable_timing(bool on) override { inner_.enable_timing(on); }

@@ -152,9 +152,11 @@ public:
   ~FakeFreeGpuBytes() { ::unsetenv("RTM_FAKE_FREE_GPU_BYTES"); }
 };
 
-std::string run_refusal(const RunMemoryPlan& plan, const std::string& backend) {
+std::string run_refusal(const RunMemoryPlan& plan, const std::string& backend, int ranks_on_node = 1) {
+  BackendOptions options;
+  options.backend = backend;
   try {
-    check_run_memory(plan, backend, "rtm migrate");
+    check_run_memory(plan, options, ranks_on_node, "rtm migrate");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -172,6 +174,11 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
                                  " of host memory but "));
   EXPECT_THAT(message, HasSubstr(memory_size_string(host_available_bytes()) + " are available"));
   EXPECT_EQ(run_refusal(plan_for(50, 100), "cpu"), "") << "a small run fits";
+  // Ranks on one node share its memory: each is given its share.
+  const std::string shared = run_refusal(plan, "cpu", 4);
+  EXPECT_THAT(shared, HasSubstr("rtm migrate (each of the 4 ranks on this node counted with its "
+                                "share of the memory): this run needs"));
+  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes() / 4) + " are available"));
 }
 
 TEST(MemoryBudget, MachineCheckUsesTheFakeGpuFigure) {

@@ -1,0 +1,75 @@
+// Checkpoints of a migration (docs/robustness.md, "Resuming a migration"): the partial sums of one
+// shot group - raw image and illumination - with the shots they contain and the identity of the run
+// that made them, so that `rtm migrate --resume` continues exactly where the run stopped and refuses
+// to continue a different run.
+//
+//   <output>.checkpoint-<group>.h5
+//     /image_raw      float32 [nz][ny][nx]   sum over the finished shots of sum_n S R
+//     /illumination   float32 [nz][ny][nx]   sum over the finished shots of sum_n S^2
+//     /finished_shots float64 [n]            indices of the shots (in the shot file's order)
+//     root attributes format ("rtm-migration-checkpoint 1"), id, absorbed_ids, group, the identity
+//                     (shot_file, shot_file_bytes, shot_count, shots_fingerprint,
+//                     model_fingerprint, parameters)
+// Written under a temporary name and renamed, so a kill at any moment leaves either the previous
+// checkpoint or the new one, never a damaged one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rtm {
+
+// What makes two migrations the same computation: the same shots, the same migration velocities,
+// the same parameters that change the raw image. (The normalisation eps and the Laplacian filter
+// act after the stack, so a resume may change them.)
+struct CheckpointIdentity {
+  std::string shot_file;          // the path as given, for messages
+  long long shot_file_bytes = 0;  // 0 when unknown
+  long long shot_count = 0;
+  uint64_t shots_fingerprint = 0; // of the traces, sources, receivers, wavelet, nt and dt
+  uint64_t model_fingerprint = 0; // of the migration velocities and their grid
+  std::string parameters;         // "name = value" lines, one per parameter
+};
+
+struct MigrationCheckpoint {
+  std::string id;                    // unique to this file's content
+  std::vector<std::string> absorbed; // ids of checkpoints whose sums this one already contains
+  int group = 0;                     // the shot group that wrote it
+  CheckpointIdentity identity;
+  std::vector<long long> finished;   // shot indices whose contributions the sums hold
+  int nx = 0, ny = 0, nz = 0;
+  std::vector<float> raw_image, illumination; // [nz][ny][nx]
+};
+
+// "<output>.checkpoint-<group>.h5"
+std::string checkpoint_path(const std::string& output, int group);
+// The checkpoint files of `output` that exist now (names exactly as checkpoint_path makes them;
+// temporary files of an interrupted write are not among them), sorted by group.
+std::vector<std::string> find_checkpoints(const std::string& output);
+
+// A fresh id for a checkpoint (random, 16 hex digits).
+std::string new_checkpoint_id();
+
+// 64-bit FNV-1a over bytes, continuing from `hash` (start with kFingerprintSeed).
+constexpr uint64_t kFingerprintSeed = 14695981039346656037ull;
+uint64_t fingerprint(const void* data, size_t bytes, uint64_t hash = kFingerprintSeed);
+
+void write_checkpoint(const std::string& path, const MigrationCheckpoint& checkpoint);
+// InputError naming the file for anything that is not a complete checkpoint of this format.
+MigrationCheckpoint read_checkpoint(const std::string& path);
+
+// InputError when `saved` (read from `path`) is not the run `now` describes, naming what differs
+// (the shot file, the velocities, or each parameter with both values) and what to do.
+void check_same_run(const CheckpointIdentity& saved, const CheckpointIdentity& now,
+                    const std::string& path);
+
+// All checkpoints of a run, as one: files whose id another file lists as absorbed are dropped
+// (a resume merged them and was stopped before deleting them), the rest must hold disjoint shots
+// (InputError otherwise) and are summed. `paths` name the files in messages. The result has a new
+// id and absorbs every id seen.
+MigrationCheckpoint merge_checkpoints(const std::vector<MigrationCheckpoint>& checkpoints,
+                                      const std::vector<std::string>& paths);
+
+} // namespace rtm

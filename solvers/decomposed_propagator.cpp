@@ -1,0 +1,444 @@
+#include "solvers/decomposed_propagator.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "io/errors.h"
+
+namespace rtm {
+namespace {
+
+void mpi_check(int code, const char* what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(std::string(what) + ": " + std::string(text, size_t(length)));
+}
+
+// Dense [z][y][x] planes k_begin <= k < k_end of an array over a box of nx x ny cells per plane.
+std::vector<float> dense_planes(const std::vector<float>& dense, int64_t plane_cells, int k_begin,
+                                int k_end) {
+  return std::vector<float>(dense.begin() + k_begin * plane_cells, dense.begin() + k_end * plane_cells);
+}
+
+// (i, j, k) of a GridLayout::index (inverse of GridLayout::index).
+void decode_index(const GridLayout& g, int64_t index, int& i, int& j, int& k) {
+  const int64_t rest = index - g.offset;
+  k = int(rest / g.plane) - kHalo;
+  j = int(rest % g.plane / g.pitch) - kHalo;
+  i = int(rest % g.pitch) - kHalo;
+}
+
+} // namespace
+
+std::vector<Slab> split_into_slabs(int nz, int parts) {
+  if (parts < 1) throw InputError("split_into_slabs: need at least one part");
+  const int thinnest = nz / parts;
+  if (thinnest < 2 * kHalo)
+    throw InputError("cannot split " + std::to_string(nz) + " planes (z, absorbing layers included) "
+                     "over " + std::to_string(parts) + " ranks: slabs would be " +
+                     std::to_string(thinnest) + " planes thin, and each needs at least " +
+                     std::to_string(2 * kHalo) + " (two halo widths); use at most " +
+                     std::to_string(std::max(1, nz / (2 * kHalo))) + " ranks per shot for this grid");
+  std::vector<Slab> slabs(static_cast<size_t>(parts));
+  int k = 0;
+  for (int r = 0; r < parts; ++r) {
+    Slab& s = slabs[size_t(r)];
+    s.z_begin = k;
+    s.z_end = k + thinnest + (r < nz % parts ? 1 : 0);
+    s.ghost_lo = r > 0 ? kHalo : 0;
+    s.ghost_hi = r + 1 < parts ? kHalo : 0;
+    k = s.z_end;
+  }
+  return slabs;
+}
+
+DecomposedPropagator::DecomposedPropagator(const PropagatorSetup& global, MPI_Comm group,
+                                           const LocalFactory& make_local,
+                                           const ExchangeFactory& make_exchange)
+    : global_(global.layout) {
+  mpi_check(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  slabs_ = split_into_slabs(global_.nz, size_);
+  slab_ = slabs_[size_t(rank_)];
+
+  // The local grid: same x and y, own planes plus ghosts; v2dt2 and the z damping profile sliced.
+  PropagatorSetup local;
+  local.layout = make_layout(global_.nx, global_.ny, slab_.local_planes());
+  local.weights = global.weights;
+  const int64_t plane_cells = int64_t(global_.nx) * global_.ny;
+  const int k0 = slab_.first_local(), k1 = k0 + slab_.local_planes();
+  local.v2dt2 = dense_planes(global.v2dt2, plane_cells, k0, k1);
+  if (!global.damping.empty()) {
+    local.damping.x = global.damping.x;
+    local.damping.y = global.damping.y;
+    local.damping.z.assign(global.damping.z.begin() + k0, global.damping.z.begin() + k1);
+  }
+  local_ = make_local(local);
+
+  HaloPlan plan;
+  plan.comm = comm_;
+  const int own_end = slab_.ghost_lo + slab_.own_planes(); // local planes
+  if (slab_.ghost_lo > 0) {
+    plan.rank_below = rank_ - 1;
+    plan.send_below = slab_.ghost_lo;
+    plan.recv_below = 0;
+  }
+  if (slab_.ghost_hi > 0) {
+    plan.rank_above = rank_ + 1;
+    plan.send_above = own_end - kHalo;
+    plan.recv_above = own_end;
+  }
+  exchange_ = make_exchange(*local_, plan);
+}
+
+DecomposedPropagator::~DecomposedPropagator() {
+  exchange_.reset(); // before the communicator and the fields it refers to
+  local_.reset();
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+std::string DecomposedPropagator::name() const {
+  return local_->name() + " (z-slabs over " + std::to_string(size_) + " ranks, " +
+         transport_name() + ")";
+}
+
+// ---- state ---------------------------------------------------------------------------------
+
+void DecomposedPropagator::set_state(const std::vector<float>& p_prev,
+                                     const std::vector<float>& p_cur) {
+  if (int64_t(p_prev.size()) != global_.size || int64_t(p_cur.size()) != global_.size)
+    throw std::invalid_argument("DecomposedPropagator::set_state: arrays must have layout().size floats");
+  // Local and global padded planes are the same (same nx, ny): copy whole planes, local plane kl
+  // from global plane first_local() + kl, for kl from -kHalo (the local halo) on.
+  const GridLayout& g = local_->layout();
+  auto slice = [&](const std::vector<float>& whole) {
+    std::vector<float> part(size_t(g.size), 0.0f);
+    for (int kl = -kHalo; kl < g.nz + kHalo; ++kl) {
+      const int kg = slab_.first_local() + kl;
+      if (kg < -kHalo || kg >= global_.nz + kHalo) continue;
+      std::copy_n(whole.begin() + global_.index(-kHalo, -kHalo, kg), global_.plane,
+                  part.begin() + g.index(-kHalo, -kHalo, kl));
+    }
+    return part;
+  };
+  local_->set_state(slice(p_prev), slice(p_cur));
+}
+
+void DecomposedPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
+  std::vector<float> local_prev, local_cur;
+  local_->get_state(local_prev, local_cur);
+  const GridLayout& g = local_->layout();
+  // Own planes of every rank, in rank order = z order, as units of one padded plane.
+  MPI_Datatype plane_type;
+  mpi_check(MPI_Type_contiguous(int(global_.plane), MPI_FLOAT, &plane_type), "MPI_Type_contiguous");
+  MPI_Type_commit(&plane_type);
+  std::vector<int> counts, displs;
+  for (const Slab& s : slabs_) {
+    counts.push_back(s.own_planes());
+    displs.push_back(s.z_begin);
+  }
+  auto gather = [&](const std::vector<float>& part, std::vector<float>& whole) {
+    whole.assign(size_t(global_.size), 0.0f);
+    float* first_plane = whole.data() + global_.index(-kHalo, -kHalo, 0);
+    mpi_check(MPI_Allgatherv(part.data() + g.index(-kHalo, -kHalo, slab_.ghost_lo),
+                             slab_.own_planes(), plane_type, first_plane, counts.data(),
+                             displs.data(), plane_type, comm_),
+              "MPI_Allgatherv (state)");
+  };
+  gather(local_prev, p_prev);
+  gather(local_cur, p_cur);
+  MPI_Type_free(&plane_type);
+}
+
+// ---- the step --------------------------------------------------------------------------------
+
+void DecomposedPropagator::step() { run_step(true, true, true); }
+
+void DecomposedPropagator::run_step(bool compute_edges, bool compute_interior, bool exchange) {
+  const int own_begin = slab_.ghost_lo, own_end = slab_.ghost_lo + slab_.own_planes();
+  const int interior_begin = own_begin + (slab_.ghost_lo > 0 ? kHalo : 0);
+  const int interior_end = own_end - (slab_.ghost_hi > 0 ? kHalo : 0);
+  if (compute_edges) {
+    if (slab_.ghost_lo > 0) local_->step_planes(own_begin, own_begin + kHalo);
+    if (slab_.ghost_hi > 0) local_->step_planes(own_end - kHalo, own_end);
+  }
+  // The exchange of the edge planes runs while the interior is computed.
+  if (exchange) exchange_->start();
+  if (compute_interior) local_->step_planes(interior_begin, interior_end);
+  if (exchange) exchange_->finish();
+  local_->finish_step();
+}
+
+void DecomposedPropagator::step_planes(int, int) {
+  throw std::logic_error("DecomposedPropagator::step_planes: a decomposed grid steps whole "
+                         "(step()); decomposed propagators do not nest");
+}
+void DecomposedPropagator::finish_step() {
+  throw std::logic_error("DecomposedPropagator::finish_step: see step_planes");
+}
+Propagator::PlaneSpan DecomposedPropagator::next_field_planes(int, int) {
+  throw std::logic_error("DecomposedPropagator::next_field_planes: see step_planes");
+}
+
+
+// ---- points ------------------------------------------------------------------------------------
+
+int DecomposedPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
+  const GridLayout& g = local_->layout();
+  std::vector<PointStencil> local_points(points.size());
+  PointSetInfo info;
+  info.nt = nt;
+  info.owner.assign(points.size(), 0);
+  for (size_t p = 0; p < points.size(); ++p) {
+    const PointStencil& in = points[p];
+    PointStencil& out = local_points[p];
+    int lowest = global_.nz;
+    for (int c = 0; c < in.count; ++c) {
+      if (in.index[c] < 0 || in.index[c] >= global_.size)
+        throw std::out_of_range("DecomposedPropagator::add_point_set: point cell index outside the grid");
+      int i, j, k;
+      decode_index(global_, in.index[c], i, j, k);
+      lowest = std::min(lowest, k);
+      const int kl = k - slab_.first_local();
+      if (kl < 0 || kl >= g.nz) continue; // neither own nor ghost: another rank's
+      out.index[out.count] = g.index(i, j, kl);
+      out.weight[out.count] = in.weight[c];
+      ++out.count;
+    }
+    for (int r = 0; r < size_; ++r)
+      if (lowest >= slabs_[size_t(r)].z_begin && lowest < slabs_[size_t(r)].z_end) info.owner[p] = r;
+  }
+  const int set = local_->add_point_set(local_points, nt);
+  if (set != int(sets_.size()))
+    throw std::logic_error("DecomposedPropagator: point sets out of step with the local propagator");
+  sets_.push_back(std::move(info));
+  return set;
+}
+
+void DecomposedPropagator::upload_series(int set, const std::vector<float>& series) {
+  local_->upload_series(set, series);
+}
+
+std::vector<float> DecomposedPropagator::download_series(int set) const {
+  if (set < 0 || set >= int(sets_.size()))
+    throw std::out_of_range("DecomposedPropagator::download_series: no such point set");
+  const std::vector<float> mine = local_->download_series(set);
+  // Every rank's whole series, then each point's column from its owner: the owner's sum saw all
+  // of the point's cells, in the single-rank order.
+  std::vector<float> all(mine.size() * size_t(size_));
+  mpi_check(MPI_Allgather(mine.data(), int(mine.size()), MPI_FLOAT, all.data(), int(mine.size()),
+                          MPI_FLOAT, comm_),
+            "MPI_Allgather (series)");
+  const std::vector<int>& owner = sets_[size_t(set)].owner;
+  const size_t npoints = owner.size();
+  std::vector<float> series(mine.size());
+  for (size_t t = 0; t < size_t(sets_[size_t(set)].nt); ++t)
+    for (size_t p = 0; p < npoints; ++p)
+      series[t * npoints + p] = all[size_t(owner[p]) * mine.size() + t * npoints + p];
+  return series;
+}
+
+FieldHealth DecomposedPropagator::check_health() const {
+  FieldHealth mine = local_->check_health();
+  mine.k += slab_.first_local();
+  // The worst cell of the whole grid by the same rule as one rank's (kernels/field_health.h).
+  struct Candidate {
+    uint32_t badness;
+    int64_t cell;
+  };
+  const Candidate candidate{health_badness(mine.worst_value),
+                            (int64_t(mine.k) * global_.ny + mine.j) * global_.nx + mine.i};
+  std::vector<Candidate> all(static_cast<size_t>(size_));
+  mpi_check(MPI_Allgather(&candidate, int(sizeof candidate), MPI_BYTE, all.data(),
+                          int(sizeof candidate), MPI_BYTE, comm_),
+            "MPI_Allgather (health)");
+  std::vector<FieldHealth> fields(static_cast<size_t>(size_));
+  mpi_check(MPI_Allgather(&mine, int(sizeof mine), MPI_BYTE, fields.data(), int(sizeof mine),
+                          MPI_BYTE, comm_),
+            "MPI_Allgather (health)");
+  size_t worst = 0;
+  for (size_t r = 1; r < all.size(); ++r)
+    if (all[r].badness > all[worst].badness ||
+        (all[r].badness == all[worst].badness && all[r].cell < all[worst].cell))
+      worst = r;
+  return fields[worst];
+}
+
+// ---- boxes -----------------------------------------------------------------------------------
+
+Box DecomposedPropagator::to_local(const Box& b, int k_lo, int k_hi) const {
+  Box local = b;
+  local.z0 = std::max(b.z0 - slab_.first_local(), k_lo);
+  local.z1 = std::min(b.z1 - slab_.first_local(), k_hi);
+  return local;
+}
+Box DecomposedPropagator::own_part(const Box& b) const {
+  return to_local(b, slab_.ghost_lo, slab_.ghost_lo + slab_.own_planes());
+}
+Box DecomposedPropagator::local_part(const Box& b) const {
+  return to_local(b, 0, slab_.local_planes());
+}
+
+void DecomposedPropagator::allocate_boundary_store(const Box& box, int steps) {
+  if (!box.inside(global_))
+    throw std::invalid_argument("DecomposedPropagator::allocate_boundary_store: the box is empty or leaves the grid");
+  // The whole box in local coordinates (its z faces may lie beyond this slab): the local store
+  // then holds the global ring's cells on the own and ghost planes, so a restore refreshes the
+  // ghost copies too.
+  Box local = box;
+  local.z0 = box.z0 - slab_.first_local();
+  local.z1 = box.z1 - slab_.first_local();
+  ring_here_ = ring_box_fits(local, local_->layout()); // false: the box misses this slab
+  if (ring_here_) local_->allocate_boundary_store(local, steps);
+}
+
+std::vector<float> DecomposedPropagator::gather_box(const Box& b, const std::vector<float>& own) const {
+  const int plane_cells = b.nx() * b.ny();
+  MPI_Datatype plane_type;
+  mpi_check(MPI_Type_contiguous(plane_cells, MPI_FLOAT, &plane_type), "MPI_Type_contiguous");
+  MPI_Type_commit(&plane_type);
+  std::vector<int> counts, displs;
+  for (const Slab& s : slabs_) {
+    const int z0 = std::max(b.z0, s.z_begin), z1 = std::min(b.z1, s.z_end);
+    counts.push_back(std::max(0, z1 - z0));
+    displs.push_back(std::max(0, z0 - b.z0));
+  }
+  std::vector<float> whole(size_t(b.cells()));
+  const int mine = counts[size_t(rank_)];
+  if (int64_t(own.size()) != int64_t(mine) * plane_cells)
+    throw std::logic_error("DecomposedPropagator::gather_box: own part has the wrong size");
+  const int code = MPI_Allgatherv(own.data(), mine, plane_type, whole.data(), counts.data(),
+                                  displs.data(), plane_type, comm_);
+  MPI_Type_free(&plane_type);
+  mpi_check(code, "MPI_Allgatherv (box)");
+  return whole;
+}
+
+void DecomposedPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+  if (!box.inside(global_))
+    throw std::invalid_argument("DecomposedPropagator::copy_current: the box is empty or leaves the grid");
+  std::vector<float> own;
+  const Box part = own_part(box);
+  if (!part.empty()) local_->copy_current(part, own);
+  dense = gather_box(box, own);
+}
+
+void DecomposedPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+  if (!box.inside(global_) || int64_t(dense.size()) != box.cells())
+    throw std::invalid_argument("DecomposedPropagator::set_current: box outside the grid or wrong size");
+  const Box part = local_part(box); // ghosts too: they stay copies of the owners' cells
+  if (part.empty()) return;
+  const int64_t plane_cells = int64_t(box.nx()) * box.ny();
+  const int first = part.z0 + slab_.first_local() - box.z0;
+  local_->set_current(part, dense_planes(dense, plane_cells, first, first + part.nz()));
+}
+
+void DecomposedPropagator::allocate_image(const Box& box) {
+  if (!box.inside(global_))
+    throw std::invalid_argument("DecomposedPropagator::allocate_image: the box is empty or leaves the grid");
+  image_box_ = box;
+  const Box part = own_part(box);
+  image_here_ = !part.empty();
+  if (image_here_) local_->allocate_image(part);
+}
+
+const DecomposedPropagator& DecomposedPropagator::same_kind(const Propagator& other,
+                                                            const char* what) const {
+  const auto* o = dynamic_cast<const DecomposedPropagator*>(&other);
+  if (!o || !(o->slab_.z_begin == slab_.z_begin && o->slab_.z_end == slab_.z_end) ||
+      !o->global_.same_shape(global_))
+    throw std::invalid_argument(std::string("DecomposedPropagator::") + what +
+                                ": the other field must be decomposed the same way");
+  return *o;
+}
+
+void DecomposedPropagator::accumulate_image(const Propagator& source_field, float weight) {
+  const DecomposedPropagator& source = same_kind(source_field, "accumulate_image");
+  if (image_here_) local_->accumulate_image(*source.local_, weight);
+}
+
+void DecomposedPropagator::set_image(const std::vector<float>& image,
+                                     const std::vector<float>& illumination) {
+  if (int64_t(image.size()) != image_box_.cells() || int64_t(illumination.size()) != image_box_.cells())
+    throw std::invalid_argument("DecomposedPropagator::set_image: arrays must cover the image box");
+  if (!image_here_) return;
+  const Box part = own_part(image_box_);
+  const int64_t plane_cells = int64_t(image_box_.nx()) * image_box_.ny();
+  const int first = part.z0 + slab_.first_local() - image_box_.z0;
+  local_->set_image(dense_planes(image, plane_cells, first, first + part.nz()),
+                    dense_planes(illumination, plane_cells, first, first + part.nz()));
+}
+
+std::vector<float> DecomposedPropagator::gather_image(bool illumination) const {
+  std::vector<float> own;
+  if (image_here_) own = illumination ? local_->download_illumination() : local_->download_image();
+  return gather_box(image_box_, own);
+}
+
+void DecomposedPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
+  if (!box.inside(global_) || int64_t(m.size()) != box.cells())
+    throw std::invalid_argument("DecomposedPropagator::set_born_perturbation: box outside the grid or wrong size");
+  born_box_ = box;
+  const Box part = local_part(box);
+  born_here_ = !part.empty();
+  if (!born_here_) return;
+  const int64_t plane_cells = int64_t(box.nx()) * box.ny();
+  const int first = part.z0 + slab_.first_local() - box.z0;
+  local_->set_born_perturbation(part, dense_planes(m, plane_cells, first, first + part.nz()));
+}
+
+void DecomposedPropagator::inject_born_source(const Propagator& background) {
+  const DecomposedPropagator& bg = same_kind(background, "inject_born_source");
+  if (born_here_) local_->inject_born_source(*bg.local_);
+}
+
+// ---- factory -----------------------------------------------------------------------------------
+
+std::vector<std::string> halo_transports(const std::string& backend) {
+  if (backend == "cpu") return {"mpi"};
+#ifdef RTM_HAVE_CUDA
+  return cuda::halo_transports();
+#else
+  return {};
+#endif
+}
+
+std::unique_ptr<Propagator> make_decomposed_propagator(const PropagatorSetup& setup,
+                                                       const BackendOptions& options, MPI_Comm group,
+                                                       std::ostream& log) {
+  int size = 1;
+  if (group != MPI_COMM_NULL) MPI_Comm_size(group, &size);
+  if (size == 1) return make_propagator(setup, options, log);
+
+  const std::string backend = resolve_backend(options.backend, log);
+  const std::vector<std::string> offered = halo_transports(backend);
+  std::string transport = options.halo_transport;
+  if (transport == "auto") {
+    if (offered.empty()) throw InputError("no halo transport for the " + backend + " backend in this build");
+    transport = offered.front();
+  } else if (std::find(offered.begin(), offered.end(), transport) == offered.end()) {
+    std::string list;
+    for (const std::string& t : offered) list += (list.empty() ? "" : ", ") + t;
+    throw InputError("--halo-transport " + transport + ": not available for the " + backend +
+                     " backend here; expected auto" + (list.empty() ? "" : " or " + list));
+  }
+  BackendOptions local_options = options;
+  local_options.backend = backend;
+  auto make_local = [&](const PropagatorSetup& local) { return make_propagator(local, local_options, log); };
+  auto make_exchange = [&](Propagator& local, const HaloPlan& plan) -> std::unique_ptr<HaloExchange> {
+    if (transport == "mpi") return make_host_mpi_exchange(local, plan);
+#ifdef RTM_HAVE_CUDA
+    return cuda::make_halo_exchange(transport, local, plan);
+#else
+    throw InputError("--halo-transport " + transport + ": this build has no CUDA kernels");
+#endif
+  };
+  return std::make_unique<DecomposedPropagator>(setup, group, make_local, make_exchange);
+}
+
+} // namespace rtm

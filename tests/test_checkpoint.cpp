@@ -1,0 +1,306 @@
+// Resumable migrations (docs/robustness.md): the checkpoint format, the refusal of checkpoints of
+// another run, the merging of several groups' checkpoints, and a migration stopped after some shots
+// and resumed, which must give the uninterrupted run's image bit for bit. Also the single-rank
+// behaviour of the parallel pieces (shot counter, rank -> GPU rule, shot groups).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/checkpoint_file.h"
+#include "io/errors.h"
+#include "solvers/acquisition.h"
+#include "solvers/migration.h"
+#include "solvers/model_builder.h"
+#include "solvers/shot_parallel.h"
+
+using namespace rtm;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory per test, removed afterwards.
+class TempDir {
+public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            ("rtm_test_checkpoint_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+private:
+  fs::path path_;
+};
+
+template <typename Function>
+std::string input_error_of(Function&& function) {
+  try {
+    function();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError was thrown";
+  return "";
+}
+
+MigrationCheckpoint sample_checkpoint(int nx, int ny, int nz, std::vector<long long> finished,
+                                      float value) {
+  MigrationCheckpoint c;
+  c.id = new_checkpoint_id();
+  c.group = 0;
+  c.identity.shot_file = "shots.h5";
+  c.identity.shot_file_bytes = 12345;
+  c.identity.shot_count = 8;
+  c.identity.shots_fingerprint = 0x0123456789abcdefull;
+  c.identity.model_fingerprint = 0xfedcba9876543210ull;
+  c.identity.parameters = "reconstruction = boundary\ndirect_wave = mute\n";
+  c.finished = std::move(finished);
+  c.nx = nx;
+  c.ny = ny;
+  c.nz = nz;
+  for (int k = 0; k < nx * ny * nz; ++k) {
+    c.raw_image.push_back(value * float(k) + 0.1f);
+    c.illumination.push_back(value + float(k) * 1e-3f);
+  }
+  return c;
+}
+
+// A small migration: 6 shots over a two-layer model, CPU backend.
+struct SmallRun {
+  VelocityModel truth, migration;
+  ShotFile shots;
+  MigrationParams params;
+};
+
+const SmallRun& small_run() {
+  static const SmallRun run = [] {
+    SmallRun r;
+    const ModelShape shape{20, 12, 18, 10, 10, 10};
+    r.truth = layered_model(shape, {110}, {2000, 2600});
+    r.migration = constant_model(shape, 2000);
+    ModelingParams modeling;
+    modeling.backend.backend = "cpu";
+    modeling.wavelet.f0 = 20;
+    modeling.boundary.width = 6;
+    modeling.record_time = 0.2;
+    std::ostringstream log;
+    r.shots = model_shots(r.truth, default_line_survey(r.truth, 6, 20.0, 1), modeling, log);
+    r.params.backend.backend = "cpu";
+    r.params.boundary.width = 6;
+    return r;
+  }();
+  return run;
+}
+
+MigrationResult migrate_small(const MigrationControl& control, std::ostream& log) {
+  const SmallRun& run = small_run();
+  return migrate_shots(run.migration, run.shots, run.params, log, nullptr, control);
+}
+
+MigrationControl control_for(const std::string& output, const SmallRun& run) {
+  MigrationControl control;
+  control.checkpoint_output = output;
+  control.identity = migration_identity(run.migration, run.shots, "shots.h5", run.params);
+  return control;
+}
+
+} // namespace
+
+TEST(CheckpointFile, RoundTripKeepsEveryBit) {
+  TempDir dir;
+  MigrationCheckpoint saved = sample_checkpoint(3, 4, 5, {0, 3, 5}, 0.37f);
+  saved.absorbed = {"00000000000000aa", "00000000000000bb"};
+  saved.group = 2;
+  const std::string path = checkpoint_path(dir / "image.h5", 2);
+  write_checkpoint(path, saved);
+  const MigrationCheckpoint read = read_checkpoint(path);
+  EXPECT_EQ(read.id, saved.id);
+  EXPECT_EQ(read.absorbed, saved.absorbed);
+  EXPECT_EQ(read.group, 2);
+  EXPECT_EQ(read.finished, saved.finished);
+  EXPECT_EQ(read.identity.parameters, saved.identity.parameters);
+  EXPECT_EQ(read.identity.shots_fingerprint, saved.identity.shots_fingerprint);
+  EXPECT_EQ(read.identity.model_fingerprint, saved.identity.model_fingerprint);
+  EXPECT_EQ(read.identity.shot_file_bytes, 12345);
+  EXPECT_EQ(read.nx, 3);
+  EXPECT_EQ(read.ny, 4);
+  EXPECT_EQ(read.nz, 5);
+  EXPECT_EQ(read.raw_image, saved.raw_image);
+  EXPECT_EQ(read.illumination, saved.illumination);
+}
+
+TEST(CheckpointFile, FindsOnlyCompleteCheckpointsOfTheOutput) {
+  TempDir dir;
+  const std::string output = dir / "image.h5";
+  for (int group : {0, 1, 10}) write_checkpoint(checkpoint_path(output, group), sample_checkpoint(2, 2, 2, {}, 1));
+  // An interrupted write's temporary, another output's checkpoint, a look-alike: not ours.
+  for (const char* other : {"image.h5.checkpoint-3.h5.tmp-123", "other.h5.checkpoint-0.h5",
+                            "image.h5.checkpoint-x.h5", "image.h5.checkpoint-.h5"})
+    std::ofstream(dir / other) << "x";
+  EXPECT_EQ(find_checkpoints(output),
+            (std::vector<std::string>{checkpoint_path(output, 0), checkpoint_path(output, 1),
+                                      checkpoint_path(output, 10)}));
+}
+
+TEST(CheckpointFile, RefusesFilesThatAreNotCheckpoints) {
+  TempDir dir;
+  std::ofstream(dir / "junk.h5") << "not hdf5";
+  EXPECT_THAT(input_error_of([&] { read_checkpoint(dir / "junk.h5"); }), HasSubstr("junk.h5"));
+}
+
+TEST(CheckpointIdentity, RefusesAnotherRunAndSaysWhatDiffers) {
+  const CheckpointIdentity saved = sample_checkpoint(1, 1, 1, {}, 0).identity;
+  EXPECT_NO_THROW(check_same_run(saved, saved, "c.h5"));
+
+  CheckpointIdentity other_shots = saved;
+  other_shots.shot_file = "other.h5";
+  other_shots.shot_count = 9;
+  EXPECT_THAT(input_error_of([&] { check_same_run(saved, other_shots, "c.h5"); }),
+              AllOf(HasSubstr("c.h5"), HasSubstr("shots.h5"), HasSubstr("other.h5"),
+                    HasSubstr("8 shot(s)"), HasSubstr("9 shot(s)")));
+
+  CheckpointIdentity other_model = saved;
+  other_model.model_fingerprint ^= 1;
+  EXPECT_THAT(input_error_of([&] { check_same_run(saved, other_model, "c.h5"); }),
+              HasSubstr("migration velocities"));
+
+  CheckpointIdentity other_parameters = saved;
+  other_parameters.parameters = "reconstruction = snapshots\ndirect_wave = mute\n";
+  EXPECT_THAT(input_error_of([&] { check_same_run(saved, other_parameters, "c.h5"); }),
+              AllOf(HasSubstr("checkpoint reconstruction = boundary"),
+                    HasSubstr("now reconstruction = snapshots")));
+}
+
+TEST(CheckpointMerge, SumsDisjointGroupsAndDropsAbsorbedFiles) {
+  const MigrationCheckpoint a = sample_checkpoint(2, 2, 2, {0, 2}, 1.0f);
+  const MigrationCheckpoint b = sample_checkpoint(2, 2, 2, {5}, 2.0f);
+  MigrationCheckpoint merged = merge_checkpoints({a, b}, {"a.h5", "b.h5"});
+  EXPECT_EQ(merged.finished, (std::vector<long long>{0, 2, 5}));
+  for (size_t c = 0; c < merged.raw_image.size(); ++c) {
+    EXPECT_EQ(merged.raw_image[c], a.raw_image[c] + b.raw_image[c]);
+    EXPECT_EQ(merged.illumination[c], a.illumination[c] + b.illumination[c]);
+  }
+  EXPECT_THAT(merged.absorbed, ::testing::UnorderedElementsAre(a.id, b.id));
+
+  // A merged file next to the files it absorbed (a resume stopped before deleting them): the
+  // absorbed ones do not count twice.
+  merged = merge_checkpoints({merged, a, b}, {"m.h5", "a.h5", "b.h5"});
+  EXPECT_EQ(merged.finished, (std::vector<long long>{0, 2, 5}));
+  EXPECT_EQ(merged.raw_image[3], a.raw_image[3] + b.raw_image[3]);
+
+  // One file alone: its sums exactly.
+  EXPECT_EQ(merge_checkpoints({a}, {"a.h5"}).raw_image, a.raw_image);
+
+  const MigrationCheckpoint overlapping = sample_checkpoint(2, 2, 2, {2, 3}, 1.0f);
+  EXPECT_THAT(input_error_of([&] { merge_checkpoints({a, overlapping}, {"a.h5", "o.h5"}); }),
+              AllOf(HasSubstr("a.h5"), HasSubstr("o.h5"), HasSubstr("shot 2")));
+}
+
+TEST(ResumedMigration, StoppedAndResumedEqualsUninterruptedBitwise) {
+  TempDir dir;
+  const SmallRun& run = small_run();
+  std::ostringstream log;
+  const MigrationResult whole = migrate_small({}, log);
+  ASSERT_EQ(whole.stop_signal, 0);
+
+  for (int every : {1, 2}) {
+    SCOPED_TRACE("checkpoint every " + std::to_string(every));
+    const std::string output = dir / ("image" + std::to_string(every) + ".h5");
+    MigrationControl control = control_for(output, run);
+    control.checkpoint_every = every;
+    int boundaries = 0; // stop at the 4th shot boundary: after 3 shots
+    control.stop_requested = [&boundaries] { return ++boundaries > 3 ? 15 : 0; };
+    const MigrationResult stopped = migrate_small(control, log);
+    EXPECT_EQ(stopped.stop_signal, 15);
+    EXPECT_TRUE(stopped.image.empty());
+    ASSERT_EQ(find_checkpoints(output).size(), 1u);
+    EXPECT_EQ(read_checkpoint(checkpoint_path(output, 0)).finished,
+              (std::vector<long long>{0, 1, 2}));
+
+    // Without --resume the checkpoint is not thrown away silently.
+    control.stop_requested = nullptr;
+    EXPECT_THAT(input_error_of([&] { migrate_small(control, log); }),
+                AllOf(HasSubstr(checkpoint_path(output, 0)), HasSubstr("--resume")));
+
+    control.resume = true;
+    std::ostringstream resume_log;
+    const MigrationResult resumed = migrate_small(control, resume_log);
+    EXPECT_THAT(resume_log.str(), HasSubstr("3 of 6 shot(s) already migrated"));
+    EXPECT_EQ(resumed.shots_migrated, 3);
+    EXPECT_EQ(resumed.raw_image, whole.raw_image);
+    EXPECT_EQ(resumed.illumination, whole.illumination);
+    EXPECT_EQ(resumed.image, whole.image);
+  }
+}
+
+TEST(ResumedMigration, RefusesCheckpointsOfOtherParameters) {
+  TempDir dir;
+  const SmallRun& run = small_run();
+  const std::string output = dir / "image.h5";
+  MigrationControl control = control_for(output, run);
+  control.stop_requested = [] { return 2; }; // stops before the first shot: nothing saved
+  std::ostringstream log;
+  EXPECT_EQ(migrate_small(control, log).stop_signal, 2);
+  EXPECT_TRUE(find_checkpoints(output).empty());
+
+  int boundaries = 0;
+  control.stop_requested = [&boundaries] { return ++boundaries > 1 ? 2 : 0; };
+  EXPECT_EQ(migrate_small(control, log).stop_signal, 2);
+  ASSERT_EQ(find_checkpoints(output).size(), 1u);
+
+  MigrationParams other = run.params;
+  other.reconstruction = Reconstruction::snapshots;
+  control.identity = migration_identity(run.migration, run.shots, "shots.h5", other);
+  control.resume = true;
+  control.stop_requested = nullptr;
+  EXPECT_THAT(input_error_of([&] { migrate_small(control, log); }),
+              AllOf(HasSubstr("now reconstruction = snapshots"), HasSubstr("delete")));
+
+  ShotFile fewer = run.shots;
+  fewer.shots.pop_back();
+  control.identity = migration_identity(run.migration, fewer, "fewer.h5", run.params);
+  EXPECT_THAT(input_error_of([&] { migrate_small(control, log); }),
+              AllOf(HasSubstr("fewer.h5"), HasSubstr("6 shot(s)"), HasSubstr("5 shot(s)")));
+}
+
+TEST(ShotParallel, OneRankIsOneGroupAndTakesEveryShotInOrder) {
+  const ParallelContext one(1);
+  EXPECT_FALSE(one.uses_mpi());
+  EXPECT_EQ(one.size(), 1);
+  EXPECT_TRUE(one.is_root());
+  EXPECT_TRUE(one.is_leader());
+  EXPECT_EQ(one.group_count(), 1);
+  EXPECT_EQ(one.group_comm(), MPI_COMM_NULL);
+  EXPECT_EQ(one.who(), "");
+  ShotDispenser dispenser(one, 3);
+  EXPECT_EQ(dispenser.next(false), 0);
+  EXPECT_EQ(dispenser.next(false), 1);
+  EXPECT_EQ(dispenser.next(true), -1); // stopped: nothing more, ever
+  EXPECT_EQ(dispenser.next(false), -1);
+}
+
+TEST(ShotParallel, RanksPerShotMustDivideTheRanks) {
+  EXPECT_THAT(input_error_of([] { ParallelContext two(2); }),
+              AllOf(HasSubstr("--ranks-per-shot 2"), HasSubstr("1 MPI rank(s)")));
+  EXPECT_THAT(input_error_of([] { ParallelContext none(0); }), HasSubstr("at least 1"));
+}
+
+TEST(ShotParallel, EachRankOfANodeGetsItsOwnGpu) {
+  EXPECT_EQ(gpu_for_local_rank(0, 4, 4, false), 0);
+  EXPECT_EQ(gpu_for_local_rank(3, 4, 4, false), 3);
+  EXPECT_EQ(gpu_for_local_rank(1, 2, 8, false), 1);
+  EXPECT_THAT(input_error_of([] { gpu_for_local_rank(0, 6, 4, false); }),
+              AllOf(HasSubstr("6 MPI ranks"), HasSubstr("4 visible GPU(s)"),
+                    HasSubstr("--allow-gpu-sharing")));
+  EXPECT_EQ(gpu_for_local_rank(5, 6, 4, true), 1);
+  EXPECT_THAT(input_error_of([] { gpu_for_local_rank(0, 1, 0, true); }), HasSubstr("no CUDA device"));
+}

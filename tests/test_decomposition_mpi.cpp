@@ -1,0 +1,278 @@
+// Domain decomposition (solvers/decomposed_propagator.h) against the undivided grid. Run under the
+// MPI launcher with 1, 2 and 3 ranks (tests/CMakeLists.txt): every rank computes the undivided
+// reference itself (the grids are small) and the decomposed result over all ranks, and compares.
+//
+// CPU backend: bit for bit (each cell is computed by the same code on the same inputs). CUDA
+// backend (RTM_TEST_BACKEND=cuda, one GPU per rank): 1e-6 relative to the largest value, since the
+// GPU's point injection adds with atomics in no fixed order.
+#include <mpi.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "io/errors.h"
+#include "rtm_test_problem.h"
+#include "solvers/born.h"
+#include "solvers/decomposed_propagator.h"
+#ifdef RTM_HAVE_CUDA
+#include "kernels/cuda_backend.h"
+#endif
+
+namespace rtm::test {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+std::string test_backend() {
+  const char* b = std::getenv("RTM_TEST_BACKEND");
+  return b ? b : "cpu";
+}
+
+BackendOptions backend_options() {
+  BackendOptions options;
+  options.backend = test_backend();
+  options.variant = "auto";
+  if (const char* v = std::getenv("RTM_TEST_VARIANT")) options.variant = v;
+  if (const char* t = std::getenv("RTM_TEST_HALO_TRANSPORT")) options.halo_transport = t;
+  // One GPU per rank on one node.
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &options.device);
+  MPI_Comm_free(&node);
+  return options;
+}
+
+// Equal bit for bit on the CPU; within 1e-6 of the largest |value| on a GPU.
+void expect_same(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  if (test_backend() == "cpu") {
+    size_t first_difference = got.size();
+    for (size_t i = 0; i < got.size() && first_difference == got.size(); ++i)
+      if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0) first_difference = i;
+    EXPECT_EQ(first_difference, got.size())
+        << what << ": first differing value at " << first_difference << " of " << got.size();
+    return;
+  }
+  float largest = 0, worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    largest = std::max(largest, std::abs(want[i]));
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+  }
+  ASSERT_GT(largest, 0.0f) << what << ": the reference is all zero, the comparison would be empty";
+  EXPECT_LE(worst, 1e-6f * largest) << what;
+}
+
+// A layered problem whose source straddles the first slab boundary and whose receivers sit on
+// three depths: one of them across a slab boundary too, so points are split between ranks.
+RtmProblem straddling_problem(bool free_surface) {
+  RtmProblem p = layered_problem(30, 20, 27, 8, 120, free_surface);
+  const int pad_z = p.sim.pad_z_lo;
+  const double dz = p.sim.hz();
+  const std::vector<Slab> slabs = split_into_slabs(p.sim.layout.nz, std::max(2, world_size()));
+  const int boundary = slabs[1].z_begin; // planes boundary-1 and boundary on different ranks
+  p.source[0] = (boundary - 0.6 - pad_z) * dz; // Position is (z, y, x)
+  p.receivers.clear();
+  p.receiver_points.clear();
+  for (double depth : {20.0, (boundary - 0.3 - pad_z) * dz, (boundary + 2.5 - pad_z) * dz}) {
+    for (const Position& r : line_along_x(depth, 0.5 * (p.sim.model.ny - 1) * dz, 5.0, 285.0, 35.0)) {
+      p.receivers.push_back(r);
+      p.receiver_points.push_back(locate_point(p.sim, r, "receiver"));
+    }
+  }
+  return p;
+}
+
+using Maker = std::function<std::unique_ptr<Propagator>(const PropagatorSetup&)>;
+
+Maker undivided_maker() {
+  return [](const PropagatorSetup& setup) {
+    std::ostringstream log;
+    return make_propagator(setup, backend_options(), log);
+  };
+}
+Maker decomposed_maker() {
+  return [](const PropagatorSetup& setup) {
+    std::ostringstream log;
+    return make_decomposed_propagator(setup, backend_options(), MPI_COMM_WORLD, log);
+  };
+}
+
+PropagatorPair make_pair_with(const RtmProblem& p, const Maker& make) {
+  PropagatorPair pair;
+  const PropagatorSetup setup = make_propagator_setup(p.sim);
+  pair.source_field = make(setup);
+  pair.receiver_field = make(setup);
+  pair.sets.nt = p.nt;
+  pair.sets.source_scale = p.sim.injection_scale();
+  pair.sets.source_set = pair.source_field->add_point_set({locate_point(p.sim, p.source, "source")}, p.nt);
+  pair.source_field->upload_series(pair.sets.source_set, p.wavelet);
+  pair.sets.receiver_set = pair.receiver_field->add_point_set(p.receiver_points, p.nt);
+  return pair;
+}
+
+struct ModelingResult {
+  std::vector<float> traces, p_prev, p_cur;
+};
+ModelingResult model_with(const RtmProblem& p, const Maker& make) {
+  PropagatorPair pair = make_pair_with(p, make);
+  // Receivers on the source field, so one propagator models the shot.
+  Propagator& prop = *pair.source_field;
+  const int receivers = prop.add_point_set(p.receiver_points, p.nt);
+  ModelingResult r;
+  r.traces = model_one_shot(prop, pair.sets.source_scale, pair.sets.source_set, receivers,
+                            int(p.receiver_points.size()), p.nt);
+  prop.get_state(r.p_prev, r.p_cur);
+  return r;
+}
+
+class Decomposition : public ::testing::TestWithParam<bool> {}; // free surface or not
+
+TEST(Slabs, SplitEvenlyAndRefuseThinSlabs) {
+  const std::vector<Slab> slabs = split_into_slabs(43, 3);
+  ASSERT_EQ(slabs.size(), 3u);
+  EXPECT_EQ(slabs[0].z_begin, 0);
+  EXPECT_EQ(slabs[0].z_end, 15);
+  EXPECT_EQ(slabs[1].z_end, 29);
+  EXPECT_EQ(slabs[2].z_end, 43);
+  EXPECT_EQ(slabs[0].ghost_lo, 0);
+  EXPECT_EQ(slabs[0].ghost_hi, kHalo);
+  EXPECT_EQ(slabs[1].ghost_lo, kHalo);
+  EXPECT_EQ(slabs[2].ghost_hi, 0);
+  EXPECT_EQ(slabs[1].local_planes(), 14 + 2 * kHalo);
+  EXPECT_NO_THROW(split_into_slabs(16, 2));
+  try {
+    split_into_slabs(15, 2);
+    FAIL() << "a 7-plane slab was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at least 8"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("use at most 1 ranks"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Slabs, TooManyRanksForTheGridIsRefused) {
+  // 2 x 2 x 9 model cells with no absorbing layers: 9 planes, fewer than 2 x 8 for two ranks.
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 or more ranks";
+  const VelocityModel model = constant_model(ModelShape{12, 12, 9, 10, 10, 10}, 2000);
+  BoundaryConfig boundary;
+  boundary.width = 0;
+  const SimulationGrid sim = make_simulation_grid(model, boundary, 0.0);
+  std::ostringstream log;
+  EXPECT_THROW(make_decomposed_propagator(make_propagator_setup(sim), backend_options(),
+                                          MPI_COMM_WORLD, log),
+               InputError);
+}
+
+TEST_P(Decomposition, ModelingEqualsTheUndividedGrid) {
+  const RtmProblem p = straddling_problem(GetParam());
+  const ModelingResult want = model_with(p, undivided_maker());
+  const ModelingResult got = model_with(p, decomposed_maker());
+  expect_same(got.traces, want.traces, "traces");
+  expect_same(got.p_cur, want.p_cur, "final wavefield p[n]");
+  expect_same(got.p_prev, want.p_prev, "final wavefield p[n-1]");
+}
+
+TEST_P(Decomposition, MigrationEqualsTheUndividedGrid) {
+  const RtmProblem p = straddling_problem(GetParam());
+  const std::vector<float> data = model_with(p, undivided_maker()).traces;
+  for (Reconstruction reconstruction : {Reconstruction::boundary, Reconstruction::snapshots}) {
+    std::vector<float> image[2], illumination[2];
+    int which = 0;
+    for (const Maker& make : {undivided_maker(), decomposed_maker()}) {
+      PropagatorPair pair = make_pair_with(p, make);
+      pair.receiver_field->upload_series(
+          pair.sets.receiver_set, traces_to_series(data, int(p.receiver_points.size()), p.nt));
+      pair.receiver_field->allocate_image(p.box);
+      if (reconstruction == Reconstruction::boundary)
+        pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
+      migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box, reconstruction,
+                       snapshot_interval(p.sim.dt, p.f0));
+      image[which] = pair.receiver_field->download_image();
+      illumination[which] = pair.receiver_field->download_illumination();
+      ++which;
+    }
+    const std::string name = reconstruction_name(reconstruction);
+    expect_same(image[1], image[0], (name + ": image").c_str());
+    expect_same(illumination[1], illumination[0], (name + ": illumination").c_str());
+  }
+}
+
+TEST_P(Decomposition, BornModelingEqualsTheUndividedGrid) {
+  const RtmProblem p = straddling_problem(GetParam());
+  const std::vector<float> m = random_values(size_t(p.box.cells()), 7);
+  std::vector<float> traces[2];
+  int which = 0;
+  for (const Maker& make : {undivided_maker(), decomposed_maker()}) {
+    PropagatorPair pair = make_pair_with(p, make);
+    traces[which++] = born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets,
+                                          int(p.receiver_points.size()), p.box, m);
+  }
+  expect_same(traces[1], traces[0], "Born traces");
+}
+
+INSTANTIATE_TEST_SUITE_P(Boundaries, Decomposition, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param) { return param.param ? "FreeSurface" : "Absorbing"; });
+
+TEST(DecomposedHealth, FindsTheSameWorstCellAsTheUndividedGrid) {
+  const RtmProblem p = straddling_problem(false);
+  const PropagatorSetup setup = make_propagator_setup(p.sim);
+  const GridLayout& g = setup.layout;
+  std::vector<float> prev(size_t(g.size), 0.0f), cur(size_t(g.size), 0.0f);
+  // A large value in the last rank's slab and a NaN in the first's: the NaN must win.
+  cur[size_t(g.index(5, 6, g.nz - 3))] = 1e30f;
+  cur[size_t(g.index(7, 3, 2))] = std::nanf("");
+  for (const Maker& make : {undivided_maker(), decomposed_maker()}) {
+    std::unique_ptr<Propagator> prop = make(setup);
+    prop->set_state(prev, cur);
+    const FieldHealth h = prop->check_health();
+    EXPECT_FALSE(h.finite);
+    EXPECT_EQ(h.i, 7);
+    EXPECT_EQ(h.j, 3);
+    EXPECT_EQ(h.k, 2);
+  }
+}
+
+// GPU runs need one usable GPU per rank; elsewhere every test skips itself.
+class GpuPerRank : public ::testing::Environment {
+public:
+  void SetUp() override {
+    if (test_backend() == "cpu") return;
+#ifdef RTM_HAVE_CUDA
+    const cuda::DeviceInfo info = cuda::query_device(backend_options().device);
+    if (!info.available) GTEST_SKIP() << "no usable GPU for this rank: " << info.why_unavailable;
+#else
+    GTEST_SKIP() << "this build has no CUDA kernels";
+#endif
+  }
+};
+
+} // namespace
+} // namespace rtm::test
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new rtm::test::GpuPerRank);
+  if (rtm::test::world_rank() != 0) {
+    // One report: the other ranks' failures still set the exit status.
+    delete ::testing::UnitTest::GetInstance()->listeners().Release(
+        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  }
+  const int status = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return status;
+}
