@@ -46,6 +46,7 @@ struct VariantInfo {
   std::string kernel;        // the kernel it runs: its own name, or the one a memory preset reuses
   std::string description;
   double bytes_per_cell = 0; // device-memory traffic per cell per step, at the ideal
+  int element_bytes = 4;     // bytes per wavefield and v2dt2 element: 4 float32, 2 half precision
   double flops_per_cell = 0;
   MemoryOptions preset;      // memory options the variant turns on by itself
 };

@@ -32,6 +32,7 @@ std::vector<VariantRow> build_rows() {
     r.info.kernel = kernel;
     r.info.description = description;
     r.info.bytes_per_cell = storage == Storage::fp32 ? kFp32Bytes : kFp16Bytes;
+    r.info.element_bytes = storage == Storage::fp32 ? 4 : 2;
     r.info.flops_per_cell = kFlops;
     r.info.preset = preset;
     r.storage = storage;

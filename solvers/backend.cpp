@@ -1,5 +1,8 @@
 #include "solvers/backend.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "io/errors.h"
 #include "solvers/cpu_propagator.h"
 
@@ -55,6 +58,36 @@ void check_variant_name(const std::string& variant) {
                    "': this build of rtm has no CUDA kernels (configured without a CUDA "
                    "compiler); expected auto or cpu");
 #endif
+}
+
+uint64_t free_device_bytes(const std::string& backend, int device) {
+  if (const char* fake = std::getenv("RTM_FAKE_FREE_GPU_BYTES")) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long bytes = std::strtoull(fake, &end, 10);
+    if (end == fake || *end != '\0' || errno == ERANGE || bytes == 0 || fake[0] == '-')
+      throw InputError(std::string("RTM_FAKE_FREE_GPU_BYTES: expected a positive number of bytes, "
+                                   "got '") + fake + "'");
+    return uint64_t(bytes);
+  }
+  if (backend != "cuda") return 0;
+#ifdef RTM_HAVE_CUDA
+  const cuda::DeviceInfo info = cuda::query_device(device);
+  return info.available ? uint64_t(info.free_mem_bytes) : 0;
+#else
+  (void)device;
+  return 0;
+#endif
+}
+
+int wavefield_element_bytes(const std::string& variant) {
+#ifdef RTM_HAVE_CUDA
+  for (const cuda::VariantInfo& v : cuda::variant_table())
+    if (v.name == variant) return v.element_bytes;
+#else
+  (void)variant;
+#endif
+  return 4;
 }
 
 std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,

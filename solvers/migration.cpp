@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "io/errors.h"
+#include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/shot_parallel.h"
 
@@ -46,6 +47,15 @@ ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, do
   return m;
 }
 
+namespace {
+
+// "shot 3, source wavefield ..." (or the field alone when the shot has no label).
+std::string labelled(const std::string& label, const std::string& field) {
+  return label.empty() ? field : label + ", " + field;
+}
+
+} // namespace
+
 // The index bookkeeping here and in migrate_one_shot makes the image the adjoint of Born
 // modeling; docs/rtm.md derives it. Forward: at the top of iteration n the source field holds
 // S[n]; step + inject(n) make S[n+1]. Backward (boundary saving): from (S[n+1], S[n]) the
@@ -72,6 +82,9 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
     }
     S.step();
     S.inject(shot.source_set, n, shot.source_scale);
+    if (shot.source_health && shot.source_health->due(n + 1, nt))
+      check_wavefield(S, *shot.source_health, n + 1, nt,
+                      labelled(shot.label, "source wavefield (forward in time)"));
   }
 
   if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
@@ -101,6 +114,11 @@ void migrate_one_shot(Propagator& S, Propagator& R, const ShotSets& shot, const 
     if (weight > 0) R.accumulate_image(S, weight);
     R.step();
     R.inject(shot.receiver_set, n, 1.0f);
+    const int steps_done = shot.nt - n; // R now holds R[n]
+    if (shot.receiver_health && shot.receiver_health->due(steps_done, shot.nt))
+      check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
+                      labelled(shot.label, "receiver wavefield (backwards in time, now at time "
+                                           "sample " + std::to_string(n) + ")"));
   });
 }
 
@@ -181,6 +199,27 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
   };
   return m.at(cell(zyx[2], m.ox, m.dx, m.nx), cell(zyx[1], m.oy, m.dy, m.ny),
               cell(zyx[0], m.oz, m.dz, m.nz));
+}
+
+// Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
+// available memory (shared by the ranks on this node), before anything is allocated. A group of
+// several ranks per shot splits the grid along z (solvers/decomposed_propagator.h) and is not
+// estimated here; each slab's CudaPropagator still refuses an allocation larger than its free memory.
+void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
+                            const MigrationParams& params, const ParallelContext& parallel) {
+  if (parallel.ranks_per_shot() > 1) return;
+  RunMemoryPlan plan;
+  plan.layout = sim.layout;
+  plan.box = model_box(sim);
+  plan.nt = shots.nt;
+  plan.receivers = int(shots.receivers.size());
+  plan.shots = int(shots.shots.size());
+  plan.migration = true;
+  plan.storage = params.reconstruction == Reconstruction::boundary
+                     ? SourceWavefieldStorage::boundary_saving
+                     : SourceWavefieldStorage::snapshots;
+  plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
+  check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
 }
 
 // What a resumed run carries over from earlier checkpoints: the finished shots on every rank,
@@ -335,6 +374,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   for (size_t r = 0; r < shots.receivers.size(); ++r)
     receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r)));
 
+  check_migration_memory(sim, shots, params, parallel);
   const PropagatorSetup setup = make_propagator_setup(sim);
   auto source_field = make_shot_propagator(setup, params.backend, parallel, info);
   // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
@@ -415,6 +455,10 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     source_field->enable_timing(true);
     receiver_field->enable_timing(true);
   }
+  // One wavelet for every shot: one source limit; the receiver limit follows each shot's data.
+  const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
+  const HealthCheck source_health = make_health_check(
+      sim, runaway_limit(injected_amplitude(shots.wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
   ShotDispenser dispenser(parallel, int(remaining.size()));
   int local_signal = 0, done_here = 0, unsaved = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -438,6 +482,11 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     sets.receiver_set = receiver_set;
     sets.nt = nt;
     sets.source_scale = sim.injection_scale();
+    HealthCheck receiver_health = source_health;
+    receiver_health.runaway_limit = runaway_limit(injected_amplitude(data, 1.0, max_v2dt2), 0.0, nt);
+    sets.source_health = &source_health;
+    sets.receiver_health = &receiver_health;
+    sets.label = "shot " + std::to_string(gather.id);
     migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
                      mem.snapshot_interval);
     receiver_field->synchronize();

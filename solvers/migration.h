@@ -77,6 +77,14 @@ struct ShotSets {
   int receiver_set = -1; // on receiver_field: the receivers, the (muted) data uploaded
   int nt = 0;
   float source_scale = 1; // injection scale of the source (SimulationGrid::injection_scale)
+  // Numerical health (solvers/health.h): when set, the source field is checked while it runs
+  // forward and the receiver field while it runs backwards, at the steps HealthCheck::due names,
+  // and a failed check throws NumericalInstability naming `label` ("shot 3"), the field and the
+  // step. The source field's backward re-propagation (boundary saving) is not checked: outside the
+  // box it runs the damping in reverse and grows by design; inside it repeats the checked forward run.
+  const HealthCheck* source_health = nullptr;
+  const HealthCheck* receiver_health = nullptr;
+  std::string label;
 };
 void migrate_one_shot(Propagator& source_field, Propagator& receiver_field, const ShotSets& shot,
                       const Box& box, Reconstruction reconstruction, int snapshot_interval);

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "io/errors.h"
+#include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/shot_parallel.h"
 #include "solvers/wavelet.h"
@@ -134,6 +135,18 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   out.dx = model.dx; out.dy = model.dy; out.dz = model.dz;
   out.ox = model.ox; out.oy = model.oy; out.oz = model.oz;
 
+  // Refused before anything is allocated when it cannot fit. Only the root keeps every gather,
+  // so the ranks of a node are not given shares of its memory here. A group of several ranks per
+  // shot splits the grid (solvers/decomposed_propagator.h) and is not estimated.
+  if (parallel.ranks_per_shot() == 1) {
+    RunMemoryPlan plan;
+    plan.layout = sim.layout;
+    plan.nt = out.nt;
+    plan.receivers = int(receivers.size());
+    plan.shots = int(sources.size());
+    plan.migration = false;
+    check_run_memory(plan, params.backend, 1, "rtm model");
+  }
   auto propagator = make_shot_propagator(make_propagator_setup(sim), params.backend, parallel, info);
   const int nrec = int(receivers.size());
   const int receiver_set = propagator->add_point_set(receivers, out.nt);

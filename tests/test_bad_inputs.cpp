@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include "io/shot_file.h"
 #include "io/velocity_model.h"
 
 namespace fs = std::filesystem;
@@ -460,4 +461,76 @@ TEST_F(BadInput, OutputInAReadOnlyDirectory) {
   expect_refused({"model", "-m", good_model(), "-o", path("locked/shots.h5"), "--backend", "cpu",
                   "--record-time", "0.02"},
                  {"locked", "no permission"}, path("locked/shots.h5"));
+}
+
+// ---- Runs that cannot fit in memory: refused before anything is allocated --------------------------
+
+namespace {
+
+// Sets an environment variable for the lifetime of one test (rtm inherits it).
+class ScopedEnvironment {
+public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnvironment() { ::unsetenv(name_); }
+
+private:
+  const char* name_;
+};
+
+// A shot file of `nt` samples at dt = 1 ms with one receiver and one source inside a model of
+// n^3 10 m cells: what `rtm migrate` needs, written directly (modeling nt steps would take long).
+std::string shot_file(const std::string& file, int n, int nt, double f0) {
+  rtm::ShotFile shots;
+  shots.nt = nt;
+  shots.dt = 1e-3;
+  shots.f0 = f0;
+  shots.t0 = 1.0 / f0;
+  shots.wavelet.assign(size_t(nt), 0.0f);
+  shots.wavelet[1] = 1.0f;
+  const double middle = 10.0 * (n - 1) / 2;
+  shots.receivers.push_back({20.0, middle, middle});
+  rtm::ShotGather gather;
+  gather.source = {20.0, middle, 20.0};
+  gather.data.assign(size_t(nt), 0.0f);
+  shots.shots.push_back(gather);
+  rtm::write_shot_file(file, shots);
+  return file;
+}
+
+} // namespace
+
+TEST_F(BadInput, ModelingThatDoesNotFitInTheGpuIsRefused) {
+  // RTM_FAKE_FREE_GPU_BYTES stands in for a GPU with 0.10 MiB free, so that the device check is
+  // reached on a machine without one (solvers/backend.h).
+  const ScopedEnvironment fake("RTM_FAKE_FREE_GPU_BYTES", "104858");
+  const std::string err = expect_model_refused(
+      good_model(), {}, {"rtm model: this run needs ", "of GPU memory but 0.10 MiB are free", "To fit:"});
+  EXPECT_THAT(err, Not(HasSubstr("rtm: modeling"))) << "refused before the run started";
+}
+
+TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
+  const std::string shots = shot_file(path("shots.h5"), 12, 200, 15);
+  {
+    const ScopedEnvironment fake("RTM_FAKE_FREE_GPU_BYTES", "104858");
+    expect_refused({"migrate", "-s", shots, "--migration-model", good_model(), "-o",
+                    path("image.h5"), "--backend", "cpu", "--boundary-width", "4"},
+                   {"rtm migrate: this run needs ", "of GPU memory but 0.10 MiB are free",
+                    "--reconstruction snapshots"},
+                   path("image.h5"));
+  }
+  // The host: snapshots of a 100^3 model (3.8 MiB each) at every one of 10^6 steps (150 Hz data
+  // at 1 ms leave an interval of one step) need 3.6 TiB, more than any machine here has.
+  rtm::VelocityModel big;
+  big.nx = big.ny = big.nz = 100;
+  big.dx = big.dy = big.dz = 10;
+  big.vp.assign(size_t(big.cells()), 2000.0f);
+  rtm::write_velocity_model(path("big.h5"), big, {});
+  const std::string long_shots = shot_file(path("long_shots.h5"), 100, 1000000, 150);
+  const std::string err = expect_refused(
+      {"migrate", "-s", long_shots, "--migration-model", path("big.h5"), "-o", path("image.h5"),
+       "--backend", "cpu", "--boundary-width", "4", "--reconstruction", "snapshots"},
+      {"rtm migrate: this run needs ", "GiB of host memory but ", "GiB are available",
+       "largest: snapshots", "--reconstruction boundary"},
+      path("image.h5"));
+  EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
 }

@@ -29,9 +29,15 @@
 
 #include "kernels/cuda_backend.h"
 #include "solvers/cpu_propagator.h"
+#include "tests/support/cuda_test_support.h"
 
 namespace rtm {
 namespace {
+
+using test::all_variants;
+using test::fresh_seed;
+using test::is_fp16;
+using test::random_signed_values;
 
 constexpr int kSteps = 12;
 constexpr double kFp32Tolerance = 1e-5;
@@ -54,31 +60,8 @@ std::string shape_name(const Shape& s) {
 }
 void PrintTo(const Shape& s, std::ostream* out) { *out << shape_name(s); } // for test names
 
-bool gpu_usable(std::string* why) {
-  static const cuda::DeviceInfo info = cuda::query_device(0);
-  if (!info.available && why) *why = info.why_unavailable;
-  return info.available;
-}
-
-#define SKIP_WITHOUT_GPU()                                   \
-  do {                                                       \
-    std::string why_no_gpu;                                  \
-    if (!gpu_usable(&why_no_gpu)) GTEST_SKIP() << why_no_gpu; \
-  } while (0)
-
-bool is_fp16(const std::string& variant) {
-  for (const cuda::VariantInfo& v : cuda::variant_table())
-    if (v.name == variant) return v.bytes_per_cell < 16;
-  return false;
-}
-
 double tolerance(const std::string& variant) {
   return is_fp16(variant) ? kFp16Tolerance : kFp32Tolerance;
-}
-
-uint64_t fresh_seed() {
-  std::random_device device;
-  return (uint64_t(device()) << 32) ^ device();
 }
 
 // Heterogeneous medium (1500-4500 m/s) on spacings 10, 12 and 8 m, dt at 80% of the CFL limit.
@@ -109,11 +92,7 @@ PropagatorSetup make_setup(const Shape& s, std::mt19937_64& rng, bool damped) {
 
 // Every element (halo and padding included): magnitude in [0.1, 1], random sign.
 std::vector<float> random_field(const GridLayout& g, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> magnitude(0.1f, 1.0f);
-  std::bernoulli_distribution negative(0.5);
-  std::vector<float> field(size_t(g.size));
-  for (float& v : field) v = negative(rng) ? -magnitude(rng) : magnitude(rng);
-  return field;
+  return random_signed_values(size_t(g.size), rng);
 }
 
 bool is_interior(const GridLayout& g, int64_t index) {
@@ -164,12 +143,6 @@ void expect_error_within(const std::string& variant, double error, const char* w
   if (is_fp16(variant)) {
     EXPECT_GE(error, kFp16AtLeast) << variant << ": " << what;
   }
-}
-
-std::vector<std::string> all_variants() {
-  std::vector<std::string> names;
-  for (const cuda::VariantInfo& v : cuda::variant_table()) names.push_back(v.name);
-  return names;
 }
 
 // ---- every variant, several shapes, 12 steps -------------------------------------------------

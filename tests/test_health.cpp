@@ -1,18 +1,24 @@
 // Numerical health checks (kernels/field_health.h, Propagator::check_health, solvers/health.h):
 // the worst cell is found and named the same way by every implementation, and a run made unstable
 // on purpose (a dt above the CFL limit, set through the Propagator API, which does not check it)
-// is stopped with the step, the cell and the value, while the same run within the limit is not.
+// is stopped with the step, the cell and the value, while the same run within the limit is not;
+// likewise a migration, in its source field (forward) and its receiver field (backwards).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "solvers/acquisition.h"
 #include "solvers/cpu_propagator.h"
 #include "solvers/health.h"
+#include "solvers/migration.h"
+#include "solvers/model_builder.h"
 #include "solvers/modeling.h"
 #include "solvers/numerics.h"
 #include "solvers/wavelet.h"
@@ -211,6 +217,132 @@ TEST(HealthCheck, StableRunsAreNotStopped) {
     EXPECT_TRUE(h.finite);
     EXPECT_LT(std::fabs(h.worst_value), run.health.runaway_limit / 1e3) << "too close to the limit";
   }
+}
+
+// ---- Stopping a migration -----------------------------------------------------------------------
+
+// One shot of migrate_one_shot on two CPU propagators: the source field at `source_fraction` and
+// the receiver field at `receiver_fraction` of the CFL limit, each with its health check.
+struct MigrationRun {
+  ShotRun source, receiver;
+  Box box;
+  ShotSets sets;
+};
+
+MigrationRun migration_run(double source_fraction, double receiver_fraction, int nt) {
+  MigrationRun run{shot_run(source_fraction, nt), shot_run(receiver_fraction, nt), {}, {}};
+  const GridLayout& g = run.source.prop->layout();
+  run.box = Box{2, g.nx - 2, 2, g.ny - 2, 2, g.nz - 2};
+  run.receiver.prop->allocate_image(run.box);
+  run.source.prop->allocate_boundary_store(run.box, nt - 1);
+  // Data for the receiver field: the source's wavelet reversed in time, so that the field, run
+  // backwards from the last sample, is excited from its first steps.
+  std::vector<float> data = run.source.prop->download_series(run.source.source_set);
+  std::reverse(data.begin(), data.end());
+  run.receiver.prop->upload_series(run.receiver.receiver_set, data);
+  run.sets.source_set = run.source.source_set;
+  run.sets.receiver_set = run.receiver.receiver_set;
+  run.sets.nt = nt;
+  run.sets.source_scale = run.source.scale;
+  run.sets.source_health = &run.source.health;
+  run.sets.receiver_health = &run.receiver.health;
+  run.sets.label = "shot 4";
+  return run;
+}
+
+std::string migration_instability(MigrationRun& run) {
+  try {
+    migrate_one_shot(*run.source.prop, *run.receiver.prop, run.sets, run.box,
+                     Reconstruction::boundary, 1);
+  } catch (const NumericalInstability& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HealthCheck, UnstableSourceFieldStopsTheMigration) {
+  MigrationRun run = migration_run(1.5, 0.88, 400);
+  const std::string message = migration_instability(run);
+  ASSERT_FALSE(message.empty()) << "the unstable migration was not stopped";
+  EXPECT_THAT(message, HasSubstr("shot 4, source wavefield (forward in time): numerical "
+                                 "instability: after step 50 of 400"));
+  EXPECT_THAT(message, HasSubstr("cell (i,j,k) = ("));
+}
+
+TEST(HealthCheck, UnstableReceiverFieldStopsTheMigration) {
+  MigrationRun run = migration_run(0.88, 1.5, 400);
+  const std::string message = migration_instability(run);
+  ASSERT_FALSE(message.empty()) << "the unstable migration was not stopped";
+  // 50 steps backwards from the last sample (399): the field holds R[350].
+  EXPECT_THAT(message, HasSubstr("shot 4, receiver wavefield (backwards in time, now at time "
+                                 "sample 350): numerical instability: after step 50 of 400"));
+}
+
+TEST(HealthCheck, StableMigrationIsNotStopped) {
+  MigrationRun run = migration_run(0.88, 0.88, 400);
+  EXPECT_EQ(migration_instability(run), "");
+  const std::vector<float> image = run.receiver.prop->download_image();
+  double energy = 0;
+  for (float v : image) energy += double(v) * v;
+  EXPECT_GT(energy, 0) << "the migration ran and imaged something";
+}
+
+// The whole driver: a NaN planted in a shot's data or in the wavelet (the readers refuse such
+// files; a corrupted transfer or an upstream bug could still produce them) stops migrate_shots
+// with the shot, the field and the step, instead of stacking NaN into the image.
+struct SmallSurvey {
+  VelocityModel model;
+  ShotFile shots;
+  MigrationParams params;
+};
+
+SmallSurvey small_survey() {
+  SmallSurvey survey;
+  survey.model = constant_model(ModelShape{20, 16, 18, 10, 10, 10}, 2000);
+  ModelingParams modeling;
+  modeling.backend.backend = "cpu";
+  modeling.wavelet.f0 = 20;
+  modeling.boundary.width = 6;
+  modeling.record_time = 0.12;
+  std::ostringstream log;
+  survey.shots = model_shots(survey.model, default_line_survey(survey.model, 2, 30.0, 2), modeling, log);
+  survey.params.backend.backend = "cpu";
+  survey.params.boundary.width = 6;
+  return survey;
+}
+
+std::string migrate_shots_instability(const SmallSurvey& survey) {
+  std::ostringstream log;
+  try {
+    migrate_shots(survey.model, survey.shots, survey.params, log);
+  } catch (const NumericalInstability& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HealthCheck, NanInTheDataOrTheWaveletStopsMigrateShots) {
+  const SmallSurvey clean = small_survey();
+  ASSERT_EQ(clean.shots.shots.size(), 2u);
+  const int nt = clean.shots.nt;
+  ASSERT_GT(nt, 60);
+  EXPECT_EQ(migrate_shots_instability(clean), "");
+
+  // A NaN 20 samples before the end of receiver 3's trace in the second shot: the receiver field,
+  // injected backwards from the last sample, holds it after 20 steps; the check after step 50 sees it.
+  SmallSurvey bad_data = clean;
+  bad_data.shots.shots[1].data[3 * size_t(nt) + size_t(nt - 20)] = kNaN;
+  const std::string data_message = migrate_shots_instability(bad_data);
+  EXPECT_THAT(data_message, HasSubstr("shot 1, receiver wavefield (backwards in time, now at time "
+                                      "sample " + std::to_string(nt - 50) + ")"));
+  EXPECT_THAT(data_message, HasSubstr("after step 50 of " + std::to_string(nt)));
+  EXPECT_THAT(data_message, HasSubstr("holds NaN"));
+
+  SmallSurvey bad_wavelet = clean;
+  bad_wavelet.shots.wavelet[10] = kInf;
+  const std::string wavelet_message = migrate_shots_instability(bad_wavelet);
+  EXPECT_THAT(wavelet_message, HasSubstr("shot 0, source wavefield (forward in time): numerical "
+                                         "instability: after step 50 of "));
 }
 
 TEST(HealthCheck, DueEveryIntervalAndAtTheEnd) {

@@ -1,5 +1,6 @@
 // solvers/memory_budget.h: the memory a run needs, item by item from the grid, and the refusal
 // when it does not fit (both numbers and a hint), and MemAvailable read from /proc/meminfo text.
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -8,6 +9,7 @@
 
 #include "io/errors.h"
 #include "io/host_memory.h"
+#include "solvers/backend.h"
 #include "solvers/memory_budget.h"
 
 namespace rtm {
@@ -49,31 +51,47 @@ std::string refusal(const RunMemoryPlan& plan, uint64_t device_free, uint64_t ho
 
 TEST(MemoryBudget, ItemsFollowFromTheGrid) {
   RunMemoryPlan plan = plan_for(100, 1000);
+  plan.box = Box{10, 90, 10, 90, 0, 90}; // the model region: 80 x 80 x 90, layers around it
+  plan.shots = 7;
   const GridLayout& g = plan.layout;
-  const uint64_t padded = uint64_t(g.size), interior = 1000000;
+  const uint64_t padded = uint64_t(g.size), interior = 1000000, box = 80 * 80 * 90;
   const MemoryEstimate boundary = estimate_run_memory(plan);
   EXPECT_EQ(item(boundary.device, "wavefields"), 2 * 2 * padded * 4); // source + receiver fields
   EXPECT_EQ(item(boundary.device, "v2dt2"), 2 * padded * 4);
-  EXPECT_EQ(item(boundary.device, "image and illumination"), 2 * padded * 4);
-  // 6 faces of 4 layers of 100x100 cells, float32, every step
-  EXPECT_EQ(item(boundary.device, "boundary store"), 1000ull * 6 * 4 * 10000 * 4);
+  EXPECT_EQ(item(boundary.device, "image and illumination"), 2 * box * 4);
+  // 100 receivers and 7 sources, 1000 samples each, float32, plus their stencils
+  EXPECT_EQ(item(boundary.device, "source and receiver series"),
+            107ull * 1000 * 4 + 107 * sizeof(PointStencil));
+  // The ring of the box (its cells less than 4 from a face) over nt - 1 steps, float32, plus the
+  // ring's cell list (int64): the arrays CudaPropagator::allocate_boundary_store makes.
+  const uint64_t ring = box - 72ull * 72 * 82;
+  ASSERT_EQ(ring, uint64_t(boundary_ring_cells(plan.box)));
+  EXPECT_EQ(item(boundary.device, "boundary store"), ring * 999 * 4 + ring * 8);
+  EXPECT_FALSE(has_item(boundary.device, "snapshot staging"));
   EXPECT_FALSE(has_item(boundary.host, "snapshots"));
-  EXPECT_EQ(item(boundary.host, "shot gathers"), 100ull * 1000 * 4);
+  EXPECT_EQ(item(boundary.host, "shot data (muted copy and series)"), 2 * 100ull * 1000 * 4);
+  EXPECT_EQ(item(boundary.host, "v2dt2"), (interior + padded) * 4);
 
   plan.storage = SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = 8;
   const MemoryEstimate snapshots = estimate_run_memory(plan);
   EXPECT_FALSE(has_item(snapshots.device, "boundary store"));
-  EXPECT_EQ(item(snapshots.host, "snapshots"), 125ull * interior * 4); // ceil(1000 / 8)
+  EXPECT_EQ(item(snapshots.device, "snapshot staging"), box * 4);
+  EXPECT_EQ(item(snapshots.host, "snapshots"), 125ull * box * 4); // ceil(1000 / 8)
 
   plan.field_bytes = 2; // half-precision storage halves the wavefields and v2dt2
   EXPECT_EQ(item(estimate_run_memory(plan).device, "wavefields"), 2 * 2 * padded * 2);
 
-  plan.migration = false; // modeling: one propagator, no image
+  plan.migration = false; // modeling: one propagator, no image, every gather kept until written
   const MemoryEstimate modeling = estimate_run_memory(plan);
   EXPECT_EQ(item(modeling.device, "wavefields"), 2 * padded * 2);
   EXPECT_FALSE(has_item(modeling.device, "image and illumination"));
   EXPECT_FALSE(has_item(modeling.host, "snapshots"));
+  EXPECT_EQ(item(modeling.host, "shot gathers"), 7 * 100ull * 1000 * 4);
+
+  plan.box = Box{}; // no box given: the whole interior
+  plan.migration = true;
+  EXPECT_EQ(item(estimate_run_memory(plan).host, "snapshots"), 125ull * interior * 4);
 }
 
 TEST(MemoryBudget, RunThatFitsIsAccepted) {
@@ -87,10 +105,11 @@ TEST(MemoryBudget, GpuOverflowIsRefusedWithBothNumbersAndAHint) {
   const MemoryEstimate e = estimate_run_memory(plan);
   ASSERT_GT(e.device_bytes(), 80 * kGiB);
   const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
-  EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " + gib_string(e.device_bytes()) +
+  EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " + memory_size_string(e.device_bytes()) +
                                  " of GPU memory but 80.00 GiB are free"));
   EXPECT_THAT(message, HasSubstr("largest: boundary store"));
   EXPECT_THAT(message, HasSubstr("snapshots in host memory"));
+  EXPECT_THAT(message, HasSubstr("--reconstruction snapshots"));
   EXPECT_THAT(message, HasSubstr("more ranks"));
 }
 
@@ -100,10 +119,12 @@ TEST(MemoryBudget, HostOverflowIsRefusedWithBothNumbersAndAHint) {
   plan.snapshot_interval = 2; // 1500 snapshots of 0.47 GiB
   const MemoryEstimate e = estimate_run_memory(plan);
   const std::string message = refusal(plan, 80 * kGiB, 64 * kGiB);
-  EXPECT_THAT(message, HasSubstr("needs " + gib_string(e.host_bytes()) +
+  EXPECT_THAT(message, HasSubstr("needs " + memory_size_string(e.host_bytes()) +
                                  " of host memory but 64.00 GiB are available"));
   EXPECT_THAT(message, HasSubstr("largest: snapshots"));
-  EXPECT_THAT(message, HasSubstr("fewer snapshots (a snapshot interval above the present 2 steps)"));
+  EXPECT_THAT(message, HasSubstr("--reconstruction boundary"));
+  EXPECT_THAT(message, HasSubstr("fewer snapshots (the interval, now 2 steps"));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("fewer shots"))) << "shots do not add up in migration";
 }
 
 TEST(MemoryBudget, HeadroomOfFivePercent) {
@@ -111,6 +132,93 @@ TEST(MemoryBudget, HeadroomOfFivePercent) {
   const uint64_t need = estimate_run_memory(plan).device_bytes();
   EXPECT_EQ(refusal(plan, uint64_t(double(need) / 0.95) + 1, 0), "");
   EXPECT_NE(refusal(plan, need, 0), "") << "no headroom left";
+}
+
+TEST(MemoryBudget, ModelingHintsAtFewerShots) {
+  RunMemoryPlan plan = plan_for(100, 10000);
+  plan.migration = false;
+  plan.receivers = 10000;
+  plan.shots = 1000; // 1000 gathers of 10000 x 10000 samples: 373 GiB held until written
+  const std::string message = refusal(plan, 0, 64 * kGiB);
+  EXPECT_THAT(message, HasSubstr("largest: shot gathers"));
+  EXPECT_THAT(message, HasSubstr("model fewer shots per run"));
+}
+
+// The environment variable that stands in for a GPU's free memory (solvers/backend.h), set for
+// the lifetime of one test.
+class FakeFreeGpuBytes {
+public:
+  explicit FakeFreeGpuBytes(const char* value) { ::setenv("RTM_FAKE_FREE_GPU_BYTES", value, 1); }
+  ~FakeFreeGpuBytes() { ::unsetenv("RTM_FAKE_FREE_GPU_BYTES"); }
+};
+
+std::string run_refusal(const RunMemoryPlan& plan, const std::string& backend, int ranks_on_node = 1) {
+  BackendOptions options;
+  options.backend = backend;
+  try {
+    check_run_memory(plan, options, ranks_on_node, "rtm migrate");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
+  // 1000^3 cells with a snapshot every step over 4000 steps: 14.6 TiB of snapshots, more than any
+  // machine this runs on has available; the CPU backend checks no device.
+  RunMemoryPlan plan = plan_for(1000, 4000);
+  plan.storage = SourceWavefieldStorage::snapshots;
+  const std::string message = run_refusal(plan, "cpu");
+  EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " +
+                                 memory_size_string(estimate_run_memory(plan).host_bytes()) +
+                                 " of host memory but "));
+  EXPECT_THAT(message, HasSubstr(memory_size_string(host_available_bytes()) + " are available"));
+  EXPECT_EQ(run_refusal(plan_for(50, 100), "cpu"), "") << "a small run fits";
+  // Ranks on one node share its memory: each is given its share.
+  const std::string shared = run_refusal(plan, "cpu", 4);
+  EXPECT_THAT(shared, HasSubstr("rtm migrate (each of the 4 ranks on this node counted with its "
+                                "share of the memory): this run needs"));
+  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes() / 4) + " are available"));
+}
+
+TEST(MemoryBudget, MachineCheckUsesTheFakeGpuFigure) {
+  EXPECT_EQ(free_device_bytes("cpu"), 0u) << "the CPU backend has no device to check";
+  const FakeFreeGpuBytes fake("1073741824"); // 1 GiB free
+  EXPECT_EQ(free_device_bytes("cpu"), kGiB);
+  const RunMemoryPlan plan = plan_for(200, 2000); // 2 fields, image and a 2000-step boundary store
+  ASSERT_GT(estimate_run_memory(plan).device_bytes(), kGiB);
+  EXPECT_THAT(run_refusal(plan, "cpu"),
+              HasSubstr("of GPU memory but 1.00 GiB are free on the device"));
+  EXPECT_EQ(run_refusal(plan_for(50, 100), "cpu"), "");
+}
+
+TEST(MemoryBudget, FakeGpuFigureMustBeANumber) {
+  for (const char* bad : {"lots", "-5", "0", "12GB", ""}) {
+    SCOPED_TRACE(bad);
+    const FakeFreeGpuBytes fake(bad);
+    try {
+      free_device_bytes("cuda");
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("RTM_FAKE_FREE_GPU_BYTES"));
+    }
+  }
+}
+
+TEST(MemoryBudget, HalfPrecisionVariantsStoreTwoBytes) {
+  EXPECT_EQ(wavefield_element_bytes("auto"), 4);
+  EXPECT_EQ(wavefield_element_bytes("cpu"), 4);
+  // The table knows fp16_storage only in a CUDA build; without it every name is float32.
+  EXPECT_EQ(wavefield_element_bytes("fp16_storage"), cuda_built() ? 2 : 4);
+  if (cuda_built()) {
+    EXPECT_EQ(wavefield_element_bytes("naive_32x32"), 4);
+  }
+}
+
+TEST(MemoryBudget, SizesReadInGibOrInMibWhenSmall) {
+  EXPECT_EQ(memory_size_string(80 * kGiB), "80.00 GiB");
+  EXPECT_EQ(memory_size_string(kGiB / 100), "0.01 GiB");
+  EXPECT_EQ(memory_size_string(3 * (1ull << 20) + (1ull << 18)), "3.25 MiB");
 }
 
 TEST(MemoryBudget, MemAvailableIsReadFromMeminfo) {

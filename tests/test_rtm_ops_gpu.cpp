@@ -26,32 +26,16 @@
 
 #include "kernels/cuda_backend.h"
 #include "solvers/cpu_propagator.h"
+#include "tests/support/cuda_test_support.h"
 
 namespace rtm {
 namespace {
 
-bool gpu_usable(std::string* why) {
-  static const cuda::DeviceInfo info = cuda::query_device(0);
-  if (!info.available && why) *why = info.why_unavailable;
-  return info.available;
-}
-
-#define SKIP_WITHOUT_GPU()                                   \
-  do {                                                       \
-    std::string why_no_gpu;                                  \
-    if (!gpu_usable(&why_no_gpu)) GTEST_SKIP() << why_no_gpu; \
-  } while (0)
-
-bool is_fp16(const std::string& variant) {
-  for (const cuda::VariantInfo& v : cuda::variant_table())
-    if (v.name == variant) return v.bytes_per_cell < 16;
-  return false;
-}
-
-uint64_t fresh_seed() {
-  std::random_device device;
-  return (uint64_t(device()) << 32) ^ device();
-}
+using test::all_variants;
+using test::fresh_seed;
+using test::is_fp16;
+using test::max_abs;
+using test::random_signed_values;
 
 constexpr int kNx = 37, kNy = 29, kNz = 33;
 // Off the origin on every axis; touching the top (z = 0) and both y faces; the whole grid.
@@ -68,15 +52,6 @@ PropagatorSetup make_setup(std::mt19937_64& rng) {
   return setup;
 }
 
-// Every element (halo and padding included): magnitude in [0.1, 1], random sign.
-std::vector<float> random_values(size_t n, std::mt19937_64& rng) {
-  std::uniform_real_distribution<float> magnitude(0.1f, 1.0f);
-  std::bernoulli_distribution negative(0.5);
-  std::vector<float> v(n);
-  for (float& x : v) x = negative(rng) ? -magnitude(rng) : magnitude(rng);
-  return v;
-}
-
 struct State {
   std::vector<float> prev, cur;
 };
@@ -84,7 +59,7 @@ struct State {
 // Sets a fresh random state on the GPU and returns what the GPU holds (rounded in half storage).
 State set_random_state(Propagator& gpu, std::mt19937_64& rng) {
   const size_t n = size_t(gpu.layout().size);
-  const std::vector<float> prev = random_values(n, rng), cur = random_values(n, rng);
+  const std::vector<float> prev = random_signed_values(n, rng), cur = random_signed_values(n, rng);
   gpu.set_state(prev, cur);
   State held;
   gpu.get_state(held.prev, held.cur);
@@ -97,12 +72,6 @@ State state_of(const Propagator& p) {
   return s;
 }
 
-double max_abs(const std::vector<float>& v) {
-  double m = 0;
-  for (float x : v) m = std::max(m, double(std::fabs(x)));
-  return m;
-}
-
 // max |a - b| / max |b| (infinite when the sizes differ).
 double max_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size()) return INFINITY;
@@ -110,12 +79,6 @@ double max_relative_difference(const std::vector<float>& a, const std::vector<fl
   for (size_t n = 0; n < a.size(); ++n) worst = std::max(worst, std::fabs(double(a[n]) - b[n]));
   const double scale = max_abs(b);
   return scale > 0 ? worst / scale : worst;
-}
-
-std::vector<std::string> all_variants() {
-  std::vector<std::string> names;
-  for (const cuda::VariantInfo& v : cuda::variant_table()) names.push_back(v.name);
-  return names;
 }
 
 class RtmOps : public ::testing::TestWithParam<std::string> {};
@@ -205,7 +168,7 @@ TEST_P(RtmOps, BoxCopiesMatchTheReference) {
     ASSERT_EQ(int64_t(gpu_dense.size()), box.cells());
     EXPECT_EQ(gpu_dense, cpu_dense) << "copy_current";
 
-    const std::vector<float> dense = random_values(size_t(box.cells()), rng);
+    const std::vector<float> dense = random_signed_values(size_t(box.cells()), rng);
     gpu->set_current(box, dense);
     cpu.set_current(box, dense);
     const State g = state_of(*gpu), c = state_of(cpu);
@@ -350,7 +313,7 @@ TEST_P(RtmOps, BornSourceMatchesTheReference) {
   CpuPropagator cpu_background(setup), cpu_scattered(setup);
   EXPECT_THROW(scattered->inject_born_source(*background), std::logic_error) << "no perturbation";
   const Box& box = kBoxes[1];
-  const std::vector<float> m = random_values(size_t(box.cells()), rng);
+  const std::vector<float> m = random_signed_values(size_t(box.cells()), rng);
   scattered->set_born_perturbation(box, m);
   cpu_scattered.set_born_perturbation(box, m);
 

@@ -1,0 +1,70 @@
+// Scaffolding shared by the tests of the CUDA backend against the CPU reference
+// (test_cuda_variants, test_rtm_ops_gpu): skipping where no GPU is usable, the variant table,
+// fresh random seeds and random wavefield values. Host code only (kernels/cuda_backend.h is the
+// plain C++ contract), so it compiles with the host compiler; the tests link rtm_cuda.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_backend.h"
+
+namespace rtm::test {
+
+// Device 0 queried once per test program; `why` says why it cannot be used.
+inline bool gpu_usable(std::string* why) {
+  static const cuda::DeviceInfo info = cuda::query_device(0);
+  if (!info.available && why) *why = info.why_unavailable;
+  return info.available;
+}
+
+// Ends the current test as skipped (with the reason) where no GPU is usable.
+#define SKIP_WITHOUT_GPU()                                                  \
+  do {                                                                      \
+    std::string why_no_gpu;                                                 \
+    if (!::rtm::test::gpu_usable(&why_no_gpu)) GTEST_SKIP() << why_no_gpu; \
+  } while (0)
+
+// True for a variant that stores wavefields and v2dt2 in half precision.
+inline bool is_fp16(const std::string& variant) {
+  for (const cuda::VariantInfo& v : cuda::variant_table())
+    if (v.name == variant) return v.element_bytes == 2;
+  return false;
+}
+
+// Every row of the variant table, by name (the parameters of the per-variant tests).
+inline std::vector<std::string> all_variants() {
+  std::vector<std::string> names;
+  for (const cuda::VariantInfo& v : cuda::variant_table()) names.push_back(v.name);
+  return names;
+}
+
+// A different seed every run (tests print it with a failure, so a failure can be replayed).
+inline uint64_t fresh_seed() {
+  std::random_device device;
+  return (uint64_t(device()) << 32) ^ device();
+}
+
+// n values of magnitude in [0.1, 1] with random signs: no zeros, so that a value a kernel failed
+// to write or wrote twice shows.
+inline std::vector<float> random_signed_values(size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> magnitude(0.1f, 1.0f);
+  std::bernoulli_distribution negative(0.5);
+  std::vector<float> v(n);
+  for (float& x : v) x = negative(rng) ? -magnitude(rng) : magnitude(rng);
+  return v;
+}
+
+inline double max_abs(const std::vector<float>& v) {
+  double m = 0;
+  for (float x : v) m = std::max(m, double(std::fabs(x)));
+  return m;
+}
+
+} // namespace rtm::test
