@@ -249,8 +249,8 @@ TEST_P(RtmOps, SetImageRestoresTheSumsExactly) {
   EXPECT_THROW(gpu_r->set_image({}, {}), std::logic_error) << "no image allocated";
   gpu_r->allocate_image(box);
   cpu_r.allocate_image(box);
-  const std::vector<float> image = random_values(size_t(box.cells()), rng);
-  const std::vector<float> ill = random_values(size_t(box.cells()), rng);
+  const std::vector<float> image = random_signed_values(size_t(box.cells()), rng);
+  const std::vector<float> ill = random_signed_values(size_t(box.cells()), rng);
   EXPECT_THROW(gpu_r->set_image(image, {}), std::invalid_argument);
   gpu_r->set_image(image, ill);
   cpu_r.set_image(image, ill);
