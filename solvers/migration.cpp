@@ -466,6 +466,12 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
     const int next = dispenser.next(local_signal != 0);
     if (next < 0) break;
+    // Checkpoint when due and another shot is on its way: after a group's last shot the final
+    // image follows at once, so a checkpoint there (a whole image written) would be wasted.
+    if (checkpointing && control.checkpoint_every > 0 && unsaved >= control.checkpoint_every) {
+      write_group_checkpoint();
+      unsaved = 0;
+    }
     const int s = remaining[size_t(next)];
     const ShotGather& gather = shots.shots[size_t(s)];
     std::vector<float> data = gather.data;
@@ -501,10 +507,6 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
       log << shot_progress_line(parallel, "migrated", s, done_here,
                                 nshots - int(remaining.size()), nshots, elapsed, gcells)
           << std::flush;
-    if (checkpointing && control.checkpoint_every > 0 && unsaved >= control.checkpoint_every) {
-      write_group_checkpoint();
-      unsaved = 0;
-    }
   }
   const auto loop_end = std::chrono::steady_clock::now();
 

@@ -251,8 +251,14 @@ public:
   void SetUp() override {
     if (test_backend() == "cpu") return;
 #ifdef RTM_HAVE_CUDA
+    // Decided together: a rank that skipped while the others ran would leave them waiting in
+    // the propagators' collective calls (e.g. two ranks on a machine with one GPU).
     const cuda::DeviceInfo info = cuda::query_device(backend_options().device);
-    if (!info.available) GTEST_SKIP() << "no usable GPU for this rank: " << info.why_unavailable;
+    int usable = info.available ? 1 : 0, all_usable = 0;
+    MPI_Allreduce(&usable, &all_usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_usable)
+      GTEST_SKIP() << "not every rank has a usable GPU"
+                   << (info.available ? "" : " (this one: " + info.why_unavailable + ")");
 #else
     GTEST_SKIP() << "this build has no CUDA kernels";
 #endif
