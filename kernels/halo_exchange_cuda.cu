@@ -215,7 +215,11 @@ public:
     mpi_check(MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, plan.comm), "MPI_Bcast (NCCL id)");
     CUDA_CHECK(cudaSetDevice(device_));
     nccl_check(ncclCommInitRank(&comm_, size, id, rank), "ncclCommInitRank");
-    CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
+    // Highest priority: NCCL moves the planes with kernels of its own, which must get SMs while
+    // the interior kernel (sized to fill the GPU) runs, not after it.
+    int least = 0, greatest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
     CUDA_CHECK(cudaEventCreateWithFlags(&arrived_, cudaEventDisableTiming));
   }
   ~NcclExchange() override {
