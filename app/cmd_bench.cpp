@@ -18,6 +18,7 @@
 #include "io/errors.h"
 #include "io/png_image.h"
 #include "io/result_table.h"
+#include "kernels/median.h"
 #include "solvers/scaling_bench.h"
 
 #ifdef RTM_HAVE_CUDA
@@ -94,18 +95,11 @@ void run_scaling(const BenchOptions& o) {
 
 constexpr const char* kBaseline = "naive_32x32"; // the speed-up baseline and the error reference
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Median over steps [begin, end) of the run.
 double median_range(const std::vector<double>& v, size_t begin, size_t end) {
   end = std::min(end, v.size());
   if (begin >= end) return std::nan("");
-  return median_of(std::vector<double>(v.begin() + long(begin), v.begin() + long(end)));
+  return median(std::vector<double>(v.begin() + long(begin), v.begin() + long(end)));
 }
 
 // The variants to run, baseline first (it is the reference every error is measured against).
@@ -280,10 +274,10 @@ void run_bench(const BenchOptions& o) {
             << " steps (early = first quarter, late = last quarter of the steps)\n";
     const auto runs = cuda::run_point_workload(config, steps, variants, std::cerr);
     const size_t quarter = std::max<size_t>(1, size_t(steps) / 4);
-    const double baseline_ms = median_of(runs.front().step_ms);
+    const double baseline_ms = median(runs.front().step_ms);
     for (const auto& run : runs) {
       if (!run.memory_note.empty()) context << "note: " << run.variant << ": " << run.memory_note << "\n";
-      add("point", run.variant, median_of(run.step_ms), baseline_ms, run.error,
+      add("point", run.variant, median(run.step_ms), baseline_ms, run.error,
           median_range(run.step_ms, 0, quarter),
           median_range(run.step_ms, run.step_ms.size() - quarter, run.step_ms.size()), point_rows);
     }

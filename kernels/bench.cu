@@ -9,6 +9,7 @@
 
 #include "kernels/cuda_check.cuh"
 #include "kernels/cuda_propagator.cuh"
+#include "kernels/median.h"
 #include "kernels/device_buffer.cuh"
 #include "kernels/field_ops.cuh"
 #include "kernels/variant_table.cuh"
@@ -50,13 +51,6 @@ public:
 private:
   cudaStream_t stream_ = nullptr;
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The streaming kernel: per cell, read three arrays and write a fourth (16 bytes), with the
 // step's own arithmetic shape (2a - b + c a) and 16-byte accesses.

@@ -6,16 +6,11 @@
 #include <sstream>
 
 #include "io/errors.h"
+#include "kernels/median.h"
 #include "solvers/decomposed_propagator.h"
 
 namespace rtm {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Milliseconds per step of `run_step` on the slowest rank of `comm`, median of `repeats` runs.
 double time_per_step(Propagator& prop, MPI_Comm comm, const ScalingOptions& o,
