@@ -20,6 +20,7 @@
 #include "io/result_table.h"
 #include "kernels/median.h"
 #include "solvers/scaling_bench.h"
+#include "solvers/shot_parallel.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/bench.h"
@@ -59,35 +60,33 @@ void run_scaling(const BenchOptions& o) {
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) MPI_Init(nullptr, nullptr);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  ScalingOptions s;
-  s.weak = o.scaling == "weak";
-  s.nx = o.grid[0];
-  s.ny = o.grid[1];
-  s.nz = o.grid[2];
-  s.steps = o.steps;
-  s.repeats = o.repeats;
-  s.rank_counts = o.ranks;
-  s.backend.backend = o.backend;
-  s.backend.halo_transport = o.halo_transport;
-  s.backend.compressible = o.compressible;
-  s.backend.l2_persist = o.l2_persist;
-  if (o.variants.size() == 1 && o.variants[0] != "all") s.backend.variant = o.variants[0];
-  // One GPU per rank of a node.
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &s.backend.device);
-  MPI_Comm_free(&node);
-  std::ostream& log = std::cerr;
-  const std::vector<ScalingRow> rows = run_scaling_bench(s, MPI_COMM_WORLD, log);
-  if (rank == 0) {
-    if (o.format.format() == OutputFormat::text)
-      std::cout << (s.weak ? "weak" : "strong") << " scaling, " << (s.weak ? "per rank " : "grid ")
-                << s.nx << "x" << s.ny << "x" << s.nz << ", median of " << s.repeats << " x "
-                << s.steps << " steps\n";
-    print_table(std::cout, scaling_table(rows), o.format.format());
-  }
+  {
+    const ParallelContext parallel(1);
+    ScalingOptions s;
+    s.weak = o.scaling == "weak";
+    s.nx = o.grid[0];
+    s.ny = o.grid[1];
+    s.nz = o.grid[2];
+    s.steps = o.steps;
+    s.repeats = o.repeats;
+    s.rank_counts = o.ranks;
+    s.backend.backend = o.backend;
+    s.backend.halo_transport = o.halo_transport;
+    s.backend.compressible = o.compressible;
+    s.backend.l2_persist = o.l2_persist;
+    if (o.variants.size() == 1 && o.variants[0] != "all") s.backend.variant = o.variants[0];
+    // The backend, and one GPU per rank of a node, by the rule every parallel run follows.
+    std::ostringstream quiet;
+    place_on_device(s.backend, parallel, ParallelOptions{}, parallel.is_root() ? std::cerr : quiet);
+    const std::vector<ScalingRow> rows = run_scaling_bench(s, MPI_COMM_WORLD, std::cerr);
+    if (parallel.is_root()) {
+      if (o.format.format() == OutputFormat::text)
+        std::cout << (s.weak ? "weak" : "strong") << " scaling, " << (s.weak ? "per rank " : "grid ")
+                  << s.nx << "x" << s.ny << "x" << s.nz << ", median of " << s.repeats << " x "
+                  << s.steps << " steps\n";
+      print_table(std::cout, scaling_table(rows), o.format.format());
+    }
+  } // the context's communicators are freed before MPI ends
   if (!initialised) MPI_Finalize();
 }
 
