@@ -85,20 +85,22 @@ std::vector<ScalingRow> run_scaling_bench(const ScalingOptions& o, MPI_Comm worl
       }
       MPI_Comm_free(&group);
     }
-    MPI_Bcast(&row.step_ms, 1, MPI_DOUBLE, 0, world);
-    double parts[4] = {row.boundary_ms, row.interior_ms, row.exchange_ms, row.waiting_ms};
-    MPI_Bcast(parts, 4, MPI_DOUBLE, 0, world);
-    row.boundary_ms = parts[0];
-    row.interior_ms = parts[1];
-    row.exchange_ms = parts[2];
-    row.waiting_ms = parts[3];
+    // The group's times, known on its ranks, to every rank (rank 0 is in every group).
+    double times[5] = {row.step_ms, row.boundary_ms, row.interior_ms, row.exchange_ms, row.waiting_ms};
+    MPI_Bcast(times, 5, MPI_DOUBLE, 0, world);
+    row.step_ms = times[0];
+    row.boundary_ms = times[1];
+    row.interior_ms = times[2];
+    row.exchange_ms = times[3];
+    row.waiting_ms = times[4];
     const double cells = double(row.nx) * row.ny * row.nz;
     row.gcells_total = cells / (row.step_ms * 1e-3) * 1e-9;
     row.gcells_per_rank = row.gcells_total / r;
-    if (rows.empty() || rows.front().ranks != 1) row.efficiency = 0; // no 1-rank baseline
+    const bool have_one_rank = !rows.empty() && rows.front().ranks == 1; // the baseline
+    if (r == 1) row.efficiency = 1;
+    else if (!have_one_rank) row.efficiency = 0;
     else if (o.weak) row.efficiency = row.gcells_per_rank / rows.front().gcells_per_rank;
     else row.efficiency = rows.front().step_ms / (r * row.step_ms);
-    if (r == 1) row.efficiency = 1;
     if (rank == 0)
       log << "rtm: scaling: " << r << " rank(s), " << row.nx << "x" << row.ny << "x" << row.nz << ": "
           << row.step_ms << " ms/step, " << row.gcells_total << " Gcells/s\n";
