@@ -6,22 +6,29 @@
 #include <utility>
 
 #include "io/errors.h"
+#include "solvers/mpi_context.h"
 
 namespace rtm {
 namespace {
-
-void mpi_check(int code, const char* what) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw std::runtime_error(std::string(what) + ": " + std::string(text, size_t(length)));
-}
 
 // Dense [z][y][x] planes k_begin <= k < k_end of an array over a box of nx x ny cells per plane.
 std::vector<float> dense_planes(const std::vector<float>& dense, int64_t plane_cells, int k_begin,
                                 int k_end) {
   return std::vector<float>(dense.begin() + k_begin * plane_cells, dense.begin() + k_end * plane_cells);
+}
+
+// Every rank's run of planes (`counts[r]` planes of `plane_floats` floats each, landing at plane
+// `firsts[r]` of `whole`) onto every rank of `comm`: one plane is one MPI element, so counts stay
+// far inside MPI's int range.
+void allgather_planes(MPI_Comm comm, int64_t plane_floats, const float* mine, int my_planes,
+                      const std::vector<int>& counts, const std::vector<int>& firsts, float* whole,
+                      const char* what) {
+  MPI_Datatype plane;
+  check_mpi(MPI_Type_contiguous(int(plane_floats), MPI_FLOAT, &plane), "MPI_Type_contiguous");
+  MPI_Type_commit(&plane);
+  const int code = MPI_Allgatherv(mine, my_planes, plane, whole, counts.data(), firsts.data(), plane, comm);
+  MPI_Type_free(&plane);
+  check_mpi(code, what);
 }
 
 // (i, j, k) of a GridLayout::index (inverse of GridLayout::index).
@@ -60,7 +67,7 @@ DecomposedPropagator::DecomposedPropagator(const PropagatorSetup& global, MPI_Co
                                            const LocalFactory& make_local,
                                            const ExchangeFactory& make_exchange)
     : global_(global.layout) {
-  mpi_check(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   slabs_ = split_into_slabs(global_.nz, size_);
@@ -133,26 +140,20 @@ void DecomposedPropagator::get_state(std::vector<float>& p_prev, std::vector<flo
   std::vector<float> local_prev, local_cur;
   local_->get_state(local_prev, local_cur);
   const GridLayout& g = local_->layout();
-  // Own planes of every rank, in rank order = z order, as units of one padded plane.
-  MPI_Datatype plane_type;
-  mpi_check(MPI_Type_contiguous(int(global_.plane), MPI_FLOAT, &plane_type), "MPI_Type_contiguous");
-  MPI_Type_commit(&plane_type);
-  std::vector<int> counts, displs;
+  // Own planes of every rank, in rank order = z order, as whole padded planes.
+  std::vector<int> counts, firsts;
   for (const Slab& s : slabs_) {
     counts.push_back(s.own_planes());
-    displs.push_back(s.z_begin);
+    firsts.push_back(s.z_begin);
   }
   auto gather = [&](const std::vector<float>& part, std::vector<float>& whole) {
     whole.assign(size_t(global_.size), 0.0f);
-    float* first_plane = whole.data() + global_.index(-kHalo, -kHalo, 0);
-    mpi_check(MPI_Allgatherv(part.data() + g.index(-kHalo, -kHalo, slab_.ghost_lo),
-                             slab_.own_planes(), plane_type, first_plane, counts.data(),
-                             displs.data(), plane_type, comm_),
-              "MPI_Allgatherv (state)");
+    allgather_planes(comm_, global_.plane, part.data() + g.index(-kHalo, -kHalo, slab_.ghost_lo),
+                     slab_.own_planes(), counts, firsts, whole.data() + global_.index(-kHalo, -kHalo, 0),
+                     "MPI_Allgatherv (state)");
   };
   gather(local_prev, p_prev);
   gather(local_cur, p_cur);
-  MPI_Type_free(&plane_type);
 }
 
 // ---- the step --------------------------------------------------------------------------------
@@ -231,7 +232,7 @@ std::vector<float> DecomposedPropagator::download_series(int set) const {
   // Every rank's whole series, then each point's column from its owner: the owner's sum saw all
   // of the point's cells, in the single-rank order.
   std::vector<float> all(mine.size() * size_t(size_));
-  mpi_check(MPI_Allgather(mine.data(), int(mine.size()), MPI_FLOAT, all.data(), int(mine.size()),
+  check_mpi(MPI_Allgather(mine.data(), int(mine.size()), MPI_FLOAT, all.data(), int(mine.size()),
                           MPI_FLOAT, comm_),
             "MPI_Allgather (series)");
   const std::vector<int>& owner = sets_[size_t(set)].owner;
@@ -247,41 +248,46 @@ FieldHealth DecomposedPropagator::check_health() const {
   FieldHealth mine = local_->check_health();
   mine.k += slab_.first_local();
   // The worst cell of the whole grid by the same rule as one rank's (kernels/field_health.h).
-  struct Candidate {
-    uint32_t badness;
-    int64_t cell;
+  std::vector<FieldHealth> all(static_cast<size_t>(size_));
+  check_mpi(MPI_Allgather(&mine, int(sizeof mine), MPI_BYTE, all.data(), int(sizeof mine), MPI_BYTE,
+                          comm_),
+            "MPI_Allgather (health)");
+  auto cell_of = [this](const FieldHealth& h) {
+    WorstCell c;
+    c.badness = health_badness(h.worst_value);
+    c.cell = (int64_t(h.k) * global_.ny + h.j) * global_.nx + h.i;
+    return c;
   };
-  const Candidate candidate{health_badness(mine.worst_value),
-                            (int64_t(mine.k) * global_.ny + mine.j) * global_.nx + mine.i};
-  std::vector<Candidate> all(static_cast<size_t>(size_));
-  mpi_check(MPI_Allgather(&candidate, int(sizeof candidate), MPI_BYTE, all.data(),
-                          int(sizeof candidate), MPI_BYTE, comm_),
-            "MPI_Allgather (health)");
-  std::vector<FieldHealth> fields(static_cast<size_t>(size_));
-  mpi_check(MPI_Allgather(&mine, int(sizeof mine), MPI_BYTE, fields.data(), int(sizeof mine),
-                          MPI_BYTE, comm_),
-            "MPI_Allgather (health)");
-  size_t worst = 0;
-  for (size_t r = 1; r < all.size(); ++r)
-    if (all[r].badness > all[worst].badness ||
-        (all[r].badness == all[worst].badness && all[r].cell < all[worst].cell))
-      worst = r;
-  return fields[worst];
+  WorstCell worst;
+  for (const FieldHealth& h : all) worst.merge(cell_of(h));
+  for (const FieldHealth& h : all)
+    if (cell_of(h).cell == worst.cell) return h; // (ghost copies may name it twice: equal values)
+  return all.front();
 }
 
 // ---- boxes -----------------------------------------------------------------------------------
 
-Box DecomposedPropagator::to_local(const Box& b, int k_lo, int k_hi) const {
+Box DecomposedPropagator::to_local(const Box& b) const {
   Box local = b;
-  local.z0 = std::max(b.z0 - slab_.first_local(), k_lo);
-  local.z1 = std::min(b.z1 - slab_.first_local(), k_hi);
+  local.z0 = b.z0 - slab_.first_local();
+  local.z1 = b.z1 - slab_.first_local();
+  return local;
+}
+Box DecomposedPropagator::clipped(const Box& b, int k_lo, int k_hi) const {
+  Box local = to_local(b);
+  local.z0 = std::max(local.z0, k_lo);
+  local.z1 = std::min(local.z1, k_hi);
   return local;
 }
 Box DecomposedPropagator::own_part(const Box& b) const {
-  return to_local(b, slab_.ghost_lo, slab_.ghost_lo + slab_.own_planes());
+  return clipped(b, slab_.ghost_lo, slab_.ghost_lo + slab_.own_planes());
 }
-Box DecomposedPropagator::local_part(const Box& b) const {
-  return to_local(b, 0, slab_.local_planes());
+Box DecomposedPropagator::local_part(const Box& b) const { return clipped(b, 0, slab_.local_planes()); }
+
+std::vector<float> DecomposedPropagator::planes_of(const Box& box, const Box& part,
+                                                   const std::vector<float>& dense) const {
+  const int first = part.z0 + slab_.first_local() - box.z0; // part's first plane within the box
+  return dense_planes(dense, int64_t(box.nx()) * box.ny(), first, first + part.nz());
 }
 
 void DecomposedPropagator::allocate_boundary_store(const Box& box, int steps) {
@@ -290,32 +296,25 @@ void DecomposedPropagator::allocate_boundary_store(const Box& box, int steps) {
   // The whole box in local coordinates (its z faces may lie beyond this slab): the local store
   // then holds the global ring's cells on the own and ghost planes, so a restore refreshes the
   // ghost copies too.
-  Box local = box;
-  local.z0 = box.z0 - slab_.first_local();
-  local.z1 = box.z1 - slab_.first_local();
+  const Box local = to_local(box);
   ring_here_ = ring_box_fits(local, local_->layout()); // false: the box misses this slab
   if (ring_here_) local_->allocate_boundary_store(local, steps);
 }
 
 std::vector<float> DecomposedPropagator::gather_box(const Box& b, const std::vector<float>& own) const {
-  const int plane_cells = b.nx() * b.ny();
-  MPI_Datatype plane_type;
-  mpi_check(MPI_Type_contiguous(plane_cells, MPI_FLOAT, &plane_type), "MPI_Type_contiguous");
-  MPI_Type_commit(&plane_type);
-  std::vector<int> counts, displs;
+  const int64_t plane_cells = int64_t(b.nx()) * b.ny();
+  std::vector<int> counts, firsts;
   for (const Slab& s : slabs_) {
     const int z0 = std::max(b.z0, s.z_begin), z1 = std::min(b.z1, s.z_end);
     counts.push_back(std::max(0, z1 - z0));
-    displs.push_back(std::max(0, z0 - b.z0));
+    firsts.push_back(std::max(0, z0 - b.z0));
   }
-  std::vector<float> whole(size_t(b.cells()));
   const int mine = counts[size_t(rank_)];
   if (int64_t(own.size()) != int64_t(mine) * plane_cells)
     throw std::logic_error("DecomposedPropagator::gather_box: own part has the wrong size");
-  const int code = MPI_Allgatherv(own.data(), mine, plane_type, whole.data(), counts.data(),
-                                  displs.data(), plane_type, comm_);
-  MPI_Type_free(&plane_type);
-  mpi_check(code, "MPI_Allgatherv (box)");
+  std::vector<float> whole(size_t(b.cells()));
+  allgather_planes(comm_, plane_cells, own.data(), mine, counts, firsts, whole.data(),
+                   "MPI_Allgatherv (box)");
   return whole;
 }
 
@@ -333,9 +332,7 @@ void DecomposedPropagator::set_current(const Box& box, const std::vector<float>&
     throw std::invalid_argument("DecomposedPropagator::set_current: box outside the grid or wrong size");
   const Box part = local_part(box); // ghosts too: they stay copies of the owners' cells
   if (part.empty()) return;
-  const int64_t plane_cells = int64_t(box.nx()) * box.ny();
-  const int first = part.z0 + slab_.first_local() - box.z0;
-  local_->set_current(part, dense_planes(dense, plane_cells, first, first + part.nz()));
+  local_->set_current(part, planes_of(box, part, dense));
 }
 
 void DecomposedPropagator::allocate_image(const Box& box) {
@@ -368,10 +365,7 @@ void DecomposedPropagator::set_image(const std::vector<float>& image,
     throw std::invalid_argument("DecomposedPropagator::set_image: arrays must cover the image box");
   if (!image_here_) return;
   const Box part = own_part(image_box_);
-  const int64_t plane_cells = int64_t(image_box_.nx()) * image_box_.ny();
-  const int first = part.z0 + slab_.first_local() - image_box_.z0;
-  local_->set_image(dense_planes(image, plane_cells, first, first + part.nz()),
-                    dense_planes(illumination, plane_cells, first, first + part.nz()));
+  local_->set_image(planes_of(image_box_, part, image), planes_of(image_box_, part, illumination));
 }
 
 std::vector<float> DecomposedPropagator::gather_image(bool illumination) const {
@@ -387,9 +381,7 @@ void DecomposedPropagator::set_born_perturbation(const Box& box, const std::vect
   const Box part = local_part(box);
   born_here_ = !part.empty();
   if (!born_here_) return;
-  const int64_t plane_cells = int64_t(box.nx()) * box.ny();
-  const int first = part.z0 + slab_.first_local() - box.z0;
-  local_->set_born_perturbation(part, dense_planes(m, plane_cells, first, first + part.nz()));
+  local_->set_born_perturbation(part, planes_of(box, part, m));
 }
 
 void DecomposedPropagator::inject_born_source(const Propagator& background) {

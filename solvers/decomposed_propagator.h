@@ -113,11 +113,14 @@ public:
   void run_step(bool compute_edges, bool compute_interior, bool exchange);
 
 private:
-  // A box of global cells -> the same cells in local coordinates, limited to local planes
-  // [k_lo, k_hi) (local numbering); empty when they miss.
-  Box to_local(const Box& global_box, int k_lo, int k_hi) const;
+  // A box of global cells in local plane numbers (it may reach beyond the slab along z), and the
+  // same limited to local planes [k_lo, k_hi): empty when they miss.
+  Box to_local(const Box& global_box) const;
+  Box clipped(const Box& global_box, int k_lo, int k_hi) const;
   Box own_part(const Box& global_box) const;   // own planes only
   Box local_part(const Box& global_box) const; // own and ghost planes
+  // The planes of `part` (local_part or own_part of `box`) cut from a dense array over `box`.
+  std::vector<float> planes_of(const Box& box, const Box& part, const std::vector<float>& dense) const;
   // Gathers each rank's own part of a dense box array, in z order, onto every rank.
   std::vector<float> gather_box(const Box& global_box, const std::vector<float>& own_dense) const;
   std::vector<float> gather_image(bool illumination) const;

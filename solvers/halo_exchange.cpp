@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/halo_exchange.h"
+#include "solvers/mpi_context.h"
 
 namespace rtm {
 namespace {
@@ -38,7 +39,7 @@ public:
   void finish() override {
     const int code = MPI_Waitall(active_, requests_.data(), MPI_STATUSES_IGNORE);
     active_ = 0;
-    if (code != MPI_SUCCESS) throw std::runtime_error("halo exchange (mpi): MPI_Waitall failed");
+    check_mpi(code, "halo exchange (mpi): MPI_Waitall");
   }
 
 private:
