@@ -449,16 +449,14 @@ void CudaPropagator::step_planes(int k_begin, int k_end) {
   // nz = k_end - k_begin and every array shifted by k_begin planes, so that its plane 0 is plane
   // k_begin and its z halo is the real neighbouring planes. No kernel needs to know.
   const size_t shift_bytes = size_t(k_begin) * size_t(layout_.plane) * element_bytes();
-  auto shifted = [shift_bytes](const void* p) {
-    return static_cast<const void*>(static_cast<const char*>(p) + shift_bytes);
-  };
+  auto shifted = [shift_bytes](void* p) { return static_cast<char*>(p) + shift_bytes; };
   WaveStepArgs args;
   args.layout = layout_;
   args.layout.nz = k_end - k_begin;
   args.layout.size = layout_.size - int64_t(k_begin) * layout_.plane;
   args.weights = weights_;
   args.p_cur = shifted(cur_);
-  args.p_prev_next = const_cast<void*>(shifted(prev_));
+  args.p_prev_next = shifted(prev_);
   args.v2dt2 = shifted(v2dt2_.data());
   if (damp_x_.data()) {
     args.damp_x = damp_x_.as<float>();
