@@ -33,7 +33,7 @@ struct ModelGeometry {
   std::vector<Position> receivers;
 };
 
-// Reads /vp (or `dataset`) and checks everything DESIGN.md asks: the file exists and is HDF5, the
+// Reads /vp (or `dataset`) and checks everything docs/io.md lists: the file exists and is HDF5, the
 // dataset exists with rank 3 and a float type, every value finite and positive, spacing positive,
 // units m/s or km/s. Throws InputError naming the file, dataset or attribute on any failure.
 VelocityModel read_velocity_model(const std::string& path, const std::string& dataset = "vp");

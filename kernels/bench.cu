@@ -245,7 +245,7 @@ std::vector<PointRun> run_point_workload(const BenchConfig& config, int steps,
     const double a = kPi * info.f0 * (n * info.dt - info.t0);
     wavelet[size_t(n)] = float((1.0 - 2.0 * a * a) * std::exp(-a * a));
   }
-  // f = w(t) / (hx hy hz) at the source cell (PHYSICS.md); inject() multiplies by v2dt2.
+  // f = w(t) / (hx hy hz) at the source cell (docs/physics.md); inject() multiplies by v2dt2.
   const float scale = float(1.0 / (kSpacing * kSpacing * kSpacing));
 
   std::unique_ptr<CudaPropagator> reference;

@@ -33,7 +33,7 @@ DeviceInfo query_device(int device = 0);
 // The number of CUDA devices this process sees (0 when none or no usable driver).
 int visible_device_count();
 
-// Memory options that combine with any kernel (DESIGN.md): compressible allocations and an L2
+// Memory options for any kernel (docs/variants.md): compressible allocations and an L2
 // persisting access-policy window.
 struct MemoryOptions {
   bool compressible = false;

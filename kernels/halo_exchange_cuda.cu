@@ -205,7 +205,7 @@ class NcclExchange final : public GpuExchange {
 public:
   NcclExchange(Propagator& local, const HaloPlan& plan) : GpuExchange(local, plan) {
     // NVLink multicast (NVLS) stays off unless the user set it: on shared hosts it has put GPUs
-    // out of service (GPU.md of this project).
+    // out of service (docs/decomposition.md, "Halo transports").
     setenv("NCCL_NVLS_ENABLE", "0", 0);
     int rank = 0, size = 1;
     MPI_Comm_rank(plan.comm, &rank);

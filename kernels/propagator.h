@@ -3,7 +3,7 @@
 // Plain C++ with no CUDA types: the CPU reference (solvers/cpu_propagator) and the CUDA backend
 // (kernels/cuda_propagator.cu) both implement it, and the drivers in solvers/ use only this.
 //
-// The step (PHYSICS.md), with an optional absorbing-layer damping e = eta * dt / 2 >= 0:
+// The step (docs/physics.md), with an optional absorbing-layer damping e = eta * dt / 2 >= 0:
 //   p[n+1] = ( 2 p[n] - (1 - e) p[n-1] + v2dt2 * lap p[n] ) / (1 + e)
 // With e = 0 (everywhere outside the absorbing layers) this is exactly the undamped step
 //   p[n+1] = 2 p[n] - p[n-1] + v2dt2 * lap p[n].

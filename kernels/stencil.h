@@ -4,7 +4,7 @@
 
 namespace rtm {
 
-// d2p/dx2 ~ (1/h^2) sum_{k=-4..4} c_|k| p[i+k]   (PHYSICS.md)
+// d2p/dx2 ~ (1/h^2) sum_{k=-4..4} c_|k| p[i+k]   (docs/physics.md)
 constexpr double kStencilC[5] = {-205.0 / 72.0, 8.0 / 5.0, -1.0 / 5.0, 8.0 / 315.0, -1.0 / 560.0};
 // sum |c_k| over the 9-point stencil: 2048/315, enters the CFL limit.
 constexpr double kStencilAbsSum = 2048.0 / 315.0;

@@ -18,7 +18,7 @@
 
 namespace rtm {
 
-// How the migration gets the source wavefield backwards in time (PHYSICS.md).
+// How the migration gets the source wavefield backwards in time (docs/rtm.md, section 4).
 enum class SourceWavefieldStorage {
   snapshots,       // every snapshot_interval-th source field kept in host memory
   boundary_saving, // the 4 outermost interior layers of each face saved every step (device memory),

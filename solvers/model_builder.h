@@ -1,4 +1,4 @@
-// Synthetic velocity models for `rtm generate-model`, the demo and the tests (PHYSICS.md, "Test models").
+// Synthetic velocity models for `rtm generate-model`, the demo and the tests (docs/models.md).
 #pragma once
 
 #include <vector>

@@ -45,7 +45,7 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
                      const ParallelContext* parallel = nullptr);
 
 // One shot on an existing propagator: resets its state, then for n = 0 .. nt-1 records p[n] at the
-// receivers, steps, and injects the source series' sample n into p[n+1] (PHYSICS.md: f[n] enters
+// receivers, steps, and injects source sample n into p[n+1] (docs/physics.md: f[n] enters
 // p[n+1]). `source_set` holds the source with its wavelet uploaded; returns traces [nrec][nt].
 // With `health`, the field is checked as it says (solvers/health.h) and a broken run throws
 // NumericalInstability naming `context` ("shot 3").

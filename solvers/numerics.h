@@ -1,4 +1,4 @@
-// Time step, stability and sampling checks (PHYSICS.md, "Stability and dispersion").
+// Time step, stability and sampling checks (docs/physics.md, "Time step (CFL)" and "Dispersion").
 #pragma once
 
 #include <string>
@@ -18,7 +18,7 @@ constexpr double kDefaultCflFraction = 0.88;
 double choose_dt(double requested_dt, double vmax, double hx, double hy, double hz);
 
 // Points per shortest wavelength for a Ricker of peak frequency f0 (f_max ~ 2.5 f0):
-// v_min / (2.5 f0 h_max). 8th order needs about 4 (PHYSICS.md).
+// v_min / (2.5 f0 h_max). 8th order needs about 4 (docs/physics.md, "Dispersion").
 double points_per_wavelength(double vmin, double f0, double hmax);
 constexpr double kMinPointsPerWavelength = 4.0;
 constexpr double kRickerFmaxOverF0 = 2.5;

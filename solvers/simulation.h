@@ -39,7 +39,7 @@ struct SimulationGrid {
   double hx() const { return model.dx; }
   double hy() const { return model.dy; }
   double hz() const { return model.dz; }
-  // 1 / (hx hy hz): turns a point source into a cell-average density (PHYSICS.md).
+  // 1 / (hx hy hz): turns a point source into a cell-average density (docs/physics.md).
   float injection_scale() const { return float(1.0 / (model.dx * model.dy * model.dz)); }
   int64_t compute_cells() const { return layout.interior_cells(); }
 };

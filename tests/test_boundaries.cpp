@@ -1,5 +1,5 @@
 // Absorbing boundaries: the spurious reflection they return, measured against a domain large enough
-// that nothing comes back within the window (PHYSICS.md, "Absorbing boundaries"), and the free
+// that nothing comes back within the window (docs/rtm.md, section 1), and the free
 // surface's pressure-release reflection.
 #include <gtest/gtest.h>
 

@@ -26,7 +26,7 @@ double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(num / den);
 }
 
-// Homogeneous medium, point source: p(r, t) = w(t - r/v) / (4 pi r) (PHYSICS.md).
+// Homogeneous medium, point source: p(r, t) = w(t - r/v) / (4 pi r) (docs/physics.md).
 // v = 2000 m/s, h = 10 m, f0 = 10 Hz: 8 points per shortest wavelength (f_max = 25 Hz).
 // Receivers 35 cells away on an axis and 32 cells away off-axis. The grid (131^3, walls 66 cells
 // from the source) is large enough that the first wall reflection reaches a receiver after the
