@@ -59,6 +59,8 @@ Cli build_cli() {
   register_generate_model(rtm);
   register_model(rtm);
   register_migrate(rtm);
+  register_import(rtm);
+  register_export(rtm);
   register_bench(rtm);
   cli.demo = register_demo(rtm);
   register_micro(rtm);

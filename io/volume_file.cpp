@@ -33,6 +33,12 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
   });
 }
 
+bool hdf5_has_member(const std::string& path, const std::string& name) {
+  h5::ErrorStackSilencer silence;
+  const h5::File file = h5::open_file_for_reading(path);
+  return h5::link_exists(file, name);
+}
+
 std::vector<float> read_volume(const std::string& path, const std::string& name,
                                VelocityModel& grid) {
   h5::ErrorStackSilencer silence;

@@ -18,6 +18,9 @@ struct NamedVolume {
 // (its vp is not written), under a temporary name, renamed when complete.
 void write_volumes(const std::string& path, const VelocityModel& grid,
                    const std::vector<NamedVolume>& volumes);
+// Whether `path` (an HDF5 file; InputError otherwise) has an object named `name` at its root.
+bool hdf5_has_member(const std::string& path, const std::string& name);
+
 // Reads one volume written by write_volumes (shape and grid attributes into `grid`).
 std::vector<float> read_volume(const std::string& path, const std::string& name,
                                VelocityModel& grid);
