@@ -7,6 +7,7 @@
 #include "app/commands.h"
 #include "app/config_format.h"
 #include "io/errors.h"
+#include "io/provenance.h"
 #include "solvers/mpi_context.h"
 
 namespace rtm::app {
@@ -51,7 +52,7 @@ Cli build_cli() {
   cli.config = rtm.set_config("--config", "",
                               "Read options from a config file (TOML subset: [subcommand] sections "
                               "of name = value lines; see inputs/)");
-  rtm.set_version_flag("--version", "rtm 0.1.0");
+  rtm.set_version_flag("--version", rtm_version());
   rtm.require_subcommand(0, 1);
 
   // Subcommands, in the order `rtm --help` lists them.
@@ -59,6 +60,8 @@ Cli build_cli() {
   register_generate_model(rtm);
   register_model(rtm);
   register_migrate(rtm);
+  register_import(rtm);
+  register_export(rtm);
   register_bench(rtm);
   cli.demo = register_demo(rtm);
   register_micro(rtm);

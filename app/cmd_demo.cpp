@@ -81,9 +81,9 @@ void run_demo(const DemoArgs& a) {
   RunStats migrating;
   const MigrationResult result = migrate_shots(migration_model, shots, migration, std::cerr, &migrating);
   write_volumes(image_path, migration_model,
-                {{"image", &result.image},
-                 {"illumination", &result.illumination},
-                 {"image_raw", &result.raw_image}});
+                {{"image", &result.image, kImageUnits},
+                 {"illumination", &result.illumination, kIlluminationUnits},
+                 {"image_raw", &result.raw_image, kRawImageUnits}});
   std::vector<std::string> pngs =
       write_png_slices(a.output_dir + "/image", model.nx, model.ny, model.nz, result.image,
                        ColorScale::seismic, 99.0, -1, -1, -1, kReadablePicturePixels);

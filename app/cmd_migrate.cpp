@@ -91,9 +91,9 @@ void run_migrate(MigrateArgs& a) {
   }
   if (!parallel.is_root()) return; // world rank 0 alone writes
   write_volumes(a.output, model,
-                {{"image", &result.image},
-                 {"illumination", &result.illumination},
-                 {"image_raw", &result.raw_image}});
+                {{"image", &result.image, kImageUnits},
+                 {"illumination", &result.illumination, kIlluminationUnits},
+                 {"image_raw", &result.raw_image, kRawImageUnits}});
   // The image is safe: the partial sums are not needed any more.
   for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "

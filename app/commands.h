@@ -24,5 +24,7 @@ void register_migrate(CLI::App& rtm);
 std::function<void()> register_demo(CLI::App& rtm);
 void register_bench(CLI::App& rtm);
 void register_micro(CLI::App& rtm);
+void register_import(CLI::App& rtm);
+void register_export(CLI::App& rtm);
 
 } // namespace rtm::app

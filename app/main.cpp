@@ -7,10 +7,12 @@
 // Under an MPI launcher (mpirun -n 4 rtm migrate ...) the ranks share the shots (docs/parallel.md);
 // an error on any rank then ends all of them (MPI_Abort) with the same status.
 #include "app/cli.h"
+#include "io/provenance.h"
 #include "solvers/mpi_context.h"
 
 int main(int argc, char** argv) {
   const rtm::MpiRuntime mpi(&argc, &argv); // initialises MPI only under an MPI launcher
+  rtm::set_provenance_command_line(argc, argv); // recorded in every file written (io/provenance.h)
   rtm::app::Cli cli = rtm::app::build_cli();
   return rtm::app::run_cli(cli, argc, argv);
 }

@@ -8,7 +8,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include <hdf5_hl.h>
+
 #include "io/atomic_file.h"
+#include "io/provenance.h"
 #include "io/errors.h"
 #include "io/host_memory.h"
 
@@ -334,6 +337,7 @@ void write_hdf5_atomically(const std::string& path, const std::function<void(hid
     if (!file.valid())
       throw InputError(path + ": cannot create the file (HDF5: " + last_hdf5_error() + ")");
     fill(file);
+    write_provenance(file, path);
     if (file.close() < 0) fail_writing(path, "closing (flushing) the file");
   });
 }
@@ -407,14 +411,17 @@ void write_integers_attribute(hid_t object, const std::string& name,
 
 void write_string_attribute(hid_t object, const std::string& name, const std::string& value,
                             const std::string& file) {
+  // Variable-length UTF-8: what h5py and netCDF tools return as a Python str (fixed-length ASCII
+  // comes back as bytes). The readers accept both.
   Datatype type(H5Tcopy(H5T_C_S1));
-  if (!type.valid() || H5Tset_size(type, value.size() + 1) < 0 ||
-      H5Tset_strpad(type, H5T_STR_NULLTERM) < 0)
+  if (!type.valid() || H5Tset_size(type, H5T_VARIABLE) < 0 ||
+      H5Tset_cset(type, H5T_CSET_UTF8) < 0)
     fail_writing(file, "creating the string type of attribute " + name);
   Dataspace space(H5Screate(H5S_SCALAR));
   Attribute attribute(H5Acreate2(object, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT));
   if (!attribute.valid()) fail_writing(file, "creating attribute " + name);
-  if (H5Awrite(attribute, type, value.c_str()) < 0) fail_writing(file, "writing attribute " + name);
+  const char* text = value.c_str();
+  if (H5Awrite(attribute, type, &text) < 0) fail_writing(file, "writing attribute " + name);
 }
 
 // ---- Shared layout pieces ------------------------------------------------------------------------
@@ -494,7 +501,33 @@ Dataset write_grid_dataset(hid_t location, const std::string& name, const Veloci
   write_doubles_attribute(dataset, "spacing", {grid.dz, grid.dy, grid.dx}, file);
   write_doubles_attribute(dataset, "origin", {grid.oz, grid.oy, grid.ox}, file);
   write_string_attribute(dataset, "axes", "z,y,x", file);
+  attach_grid_scales(location, dataset, grid, file);
   return dataset;
+}
+
+void attach_grid_scales(hid_t file_id, hid_t dataset, const VelocityModel& grid,
+                        const std::string& file) {
+  struct Axis {
+    const char* name;
+    int n;
+    double origin, spacing;
+  };
+  const Axis axes[3] = {{"z", grid.nz, grid.oz, grid.dz},
+                        {"y", grid.ny, grid.oy, grid.dy},
+                        {"x", grid.nx, grid.ox, grid.dx}};
+  for (unsigned dim = 0; dim < 3; ++dim) {
+    const Axis& a = axes[dim];
+    if (!link_exists(file_id, a.name)) {
+      std::vector<double> coordinate(size_t(a.n));
+      for (int i = 0; i < a.n; ++i) coordinate[size_t(i)] = a.origin + i * a.spacing;
+      const Dataset scale = write_dataset(file_id, a.name, {hsize_t(a.n)}, coordinate.data(), file);
+      write_string_attribute(scale, "units", "m", file);
+      if (H5DSset_scale(scale, a.name) < 0) fail_writing(file, std::string("making /") + a.name + " a dimension scale");
+    }
+    Dataset scale = open_dataset(file_id, file, a.name);
+    if (H5DSattach_scale(dataset, scale, dim) < 0)
+      fail_writing(file, std::string("attaching the dimension scale /") + a.name);
+  }
 }
 
 std::vector<Position> read_positions(hid_t file_id, const std::string& file, const std::string& name) {

@@ -148,7 +148,7 @@ void write_integer_attribute(hid_t object, const std::string& name, long long va
 void write_integers_attribute(hid_t object, const std::string& name,
                               const std::vector<long long>& values, const std::string& file); // i64 [n]
 void write_string_attribute(hid_t object, const std::string& name, const std::string& value,
-                            const std::string& file); // fixed-length ASCII string
+                            const std::string& file); // variable-length UTF-8 string
 
 // --- Pieces of the layout shared by several files (docs/io.md) ----------------------------------
 
@@ -160,6 +160,11 @@ std::vector<float> read_grid_dataset(hid_t file_id, const std::string& file, con
 // Writes `values` ([nz][ny][nx] of `grid`) as float32 with spacing, origin and axes attributes.
 Dataset write_grid_dataset(hid_t location, const std::string& name, const VelocityModel& grid,
                            const std::vector<float>& values, const std::string& file);
+
+// Coordinate vectors /z, /y, /x (metres; made once per file) attached to `dataset`'s three
+// dimensions as HDF5 dimension scales, so netCDF/xarray tools show depth and distance axes.
+void attach_grid_scales(hid_t file_id, hid_t dataset, const VelocityModel& grid,
+                        const std::string& file);
 
 // Reads a float [n][3] dataset of (z,y,x) positions, every value finite.
 std::vector<Position> read_positions(hid_t file_id, const std::string& file, const std::string& name);

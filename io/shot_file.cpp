@@ -83,6 +83,10 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
       const h5::Dataset data = h5::write_dataset(group, "data", {nrec, nt}, shot.data.data(), path);
       h5::write_doubles_attribute(data, "source", {shot.source[0], shot.source[1], shot.source[2]},
                                   path);
+      // Each gather says its own sampling, so one taken out of the file (h5py, ParaView) is
+      // still readable on its own; the reader goes by the root's dt.
+      h5::write_double_attribute(data, "dt", file.dt, path);
+      h5::write_string_attribute(data, "axes", "receiver,time", path);
     }
   });
 }

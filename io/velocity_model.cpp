@@ -7,6 +7,7 @@
 
 #include "io/errors.h"
 #include "io/hdf5_util.h"
+#include "io/xdmf_sidecar.h"
 
 namespace rtm {
 
@@ -88,6 +89,7 @@ void write_velocity_model(const std::string& path, const VelocityModel& model,
     if (!geometry.receivers.empty())
       h5::write_positions(file, "receivers", geometry.receivers, path);
   });
+  write_xdmf_sidecar(path, model, {"vp"});
 }
 
 } // namespace rtm

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/hdf5_util.h"
+#include "io/xdmf_sidecar.h"
 
 namespace rtm {
 
@@ -28,9 +29,20 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
   }
 
   h5::write_hdf5_atomically(path, [&](hid_t file) {
-    for (const NamedVolume& volume : volumes)
-      h5::write_grid_dataset(file, volume.name, grid, *volume.data, path);
+    for (const NamedVolume& volume : volumes) {
+      const h5::Dataset dataset = h5::write_grid_dataset(file, volume.name, grid, *volume.data, path);
+      if (!volume.units.empty()) h5::write_string_attribute(dataset, "units", volume.units, path);
+    }
   });
+  std::vector<std::string> datasets;
+  for (const NamedVolume& volume : volumes) datasets.push_back(volume.name);
+  write_xdmf_sidecar(path, grid, datasets);
+}
+
+bool hdf5_has_member(const std::string& path, const std::string& name) {
+  h5::ErrorStackSilencer silence;
+  const h5::File file = h5::open_file_for_reading(path);
+  return h5::link_exists(file, name);
 }
 
 std::vector<float> read_volume(const std::string& path, const std::string& name,

@@ -12,12 +12,24 @@ namespace rtm {
 struct NamedVolume {
   std::string name;          // dataset name, e.g. "image"
   const std::vector<float>* data; // [nz][ny][nx] of the grid below
+  std::string units;              // written as the dataset's "units" attribute when not empty
 };
 
+// The units attributes of a migration's volumes (docs/rtm.md, section 5). The source wavelet has no
+// physical amplitude, so the sums carry its arbitrary scale; the normalised image does not.
+inline const char* const kImageUnits =
+    "relative amplitude (illumination-normalised, Laplacian-filtered cross-correlation)";
+inline const char* const kIlluminationUnits = "arbitrary (sum over time steps of the squared source field)";
+inline const char* const kRawImageUnits = "arbitrary (sum over time steps of source x receiver field)";
+
 // Writes each volume as float32 [nz][ny][nx] with spacing/origin/axes attributes from `grid`
-// (its vp is not written), under a temporary name, renamed when complete.
+// (its vp is not written), under a temporary name, renamed when complete; then the XDMF
+// sidecar for ParaView (io/xdmf_sidecar.h).
 void write_volumes(const std::string& path, const VelocityModel& grid,
                    const std::vector<NamedVolume>& volumes);
+// Whether `path` (an HDF5 file; InputError otherwise) has an object named `name` at its root.
+bool hdf5_has_member(const std::string& path, const std::string& name);
+
 // Reads one volume written by write_volumes (shape and grid attributes into `grid`).
 std::vector<float> read_volume(const std::string& path, const std::string& name,
                                VelocityModel& grid);

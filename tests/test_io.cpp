@@ -3,18 +3,21 @@
 // HDF5 C API, independently of the code under test.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <hdf5_hl.h>
 #include <png.h>
 
 #include "io/errors.h"
@@ -45,6 +48,7 @@ protected:
   std::vector<std::string> files_in_directory() const {
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename());
+    std::sort(names.begin(), names.end());
     return names;
   }
 
@@ -201,7 +205,8 @@ TEST_F(IoTest, ModelRoundTripKeepsValuesGridAndGeometry) {
   const rtm::ModelGeometry geometry_back = rtm::read_model_geometry(path("model.h5"));
   EXPECT_EQ(geometry_back.sources, geometry.sources);
   EXPECT_EQ(geometry_back.receivers, geometry.receivers);
-  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"model.h5"}) << "a temporary file is left";
+  EXPECT_EQ(files_in_directory(), (std::vector<std::string>{"model.h5", "model.xmf"}))
+      << "a temporary file is left";
 }
 
 TEST_F(IoTest, ModelFileFollowsTheLayout) {
@@ -398,7 +403,8 @@ TEST_F(IoTest, FailedWriteRemovesTheTemporaryAndKeepsTheOldFile) {
                                                 throw std::runtime_error("interrupted");
                                               }),
                std::runtime_error);
-  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"model.h5"});
+  // The old model and its ParaView sidecar (io/xdmf_sidecar.h) are all there is.
+  EXPECT_EQ(files_in_directory(), (std::vector<std::string>{"model.h5", "model.xmf"}));
   EXPECT_EQ(rtm::read_velocity_model(target).vp, small_model().vp);
 }
 
@@ -513,11 +519,74 @@ TEST_F(IoTest, InconsistentShotFileIsNotWritten) {
 
 // ---- Volumes -------------------------------------------------------------------------------------
 
+// ParaView, VisIt, h5py and xarray: an XDMF sidecar with the grid's true spacing and origin,
+// dimension scales /z /y /x in metres, strings h5py returns as str (variable-length UTF-8),
+// provenance on the root, units on a volume that has them, dt on every gather.
+TEST_F(IoTest, FilesCarryWhatViewersAndPythonToolsNeed) {
+  rtm::VelocityModel grid = small_model();
+  grid.ox = 100;
+  grid.oy = 0;
+  grid.oz = 7.5;
+  std::vector<float> image(size_t(grid.cells()), 1.0f);
+  rtm::write_volumes(path("image.h5"), grid, {{"image", &image, "relative amplitude"}});
+
+  std::ifstream sidecar(path("image.xmf"));
+  ASSERT_TRUE(sidecar.good()) << "no XDMF sidecar next to image.h5";
+  std::stringstream xml;
+  xml << sidecar.rdbuf();
+  EXPECT_THAT(xml.str(), HasSubstr("TopologyType=\"3DCoRectMesh\" Dimensions=\"" +
+                                   std::to_string(grid.nz) + " " + std::to_string(grid.ny) + " " +
+                                   std::to_string(grid.nx) + "\""));
+  EXPECT_THAT(xml.str(), HasSubstr(">7.5 0 100</DataItem>"));       // origin z y x
+  EXPECT_THAT(xml.str(), HasSubstr("image.h5:/image</DataItem>"));
+
+  const hid_t file = H5Fopen(path("image.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t dataset = H5Dopen2(file, "image", H5P_DEFAULT);
+  for (unsigned dim = 0; dim < 3; ++dim) EXPECT_EQ(H5DSget_num_scales(dataset, dim), 1) << dim;
+  const hid_t x = H5Dopen2(file, "x", H5P_DEFAULT);
+  EXPECT_GT(H5DSis_scale(x), 0);
+  std::vector<double> xs(size_t(grid.nx));
+  H5Dread(x, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, xs.data());
+  EXPECT_EQ(xs[1], 100 + grid.dx);
+  for (const char* name : {"units"}) {
+    const hid_t attribute = H5Aopen(dataset, name, H5P_DEFAULT);
+    const hid_t type = H5Aget_type(attribute);
+    EXPECT_GT(H5Tis_variable_str(type), 0) << name;
+    EXPECT_EQ(H5Tget_cset(type), H5T_CSET_UTF8) << name;
+    H5Tclose(type);
+    H5Aclose(attribute);
+  }
+  for (const char* name : {"rtm_version", "rtm_command_line", "rtm_created", "rtm_parameters"})
+    EXPECT_GT(H5Aexists(file, name), 0) << name;
+  H5Dclose(x);
+  H5Dclose(dataset);
+  H5Fclose(file);
+
+  rtm::ShotFile shots;
+  shots.nt = 4;
+  shots.dt = 0.002;
+  shots.wavelet.assign(4, 0.0f);
+  shots.receivers = {{1, 2, 3}};
+  shots.shots.push_back({0, {0, 0, 0}, std::vector<float>(4, 0.0f)});
+  rtm::write_shot_file(path("shots.h5"), shots);
+  const hid_t sf = H5Fopen(path("shots.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t gather = H5Dopen2(sf, "shots/0000/data", H5P_DEFAULT);
+  double dt = 0;
+  const hid_t dt_attribute = H5Aopen(gather, "dt", H5P_DEFAULT);
+  H5Aread(dt_attribute, H5T_NATIVE_DOUBLE, &dt);
+  EXPECT_EQ(dt, 0.002);
+  H5Aclose(dt_attribute);
+  H5Dclose(gather);
+  H5Fclose(sf);
+}
+
 TEST_F(IoTest, VolumeRoundTrip) {
   const rtm::VelocityModel grid = small_model();
   std::vector<float> image(60), illumination(60);
   for (int i = 0; i < 60; ++i) image[i] = float(i % 7) - 3.0f, illumination[i] = float(i) * 0.5f;
-  rtm::write_volumes(path("image.h5"), grid, {{"image", &image}, {"illumination", &illumination}});
+  rtm::write_volumes(path("image.h5"), grid,
+                     {{"image", &image, "relative"}, {"illumination", &illumination, ""}});
 
   rtm::VelocityModel read_grid;
   EXPECT_EQ(rtm::read_volume(path("image.h5"), "image", read_grid), image);
@@ -529,7 +598,7 @@ TEST_F(IoTest, VolumeRoundTrip) {
   EXPECT_EQ(read_grid.ox, -100);
   EXPECT_THAT(input_error([&] { rtm::read_volume(path("image.h5"), "stack", read_grid); }),
               HasSubstr("image.h5: dataset /stack not found"));
-  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"image.h5"});
+  EXPECT_EQ(files_in_directory(), (std::vector<std::string>{"image.h5", "image.xmf"}));
 }
 
 // ---- PNG -----------------------------------------------------------------------------------------

@@ -1,0 +1,94 @@
+// rtm export: rtm's HDF5 files out to SEG-Y (models, images, shot gathers) or NumPy .npy
+// (models, images), for interpretation packages and Python tools (docs/io.md).
+#include <cstdio>
+#include <memory>
+
+#include "app/commands.h"
+#include "io/array_file.h"
+#include "io/atomic_file.h"
+#include "io/errors.h"
+#include "io/segy_file.h"
+#include "io/shot_file.h"
+#include "io/velocity_model.h"
+#include "io/volume_file.h"
+
+namespace rtm::app {
+namespace {
+
+struct ExportArgs {
+  std::string input, output, dataset = "auto";
+};
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+enum class Target { segy, npy };
+
+Target target_of(const std::string& output) {
+  if (ends_with(output, ".sgy") || ends_with(output, ".segy") || ends_with(output, ".SGY") ||
+      ends_with(output, ".SEGY"))
+    return Target::segy;
+  if (ends_with(output, ".npy")) return Target::npy;
+  throw InputError("-o " + output + ": name the output .sgy/.segy (SEG-Y) or .npy (NumPy)");
+}
+
+void run_export(const ExportArgs& a) {
+  const Target target = target_of(a.output);
+  check_output_path(a.output);
+  std::string dataset = a.dataset;
+  if (dataset == "auto") {
+    if (hdf5_has_member(a.input, "shots"))
+      dataset = "shots";
+    else if (hdf5_has_member(a.input, "vp"))
+      dataset = "vp";
+    else if (hdf5_has_member(a.input, "image"))
+      dataset = "image";
+    else
+      throw InputError(a.input + ": holds no /shots, /vp or /image; name the dataset with --dataset");
+  }
+  if (dataset == "shots") {
+    if (target != Target::segy)
+      throw InputError("-o " + a.output + ": shot gathers export to SEG-Y (.sgy) only");
+    const ShotFile shots = read_shot_file(a.input);
+    write_segy_shots(a.output, shots);
+    std::printf("wrote %s: %zu shots x %zu receivers, %d samples of %g s\n", a.output.c_str(),
+                shots.shots.size(), shots.receivers.size(), shots.nt, shots.dt);
+    return;
+  }
+  VelocityModel grid;
+  std::vector<float> values;
+  std::string description;
+  if (dataset == "vp") {
+    grid = read_velocity_model(a.input);
+    values = std::move(grid.vp);
+    grid.vp.clear();
+    description = "velocity (m/s)";
+  } else {
+    values = read_volume(a.input, dataset, grid);
+    description = dataset;
+  }
+  if (target == Target::segy)
+    write_segy_volume(a.output, grid, values, description);
+  else
+    write_npy(a.output, values, ArrayShape{grid.nx, grid.ny, grid.nz});
+  std::printf("wrote %s: /%s, %dx%dx%d cells (x, y, z) of %gx%gx%g m\n", a.output.c_str(),
+              dataset.c_str(), grid.nx, grid.ny, grid.nz, grid.dx, grid.dy, grid.dz);
+}
+
+} // namespace
+
+void register_export(CLI::App& rtm) {
+  auto a = std::make_shared<ExportArgs>();
+  CLI::App* cmd = rtm.add_subcommand(
+      "export", "Write a model, image or shot file to SEG-Y (.sgy) or NumPy (.npy)");
+  cmd->add_option("input", a->input, "rtm HDF5 file (model, image or shots)")->required();
+  cmd->add_option("-o,--output", a->output, "Output file: .sgy/.segy or .npy")->required();
+  cmd->add_option("--dataset", a->dataset,
+                  "What to export: vp, image, illumination, image_raw, shots, or auto (shots, "
+                  "else vp, else image)")
+      ->capture_default_str();
+  cmd->callback([a]() { run_export(*a); });
+}
+
+} // namespace rtm::app
