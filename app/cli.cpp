@@ -63,7 +63,9 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 std::string closest(const std::string& typed, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_distance = SIZE_MAX;
+  if (typed.size() <= 2) return best; // "-x": any one-letter option is one edit away
   for (const std::string& candidate : candidates) {
+    if (candidate.size() <= 2) continue;
     const size_t distance = edit_distance(typed, candidate);
     const bool prefix = candidate.size() > 2 && typed.size() > 2 &&
                         (typed.rfind(candidate, 0) == 0 || candidate.rfind(typed, 0) == 0);
@@ -111,43 +113,60 @@ std::vector<std::string> config_first(int argc, char** argv) {
   return config;
 }
 
-// After CLI11 refused the command line: the first word that is neither a subcommand of rtm nor an
-// option of the chosen subcommand, named with the closest real name. "" when every word is known
-// (then CLI11's own message is the right one: a missing value, a bad number...).
+// Names of the subcommands of `command`.
+std::vector<std::string> subcommand_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : command.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+// After CLI11 refused the command line: the first word that is neither a subcommand where one is
+// expected nor an option of the chosen (sub)command, named with the closest real name. "" when
+// every word is known (then CLI11's own message is the right one: a missing value, a bad number).
 std::string unknown_name_message(const CLI::App& rtm, const std::vector<std::string>& words) {
-  const CLI::App* command = nullptr;
-  std::vector<std::string> subcommands;
-  for (const CLI::App* sub : rtm.get_subcommands([](const CLI::App*) { return true; }))
-    subcommands.push_back(sub->get_name());
+  const CLI::App* command = &rtm;
+  std::string shown = "rtm";
   for (size_t i = 1; i < words.size(); ++i) {
     const std::string& word = words[i];
     if (word == "--") break;
     if (word.empty()) continue;
-    if (!command) {
-      if (is_config_option(word)) {
-        if (word == "--config") ++i;
-        continue;
+    if (is_config_option(word)) {
+      if (word == "--config") ++i;
+      continue;
+    }
+    if (word[0] != '-') {
+      const std::vector<std::string> names = subcommand_names(*command);
+      if (names.empty()) continue; // a value or a positional
+      const CLI::App* sub = nullptr;
+      for (const CLI::App* candidate : command->get_subcommands([](const CLI::App*) { return true; }))
+        if (candidate->get_name() == word) sub = candidate;
+      // A word after an option may be its value; only one right after the command (or after
+      // another plain word) must be a subcommand.
+      const bool after_option = words[i - 1].size() > 1 && words[i - 1][0] == '-';
+      if (!sub && after_option) continue;
+      if (!sub) {
+        const std::string guess = closest(word, names);
+        return word + " is not a subcommand of " + shown +
+               (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `" + shown +
+               " --help` for the subcommands.";
       }
-      if (word[0] == '-') continue; // --help, --version, or CLI11 says what is wrong
-      for (const CLI::App* sub : rtm.get_subcommands([](const CLI::App*) { return true; }))
-        if (sub->get_name() == word) command = sub;
-      if (command) continue;
-      const std::string guess = closest(word, subcommands);
-      return word + " is not a subcommand of rtm" +
-             (guess.empty() ? "" : "; did you mean " + guess + "?") +
-             "\nRun `rtm --help` for the subcommands.";
+      command = sub;
+      shown += " " + word;
+      continue;
     }
     // Long options, and short ones of one letter; "-2" is a value, not an option.
     const bool long_option = word.rfind("--", 0) == 0 && word.size() > 2;
-    const bool short_option = word.size() == 2 && word[0] == '-' && std::isalpha(static_cast<unsigned char>(word[1]));
+    const bool short_option =
+        word.size() == 2 && std::isalpha(static_cast<unsigned char>(word[1]));
     if (!long_option && !short_option) continue;
     const std::string name = word.substr(0, word.find('='));
     const std::vector<std::string> known = option_names(*command);
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     const std::string guess = closest(name, known);
-    return name + " is not an option of rtm " + command->get_name() +
-           (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `rtm " +
-           command->get_name() + " --help` for its options.";
+    return name + " is not an option of " + shown +
+           (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `" + shown +
+           " --help` for its options.";
   }
   return "";
 }
