@@ -1,8 +1,12 @@
 #include "app/cli.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "app/commands.h"
 #include "app/config_format.h"
@@ -39,6 +43,135 @@ int bad_input(const std::string& message) {
   return fail(2);
 }
 
+// Levenshtein distance between two names, for "did you mean".
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The candidate closest to `typed`: within a third of its length in edits, or one being a prefix
+// of the other ("--model-file" -> "--model", "--rec" -> "--record-time"); "" when none is close.
+std::string closest(const std::string& typed, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  if (typed.size() <= 2) return best; // "-x": any one-letter option is one edit away
+  for (const std::string& candidate : candidates) {
+    if (candidate.size() <= 2) continue;
+    const size_t distance = edit_distance(typed, candidate);
+    const bool prefix = candidate.size() > 2 && typed.size() > 2 &&
+                        (typed.rfind(candidate, 0) == 0 || candidate.rfind(typed, 0) == 0);
+    if ((distance <= std::max<size_t>(2, typed.size() / 3) || prefix) && distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+// Every name an option of `command` answers to, with its dashes ("--model", "-m").
+std::vector<std::string> option_names(const CLI::App& command) {
+  std::vector<std::string> names = {"--help", "-h"};
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+  }
+  return names;
+}
+
+bool is_config_option(const std::string& word) {
+  return word == "--config" || word.rfind("--config=", 0) == 0;
+}
+
+// `--config FILE` moved before the subcommand, where CLI11 looks for it, so that it works on
+// either side ("rtm model --config run.toml" as "rtm --config run.toml model").
+std::vector<std::string> config_first(int argc, char** argv) {
+  std::vector<std::string> config, rest;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") { // everything after it is positional
+      rest.insert(rest.end(), argv + i, argv + argc);
+      break;
+    }
+    if (is_config_option(word)) {
+      config.push_back(word);
+      if (word == "--config" && i + 1 < argc) config.push_back(argv[++i]);
+    } else {
+      rest.push_back(word);
+    }
+  }
+  config.insert(config.begin(), argc > 0 ? argv[0] : "rtm");
+  config.insert(config.end(), rest.begin(), rest.end());
+  return config;
+}
+
+// Names of the subcommands of `command`.
+std::vector<std::string> subcommand_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : command.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+// After CLI11 refused the command line: the first word that is neither a subcommand where one is
+// expected nor an option of the chosen (sub)command, named with the closest real name. "" when
+// every word is known (then CLI11's own message is the right one: a missing value, a bad number).
+std::string unknown_name_message(const CLI::App& rtm, const std::vector<std::string>& words) {
+  const CLI::App* command = &rtm;
+  std::string shown = "rtm";
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (word == "--") break;
+    if (word.empty()) continue;
+    if (is_config_option(word)) {
+      if (word == "--config") ++i;
+      continue;
+    }
+    if (word[0] != '-') {
+      const std::vector<std::string> names = subcommand_names(*command);
+      if (names.empty()) continue; // a value or a positional
+      const CLI::App* sub = nullptr;
+      for (const CLI::App* candidate : command->get_subcommands([](const CLI::App*) { return true; }))
+        if (candidate->get_name() == word) sub = candidate;
+      // A word after an option may be its value; only one right after the command (or after
+      // another plain word) must be a subcommand.
+      const bool after_option = words[i - 1].size() > 1 && words[i - 1][0] == '-';
+      if (!sub && after_option) continue;
+      if (!sub) {
+        const std::string guess = closest(word, names);
+        return word + " is not a subcommand of " + shown +
+               (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `" + shown +
+               " --help` for the subcommands.";
+      }
+      command = sub;
+      shown += " " + word;
+      continue;
+    }
+    // Long options, and short ones of one letter; "-2" is a value, not an option.
+    const bool long_option = word.rfind("--", 0) == 0 && word.size() > 2;
+    const bool short_option =
+        word.size() == 2 && std::isalpha(static_cast<unsigned char>(word[1]));
+    if (!long_option && !short_option) continue;
+    const std::string name = word.substr(0, word.find('='));
+    const std::vector<std::string> known = option_names(*command);
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string guess = closest(name, known);
+    return name + " is not an option of " + shown +
+           (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `" + shown +
+           " --help` for its options.";
+  }
+  return "";
+}
+
 } // namespace
 
 Cli build_cli() {
@@ -70,8 +203,11 @@ Cli build_cli() {
 
 int run_cli(Cli& cli, int argc, char** argv) {
   CLI::App& rtm = *cli.app;
+  const std::vector<std::string> words = config_first(argc, argv);
+  std::vector<char*> reordered;
+  for (const std::string& word : words) reordered.push_back(const_cast<char*>(word.c_str()));
   try {
-    rtm.parse(argc, argv);
+    rtm.parse(static_cast<int>(reordered.size()), reordered.data());
     if (rtm.get_subcommands().empty()) cli.demo(); // bare `rtm`: the demo, defaults
   } catch (const ConfigSyntaxError& e) {
     return bad_input("config file " + config_file_name(cli) + ": " + e.what());
@@ -81,6 +217,12 @@ int run_cli(Cli& cli, int argc, char** argv) {
     std::string message = e.what();
     if (dynamic_cast<const CLI::ConfigError*>(&e))
       message = "config file " + config_file_name(cli) + ": " + message;
+    // An unknown word on the command line is named with its likely meaning, whatever CLI11
+    // tripped over first (a required option it then misses, say).
+    if (const std::string unknown = unknown_name_message(rtm, words); !unknown.empty()) {
+      print_error("error", unknown);
+      return fail(2);
+    }
     print_error("error", message);
     std::fprintf(stderr, "Run `rtm --help` or `rtm <command> --help` for the options.\n");
     return fail(2);

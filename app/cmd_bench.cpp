@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -198,7 +199,10 @@ void run_bench(const BenchOptions& o) {
     throw InputError("--per-step-csv and --plot need the point workload (--workload point or both)");
 
   const cuda::DeviceInfo device = cuda::query_device(o.device);
-  if (!device.available) throw InputError("rtm bench: no usable GPU: " + device.why_unavailable);
+  // Not bad input (exit 2) but a missing device (exit 1), with the benchmark that does run here.
+  if (!device.available)
+    throw std::runtime_error("rtm bench: no usable GPU (" + device.why_unavailable +
+                             "); for the CPU benchmark run `rtm bench --backend cpu`");
   const std::vector<std::string> variants = resolve_variants(o.variants);
 
   cuda::BenchConfig config;
@@ -377,8 +381,10 @@ void register_bench(CLI::App& rtm) {
 #ifdef RTM_HAVE_CUDA
     run_bench(*options);
 #else
-    throw InputError("rtm bench runs the CUDA kernels, and this build of rtm has none (it was "
-                     "configured without a CUDA compiler); rebuild with nvcc available");
+    // Not bad input (exit 2) but a missing device (exit 1), with the benchmark that does run here.
+    throw std::runtime_error("rtm bench runs the CUDA kernels by default, and this build of rtm "
+                             "has none (it was configured without a CUDA compiler; rebuild with "
+                             "nvcc available); for the CPU benchmark run `rtm bench --backend cpu`");
 #endif
   });
 }

@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "io/errors.h"
+#include "io/path_checks.h"
 #include "io/png_image.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
@@ -47,8 +48,20 @@ VelocityModel demo_model(int n) {
   return m;
 }
 
-void run_demo(const DemoArgs& a) {
+// The demo's only possible input is a config file: none of its outputs may be it.
+void check_demo_outputs(const DemoArgs& a, const NamedPath& config) {
+  std::vector<NamedPath> outputs;
+  for (const char* file : {"/model.h5", "/shots.h5", "/image.h5"})
+    outputs.push_back({"--output-dir", a.output_dir + file});
+  for (const char* stem : {"/image", "/model"})
+    for (const char* slice : {"_inline.png", "_crossline.png", "_depth.png"})
+      outputs.push_back({"--output-dir", a.output_dir + stem + slice});
+  check_outputs_are_not_inputs(outputs, {config});
+}
+
+void run_demo(const DemoArgs& a, const NamedPath& config) {
   const auto start = std::chrono::steady_clock::now();
+  check_demo_outputs(a, config);
   std::filesystem::create_directories(a.output_dir);
   const std::string backend = resolve_backend(a.backend.backend, std::cerr);
   const Reconstruction reconstruction = parse_reconstruction(a.reconstruction);
@@ -125,7 +138,7 @@ std::function<void()> register_demo(CLI::App& rtm) {
       ->check(CLI::IsMember({"boundary", "snapshots"}))
       ->capture_default_str();
   add_backend_options(cmd, args->backend);
-  auto action = [args]() { run_demo(*args); };
+  auto action = [args, cmd]() { run_demo(*args, config_input(cmd)); };
   cmd->callback(action);
   return action;
 }

@@ -7,6 +7,7 @@
 #include "io/array_file.h"
 #include "io/atomic_file.h"
 #include "io/errors.h"
+#include "io/path_checks.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
@@ -36,6 +37,7 @@ Target target_of(const std::string& output) {
 void run_export(const ExportArgs& a) {
   const Target target = target_of(a.output);
   check_output_path(a.output);
+  check_outputs_are_not_inputs({{"-o", a.output}}, {{"input", a.input}});
   std::string dataset = a.dataset;
   if (dataset == "auto") {
     if (hdf5_has_member(a.input, "shots"))
@@ -60,7 +62,8 @@ void run_export(const ExportArgs& a) {
   std::vector<float> values;
   std::string description;
   if (dataset == "vp") {
-    grid = read_velocity_model(a.input);
+    // Exporting runs no physics: an unusual medium goes out as it is.
+    grid = read_velocity_model(a.input, "vp", VelocityCheck::any_positive);
     values = std::move(grid.vp);
     grid.vp.clear();
     description = "velocity (m/s)";

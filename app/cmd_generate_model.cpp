@@ -6,6 +6,7 @@
 #include "app/options.h"
 #include "io/atomic_file.h"
 #include "io/errors.h"
+#include "io/path_checks.h"
 #include "io/velocity_model.h"
 #include "solvers/acquisition.h"
 #include "solvers/model_builder.h"
@@ -25,6 +26,7 @@ struct GenerateModelArgs {
   double scatterer_radius = 0;
   int shots = 0;                     // >0: store a line survey in the file
   double survey_depth = 20;
+  bool allow_unusual_velocities = false;
   std::string output;
 };
 
@@ -91,10 +93,16 @@ void register_generate_model(CLI::App& rtm) {
       ->check(finite_number())
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output HDF5 file")->required();
+  add_velocity_check_flag(cmd, args->allow_unusual_velocities);
 
-  cmd->callback([args]() {
+  cmd->callback([args, cmd]() {
     check_output_path(args->output);
+    check_outputs_are_not_inputs({{"-o", args->output}}, {config_input(cmd)});
     const VelocityModel model = build(*args);
+    if (!args->allow_unusual_velocities)
+      check_plausible_velocities(model, "the " + args->type + " model asked for",
+                                 "give velocities in m/s (e.g. 2000, not 2)",
+                                 "give velocities in m/s (e.g. 2000, not 2000000)");
     ModelGeometry geometry;
     if (args->shots > 0) {
       const Acquisition acq = default_line_survey(model, args->shots, args->survey_depth);

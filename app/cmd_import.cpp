@@ -8,9 +8,11 @@
 #include "io/array_file.h"
 #include "io/atomic_file.h"
 #include "io/errors.h"
+#include "io/path_checks.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
+#include "io/xdmf_sidecar.h"
 #include "solvers/wavelet.h"
 
 namespace rtm::app {
@@ -23,6 +25,7 @@ struct ImportModelArgs {
   std::vector<double> origin;        // OX,OY,OZ
   double dz = 0;                     // SEG-Y: depth step (m)
   bool big_endian = false;
+  bool allow_unusual = false;        // --allow-unusual-velocities
 };
 
 struct ImportShotsArgs {
@@ -115,6 +118,10 @@ VelocityModel import_model(ImportModelArgs a) {
                        "); expected every velocity > 0");
     model.vp[c] = float(model.vp[c] * scale);
   }
+  // The same plausibility check as an HDF5 model (io/velocity_model.h): a units slip refused here.
+  if (!a.allow_unusual)
+    check_plausible_velocities(model, a.input + " (read as " + a.units + ")",
+                               "give --units km/s", "the values look 1000 times too large for --units " + a.units);
   return model;
 }
 
@@ -156,8 +163,12 @@ void register_import(CLI::App& rtm) {
                     "millimetres)")
       ->check(positive_finite());
   model->add_flag("--big-endian", m->big_endian, "raw: the file is big-endian (default little)");
+  model->add_flag("--allow-unusual-velocities", m->allow_unusual,
+                  "Accept velocities outside 300 to 10000 m/s (an unusual medium on purpose)");
   model->callback([m]() {
     check_output_path(m->output);
+    check_outputs_are_not_inputs({{"-o", m->output}, {"-o (its sidecar)", xdmf_path_for(m->output)}},
+                                 {{"input", m->input}});
     const VelocityModel v = import_model(*m);
     write_velocity_model(m->output, v);
     std::printf("wrote %s: %dx%dx%d cells (x, y, z) of %gx%gx%g m, origin (%g, %g, %g) m, vp %g "
@@ -178,6 +189,7 @@ void register_import(CLI::App& rtm) {
   shots->add_option("--t0", s->t0, "Delay of the wavelet (s); default 1.2/f0")->check(finite_number());
   shots->callback([s]() {
     check_output_path(s->output);
+    check_outputs_are_not_inputs({{"-o", s->output}}, {{"input", s->input}});
     ShotFile file = read_segy_shots(s->input);
     file.f0 = s->f0;
     file.t0 = s->t0 >= 0 ? s->t0 : default_ricker_delay(s->f0);

@@ -10,6 +10,8 @@
 #include "io/atomic_file.h"
 #include "io/checkpoint_file.h"
 #include "io/errors.h"
+#include "io/format.h"
+#include "io/path_checks.h"
 #include "io/png_image.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
@@ -35,11 +37,43 @@ struct MigrateArgs {
   std::string colors = "seismic";
   bool resume = false;
   int checkpoint_every = 1;
+  bool allow_unusual_velocities = false;
+  bool allow_other_grid = false;
   MigrationParams params;
   ParallelOptions parallel;
 };
 
-void run_migrate(MigrateArgs& a) {
+// Every file the run writes, named by the option that names it.
+std::vector<NamedPath> migrate_outputs(const MigrateArgs& a) {
+  std::vector<NamedPath> outputs = {{"-o", a.output}};
+  if (!a.png_dir.empty())
+    for (const char* stem : {"/image", "/illumination"})
+      for (const char* slice : {"_inline.png", "_crossline.png", "_depth.png"})
+        outputs.push_back({"--png-dir", a.png_dir + stem + slice});
+  return outputs;
+}
+
+// The shots' records must reach past the wavelet (and, with the mute, past the muted part):
+// otherwise every trace migrated is zero and the image is empty.
+void check_record_length(const ShotFile& shots, const std::string& path, bool mute) {
+  const double end = (shots.nt - 1) * shots.dt;
+  if (end > shots.t0 && (!mute || end > shots.t0 + 1.0 / shots.f0)) return;
+  std::string message = path + ": the records end at " + format_number(end, 4) + " s (" +
+                        std::to_string(shots.nt) + " samples of " + format_number(shots.dt, 4) +
+                        " s), ";
+  if (end <= shots.t0)
+    message += "before the wavelet's delay t0 = " + format_number(shots.t0, 4) +
+               " s: they hold no reflection";
+  else
+    message += "and the direct-wave mute zeroes every sample up to at least t0 + 1/f0 = " +
+               format_number(shots.t0 + 1.0 / shots.f0, 4) + " s (t0 " +
+               format_number(shots.t0, 4) + " s, f0 " + format_number(shots.f0, 4) +
+               " Hz); --direct-wave none keeps them";
+  throw InputError(message + "; the image would be all zero. Model the shots with a longer "
+                             "--record-time");
+}
+
+void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.reconstruction = parse_reconstruction(a.reconstruction);
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
   a.params.laplacian_filter = !a.no_laplacian;
@@ -51,19 +85,35 @@ void run_migrate(MigrateArgs& a) {
 
   const ParallelContext parallel(a.parallel.ranks_per_shot);
   std::ostream& info = parallel.is_root() ? std::cerr : null_stream(); // one copy of each message
-  if (parallel.is_root()) check_output_path(a.output); // before the run, not after it
+  if (parallel.is_root()) { // before the run, not after it
+    check_output_path(a.output);
+    check_outputs_are_not_inputs(migrate_outputs(a),
+                                 {{"--shots", a.shots_path},
+                                  {"--model", a.model_path},
+                                  {"--migration-model", a.migration_model_path},
+                                  config_input(cmd)});
+  }
 
   // Every rank reads the inputs (a file system all nodes see).
   const ShotFile shots = read_shot_file(a.shots_path);
+  if (shots.f0 > 0)
+    check_record_length(shots, a.shots_path, a.params.direct_wave == DirectWaveRemoval::mute);
+  const VelocityCheck check = velocity_check(a.allow_unusual_velocities);
+  const std::string model_path = a.migration_model_path.empty() ? a.model_path : a.migration_model_path;
+  const VelocityModel read = read_velocity_model(model_path, "vp", check);
+  // The shots were modelled on a grid; another grid under them is nearly always a mistake (a
+  // different file, x and y swapped), refused before any work unless asked for.
+  if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read, model_path);
   VelocityModel model;
   if (!a.migration_model_path.empty()) {
-    model = read_velocity_model(a.migration_model_path);
+    model = read;
   } else {
-    model = smooth_model(read_velocity_model(a.model_path), a.smooth);
+    model = smooth_model(read, a.smooth);
     info << "rtm: migration velocity: " << a.model_path;
     if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
     else info << " as is (--smooth 0)";
-    info << ", " << model.vmin() << " to " << model.vmax() << " m/s\n";
+    info << ", " << format_number(model.vmin()) << " to " << format_number(model.vmax())
+         << " m/s\n";
   }
   place_on_device(a.params.backend, parallel, a.parallel, info);
 
@@ -175,7 +225,12 @@ void register_migrate(CLI::App& rtm) {
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
   add_parallel_options(cmd, args->parallel);
-  cmd->callback([args]() { run_migrate(*args); });
+  add_velocity_check_flag(cmd, args->allow_unusual_velocities);
+  cmd->add_flag("--allow-other-grid", args->allow_other_grid,
+                "Migrate on a model grid other than the one the shots were modelled on (shape, "
+                "spacing or origin differ): every source and receiver must still lie in it and "
+                "the shots' dt must be stable in it");
+  cmd->callback([args, cmd]() { run_migrate(*args, cmd); });
 }
 
 } // namespace rtm::app

@@ -7,10 +7,13 @@
 #include "app/options.h"
 #include "io/atomic_file.h"
 #include "io/errors.h"
+#include "io/format.h"
+#include "io/path_checks.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "solvers/modeling.h"
 #include "solvers/shot_parallel.h"
+#include "solvers/wavelet.h"
 
 namespace rtm::app {
 namespace {
@@ -24,6 +27,7 @@ struct ModelArgs {
   double receiver_depth = -1;   // m below the model origin; < 0: the source depth
   int receiver_step = 1;        // cells between generated receivers
   bool receiver_grid = false;   // receivers over the x-y plane instead of the centre inline
+  bool allow_unusual_velocities = false;
   ModelingParams params;
   ParallelOptions parallel;
 };
@@ -62,13 +66,29 @@ void register_model(CLI::App& rtm) {
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
   add_parallel_options(cmd, args->parallel);
+  add_velocity_check_flag(cmd, args->allow_unusual_velocities);
 
-  cmd->callback([args]() {
+  cmd->callback([args, cmd]() {
     const ParallelContext parallel(args->parallel.ranks_per_shot);
     std::ostream& info = parallel.is_root() ? std::cerr : null_stream();
-    if (parallel.is_root()) check_output_path(args->output); // before the run, not after it
+    if (parallel.is_root()) { // before the run, not after it
+      check_output_path(args->output);
+      check_outputs_are_not_inputs({{"-o", args->output}},
+                                   {{"--model", args->model_path}, config_input(cmd)});
+    }
     // Every rank reads the model and builds the same acquisition (a file system all nodes see).
-    const VelocityModel model = read_velocity_model(args->model_path);
+    const VelocityModel model = read_velocity_model(
+        args->model_path, "vp", velocity_check(args->allow_unusual_velocities));
+    // A record that ends before the wavelet peaks holds no reflection: say so now, not after the
+    // migration of these shots comes out empty.
+    const double t0 = args->params.wavelet.t0 >= 0 ? args->params.wavelet.t0
+                                                   : default_ricker_delay(args->params.wavelet.f0);
+    if (args->params.record_time <= t0)
+      info << "rtm: warning: --record-time " << format_number(args->params.record_time)
+           << " s ends before the wavelet's delay t0 = " << format_number(t0)
+           << " s: the records hold at most the wavelet's onset and no reflection, and `rtm "
+              "migrate` will refuse them; record longer than "
+           << format_number(t0 + 1.0 / args->params.wavelet.f0) << " s\n";
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
     const bool generate = args->shots > 0 || !args->shot_grid.empty() || args->receiver_grid;
@@ -79,9 +99,9 @@ void register_model(CLI::App& rtm) {
       for (const auto& [name, depth] : {std::pair{"--source-depth", args->source_depth},
                                         std::pair{"--receiver-depth", receiver_depth}})
         if (depth < 0 || depth > deepest)
-          throw InputError(std::string(name) + " " + std::to_string(depth) +
+          throw InputError(std::string(name) + " " + format_distinct(depth, deepest) +
                            " m puts generated points outside the model, whose depth runs from 0 "
-                           "to " + std::to_string(deepest) + " m below its origin");
+                           "to " + format_distinct(deepest, depth) + " m below its origin");
       SurveyLayout layout;
       layout.shots_x = args->shot_grid.empty() ? std::max(1, args->shots) : args->shot_grid[0];
       layout.shots_y = args->shot_grid.empty() ? 1 : args->shot_grid[1];

@@ -124,6 +124,20 @@ void add_time_options(CLI::App* cmd, ModelingParams& p) {
       ->capture_default_str();
 }
 
+void add_velocity_check_flag(CLI::App* cmd, bool& allow_unusual) {
+  cmd->add_flag("--allow-unusual-velocities", allow_unusual,
+                "Accept velocities outside 300 to 10000 m/s (the plausible range for seismic "
+                "media; outside it is nearly always a units mistake)");
+}
+
+NamedPath config_input(const CLI::App* cmd) {
+  const CLI::App* root = cmd;
+  while (root->get_parent()) root = root->get_parent();
+  const CLI::Option* config = root->get_option_no_throw("--config");
+  if (!config || config->empty()) return {"--config", ""};
+  return {"--config", config->results().front()};
+}
+
 void add_format_flags(CLI::App* cmd, FormatFlags& f) {
   auto* csv = cmd->add_flag("--csv", f.csv, "Print results as CSV");
   cmd->add_flag("--json", f.json, "Print results as JSON")->excludes(csv);

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "io/path_checks.h"
 #include "io/result_table.h"
+#include "io/velocity_model.h"
 #include "solvers/backend.h"
 #include "solvers/modeling.h"
 #include "solvers/shot_parallel.h"
@@ -30,6 +32,17 @@ struct FormatFlags {
   }
 };
 void add_format_flags(CLI::App* cmd, FormatFlags& flags);
+
+// --allow-unusual-velocities: accept a model whose velocities lie outside the plausible range for
+// seismic media (io/velocity_model.h), on purpose. Every subcommand that reads a model has it.
+void add_velocity_check_flag(CLI::App* cmd, bool& allow_unusual);
+inline VelocityCheck velocity_check(bool allow_unusual) {
+  return allow_unusual ? VelocityCheck::any_positive : VelocityCheck::plausible;
+}
+
+// The config file given to rtm (--config, before or after the subcommand) as a named input of
+// `cmd`'s run, so that no output may overwrite it; an empty path when none was given.
+NamedPath config_input(const CLI::App* cmd);
 
 // Value checks that, unlike CLI::PositiveNumber, also refuse "nan" and "inf".
 const CLI::Validator& positive_finite();     // a finite number > 0

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "io/errors.h"
+#include "io/format.h"
 #include "io/hdf5_util.h"
 
 namespace rtm {
@@ -227,6 +228,61 @@ ShotFile read_shot_file(const std::string& path) {
   std::sort(file.shots.begin(), file.shots.end(),
             [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
   return file;
+}
+
+} // namespace rtm
+
+namespace rtm {
+namespace {
+
+std::string triple(double z, double y, double x, const char* unit) {
+  return "(" + format_number(z) + ", " + format_number(y) + ", " + format_number(x) + ")" + unit;
+}
+
+// Equal up to rounding in the files (spacing and origin are stored as float64, but may have been
+// computed in float32 by whatever wrote the model).
+bool close(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max({1.0, std::abs(a), std::abs(b)}); }
+
+} // namespace
+
+void check_modeling_grid(const ShotFile& shots, const std::string& shots_path,
+                         const VelocityModel& model, const std::string& model_path) {
+  if (shots.nx <= 0) return; // no grid recorded
+  const bool same_shape = shots.nx == model.nx && shots.ny == model.ny && shots.nz == model.nz;
+  const bool same_spacing =
+      close(shots.dx, model.dx) && close(shots.dy, model.dy) && close(shots.dz, model.dz);
+  const bool same_origin =
+      close(shots.ox, model.ox) && close(shots.oy, model.oy) && close(shots.oz, model.oz);
+  if (same_shape && same_spacing && same_origin) return;
+
+  const std::string recorded = "(z, y, x) shape " + triple(shots.nz, shots.ny, shots.nx, "") +
+                               ", spacing " + triple(shots.dz, shots.dy, shots.dx, " m") +
+                               ", origin " + triple(shots.oz, shots.oy, shots.ox, " m");
+  const std::string found = "(z, y, x) shape " + triple(model.nz, model.ny, model.nx, "") +
+                            ", spacing " + triple(model.dz, model.dy, model.dx, " m") +
+                            ", origin " + triple(model.oz, model.oy, model.ox, " m");
+  const bool swapped = shots.nx != shots.ny && shots.nx == model.ny && shots.ny == model.nx &&
+                       shots.nz == model.nz && close(shots.dx, model.dy) &&
+                       close(shots.dy, model.dx) && close(shots.dz, model.dz);
+  std::string what;
+  if (swapped) {
+    what = "its x and y axes are swapped against the grid the shots were modelled on (was /vp "
+           "written [nz][nx][ny] instead of [nz][ny][nx]?)";
+  } else {
+    std::vector<std::string> differ;
+    if (!same_shape) differ.push_back("shape");
+    if (!same_spacing) differ.push_back("spacing");
+    if (!same_origin) differ.push_back("origin");
+    what = "its ";
+    for (size_t i = 0; i < differ.size(); ++i)
+      what += (i == 0 ? "" : i + 1 == differ.size() ? " and " : ", ") + differ[i];
+    what += std::string(differ.size() == 1 ? " differs" : " differ") +
+            " from the grid the shots were modelled on";
+  }
+  throw InputError("the migration model " + model_path + " is not on the shots' grid: " + what +
+                   ". Model: " + found + "; " + shots_path + " was modelled on " + recorded +
+                   ". Use the model the shots were modelled on (or one on its grid), or pass "
+                   "--allow-other-grid to migrate on this grid on purpose");
 }
 
 } // namespace rtm

@@ -34,4 +34,12 @@ void write_shot_file(const std::string& path, const ShotFile& file);
 // Checks shapes (every gather [nrec][nt]), finiteness and attributes; InputError on failure.
 ShotFile read_shot_file(const std::string& path);
 
+// Throws InputError when `model` (read from `model_path`) is not on the grid `shots` (read from
+// `shots_path`) were modelled on, saying exactly what differs: the shape, the spacing, the origin,
+// or x and y swapped. A shot file without the grid attributes (written by older versions, or not
+// by `rtm model`) passes: then only the positions (inside the model) and dt (stable in it) are
+// checked, later, by the migration itself.
+void check_modeling_grid(const ShotFile& shots, const std::string& shots_path,
+                         const VelocityModel& model, const std::string& model_path);
+
 } // namespace rtm

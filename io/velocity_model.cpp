@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/errors.h"
+#include "io/format.h"
 #include "io/hdf5_util.h"
 #include "io/xdmf_sidecar.h"
 
@@ -21,7 +22,30 @@ float VelocityModel::vmax() const {
   return *std::max_element(vp.begin(), vp.end());
 }
 
-VelocityModel read_velocity_model(const std::string& path, const std::string& dataset) {
+void check_plausible_velocities(const VelocityModel& model, const std::string& source,
+                                const std::string& km_per_s_hint,
+                                const std::string& thousandfold_hint) {
+  const double low = model.vmin(), high = model.vmax();
+  if (low >= kMinPlausibleVelocity && high <= kMaxPlausibleVelocity) return;
+  const auto plausible = [](double a, double b) {
+    return a >= kMinPlausibleVelocity && b <= kMaxPlausibleVelocity;
+  };
+  std::string hint;
+  if (plausible(low * 1000, high * 1000) && !km_per_s_hint.empty())
+    hint = "the values look like km/s: " + km_per_s_hint;
+  else if (plausible(low / 1000, high / 1000) && !thousandfold_hint.empty())
+    hint = "the values look 1000 times too large: " + thousandfold_hint;
+  else
+    hint = "check the units and the values";
+  throw InputError(source + " holds velocities from " + format_number(low) + " to " +
+                   format_number(high) + " m/s, outside the plausible range for seismic media (" +
+                   format_number(kMinPlausibleVelocity) + " to " +
+                   format_number(kMaxPlausibleVelocity) + " m/s); " + hint +
+                   ". To use an unusual medium on purpose, pass --allow-unusual-velocities");
+}
+
+VelocityModel read_velocity_model(const std::string& path, const std::string& dataset,
+                                  VelocityCheck check) {
   h5::ErrorStackSilencer silence;
   const h5::File file = h5::open_file_for_reading(path);
 
@@ -29,9 +53,11 @@ VelocityModel read_velocity_model(const std::string& path, const std::string& da
   model.vp = h5::read_grid_dataset(file, path, dataset, model);
 
   double to_metres_per_second = 1.0;
+  bool has_units = false;
   {
     const h5::Dataset vp = h5::open_dataset(file, path, dataset);
     if (h5::has_attribute(vp, "units")) {
+      has_units = true;
       const std::string subject = h5::attribute_subject(path, dataset, "units");
       const std::string units = h5::read_string_attribute(vp, "units", subject);
       if (units == "km/s")
@@ -53,6 +79,19 @@ VelocityModel read_velocity_model(const std::string& path, const std::string& da
     }
   if (to_metres_per_second != 1.0)
     for (float& v : model.vp) v = static_cast<float>(v * to_metres_per_second);
+  if (check == VelocityCheck::plausible) {
+    const std::string name = h5::absolute_name(dataset);
+    const std::string declared = !has_units ? "no units attribute, so m/s"
+                                 : to_metres_per_second == 1.0 ? "units \"m/s\""
+                                                               : "units \"km/s\", converted";
+    check_plausible_velocities(
+        model, path + ": dataset " + name + " (" + declared + ")",
+        !has_units ? "add the attribute units = \"km/s\" to " + name
+        : to_metres_per_second == 1.0 ? "set the attribute units of " + name + " to \"km/s\""
+                                      : "",
+        to_metres_per_second == 1.0 ? "" : "if they are m/s, set the attribute units of " + name +
+                                               " to \"m/s\"");
+  }
   return model;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "io/errors.h"
+#include "io/format.h"
 #include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/shot_parallel.h"
@@ -17,14 +18,14 @@ namespace rtm {
 void check_modeling_params(const ModelingParams& p) {
   if (!(p.wavelet.f0 > 0) || !std::isfinite(p.wavelet.f0))
     throw InputError("--f0: the wavelet's peak frequency must be positive, got " +
-                     std::to_string(p.wavelet.f0));
+                     format_number(p.wavelet.f0));
   if (!std::isfinite(p.wavelet.t0))
     throw InputError("--t0: the wavelet delay must be finite");
   if (!(p.record_time > 0) || !std::isfinite(p.record_time))
-    throw InputError("--record-time must be positive, got " + std::to_string(p.record_time));
+    throw InputError("--record-time must be positive, got " + format_number(p.record_time));
   if (p.dt < 0 || !std::isfinite(p.dt))
     throw InputError("--dt must be positive (or 0 to derive it from CFL), got " +
-                     std::to_string(p.dt));
+                     format_number(p.dt));
 }
 
 std::vector<float> series_to_traces(const std::vector<float>& series, int npoints, int nt) {

@@ -21,7 +21,7 @@ double choose_dt(double requested_dt, double vmax, double hx, double hy, double 
     const double hmin = std::min({hx, hy, hz});
     char msg[512];
     std::snprintf(msg, sizeof msg,
-                  "--dt %.6g s violates the CFL stability limit: with v_max = %.1f m/s and spacing "
+                  "--dt %.6g s violates the CFL stability limit: with v_max = %.6g m/s and spacing "
                   "(%.4g, %.4g, %.4g) m the 8th-order scheme needs dt <= %.6g s (Courant number "
                   "v_max*dt/h_min = %.4f requested, at most %.4f allowed). Use --dt %.6g or leave "
                   "--dt unset to derive it.",
@@ -43,7 +43,7 @@ std::string dispersion_warning(double vmin, double f0, double hx, double hy, dou
   char msg[400];
   std::snprintf(msg, sizeof msg,
                 "warning: grid too coarse for the wavelet: %.2f points per shortest wavelength "
-                "(v_min %.1f m/s, f_max ~ %.3g Hz = 2.5 f0, h_max %.4g m); 8th order needs about "
+                "(v_min %.6g m/s, f_max ~ %.3g Hz = 2.5 f0, h_max %.4g m); 8th order needs about "
                 "%.0f. Expect numerical dispersion; use f0 <= %.3g Hz or h <= %.4g m.",
                 ppw, vmin, kRickerFmaxOverF0 * f0, hmax, kMinPointsPerWavelength,
                 vmin / (kRickerFmaxOverF0 * kMinPointsPerWavelength * hmax),

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "io/errors.h"
+#include "io/format.h"
 #include "solvers/numerics.h"
 
 namespace rtm {
@@ -104,16 +105,28 @@ PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const 
   const VelocityModel& m = sim.model;
   // Fractional model-cell coordinates.
   const double fz = (zyx[0] - m.oz) / m.dz, fy = (zyx[1] - m.oy) / m.dy, fx = (zyx[2] - m.ox) / m.dx;
-  const double eps = 1e-9;
-  if (!std::isfinite(fx) || !std::isfinite(fy) || !std::isfinite(fz) || fx < -eps ||
-      fy < -eps || fz < -eps || fx > m.nx - 1 + eps || fy > m.ny - 1 + eps || fz > m.nz - 1 + eps) {
-    char msg[400];
-    std::snprintf(msg, sizeof msg,
-                  "%s at (z, y, x) = (%.6g, %.6g, %.6g) m lies outside the model, which spans "
-                  "z [%.6g, %.6g], y [%.6g, %.6g], x [%.6g, %.6g] m",
-                  what.c_str(), zyx[0], zyx[1], zyx[2], m.oz, m.oz + (m.nz - 1) * m.dz, m.oy,
-                  m.oy + (m.ny - 1) * m.dy, m.ox, m.ox + (m.nx - 1) * m.dx);
-    throw InputError(msg);
+  // A point a rounding error outside (a position computed as o + i*d in another order, or stored
+  // in float32) is on the edge: 1e-6 cells is far below any physical meaning.
+  const double eps = 1e-6;
+  const bool inside_z = fz >= -eps && fz <= m.nz - 1 + eps;
+  const bool inside_y = fy >= -eps && fy <= m.ny - 1 + eps;
+  const bool inside_x = fx >= -eps && fx <= m.nx - 1 + eps;
+  if (!(inside_z && inside_y && inside_x)) { // also NaN
+    // Name the axis at fault, its coordinate printed with the digits that show it outside.
+    std::string axes;
+    auto describe = [&](bool inside, const char* axis, double value, double lo, double hi) {
+      if (inside) return;
+      const double bound = std::isfinite(value) && value < lo ? lo : hi;
+      axes += std::string(axes.empty() ? "" : ", ") + axis + " = " + format_distinct(value, bound) +
+              " m lies outside " + axis + " [" + format_distinct(lo, value) + ", " +
+              format_distinct(hi, value) + "] m";
+    };
+    describe(inside_z, "z", zyx[0], m.oz, m.oz + (m.nz - 1) * m.dz);
+    describe(inside_y, "y", zyx[1], m.oy, m.oy + (m.ny - 1) * m.dy);
+    describe(inside_x, "x", zyx[2], m.ox, m.ox + (m.nx - 1) * m.dx);
+    throw InputError(what + " at (z, y, x) = (" + format_number(zyx[0]) + ", " +
+                     format_number(zyx[1]) + ", " + format_number(zyx[2]) +
+                     ") m lies outside the model: " + axes);
   }
   const double cx = std::clamp(fx, 0.0, double(m.nx - 1));
   const double cy = std::clamp(fy, 0.0, double(m.ny - 1));

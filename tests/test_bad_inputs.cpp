@@ -137,6 +137,8 @@ struct RawModel {
   std::vector<double> spacing = {10, 10, 10}; // empty: no attribute
   bool spacing_as_string = false;
   double planted_value = 2000;                // written at (z,y,x) = (1,2,3)
+  double fill = 2000;                         // every other value
+  std::string units;                          // attribute units of /vp; empty: none
   bool chunked_without_data = false;          // declare a (huge) dataset, write nothing
 };
 
@@ -179,13 +181,14 @@ void write_raw_model(const std::string& path, const RawModel& m) {
   if (!m.chunked_without_data) {
     hsize_t count = 1;
     for (hsize_t d : m.dims) count *= d;
-    std::vector<double> values(count, 2000.0);
+    std::vector<double> values(count, m.fill);
     const hsize_t planted = m.dims.size() == 3 ? (1 * m.dims[1] + 2) * m.dims[2] + 3 : count;
     if (planted < count) values[planted] = m.planted_value;
     if (count > 0) {
       ASSERT_GE(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
     }
   }
+  if (!m.units.empty()) add_string(dataset, "units", m.units);
   if (m.spacing_as_string)
     add_string(dataset, "spacing", "10 m");
   else if (!m.spacing.empty())
@@ -533,4 +536,262 @@ TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
        "largest: snapshots", "--reconstruction boundary"},
       path("image.h5"));
   EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
+}
+
+// ---- Implausible velocities: nearly always a units mistake ------------------------------------------
+
+TEST_F(BadInput, VelocitiesThatLookLikeKilometresPerSecondAreRefusedWithAHint) {
+  RawModel km; // 2 "m/s" everywhere, 4.5 in one cell, no units attribute
+  km.fill = 2.0;
+  km.planted_value = 4.5;
+  const std::string file = raw_model(path("km.h5"), km);
+  expect_model_refused(file, {}, {"km.h5", "/vp", "from 2 to 4.5 m/s", "300 to 10000 m/s",
+                                  "add the attribute units = \"km/s\"",
+                                  "--allow-unusual-velocities"});
+  expect_refused({"migrate", "-s", path("absent_shots.h5"), "--migration-model", file, "-o",
+                  path("image.h5")},
+                 {"absent_shots.h5"}, path("image.h5")); // the shots are read first
+  // units = "m/s" said explicitly: the hint is to correct it
+  km.units = "m/s";
+  expect_model_refused(raw_model(path("km_said.h5"), km), {},
+                       {"km_said.h5", "set the attribute units of /vp to \"km/s\""});
+  // m/s values labelled km/s: 2000 km/s
+  RawModel thousandfold;
+  thousandfold.units = "km/s";
+  expect_model_refused(raw_model(path("big.h5"), thousandfold), {},
+                       {"big.h5", "2e+06", "1000 times", "units of /vp to \"m/s\""});
+  // an odd medium that is no units mistake: no hint about units
+  RawModel slow;
+  slow.fill = 150;
+  const std::string err = expect_model_refused(raw_model(path("slow.h5"), slow), {},
+                                               {"slow.h5", "from 150 to 2000 m/s"});
+  EXPECT_THAT(err, Not(HasSubstr("km/s:")));
+  // generated models too
+  expect_refused({"generate-model", "--type", "constant", "--velocity", "2", "-o", path("gen.h5")},
+                 {"constant model", "from 2 to 2 m/s", "give velocities in m/s"}, path("gen.h5"));
+}
+
+TEST_F(BadInput, UnusualVelocitiesAreAcceptedOnPurpose) {
+  RawModel slow;
+  slow.fill = 250; // below 300 m/s: refused without the flag (above), used with it
+  const Outcome o = run({"model", "-m", raw_model(path("slow.h5"), slow), "-o", path("shots.h5"),
+                         "--backend", "cpu", "--record-time", "0.02", "--boundary-width", "4",
+                         "--f0", "5", "--allow-unusual-velocities"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(path("shots.h5")));
+  const Outcome generated = run({"generate-model", "--type", "constant", "--velocity", "12000",
+                                 "--shape", "8,8,8", "-o", path("fast.h5"),
+                                 "--allow-unusual-velocities"});
+  EXPECT_EQ(generated.status, 0) << generated.err;
+}
+
+// ---- An output that is one of the inputs: refused before any work, the input left as it was ---------
+
+namespace {
+
+std::string file_bytes(const std::string& path) { return read_text(path); }
+
+} // namespace
+
+TEST_F(BadInput, OutputThatIsAnInputIsRefusedNamingBoth) {
+  const std::string model = good_model();
+  const std::string before = file_bytes(model);
+  fs::create_directories(path("sub"));
+  fs::create_symlink(model, path("link.h5"));
+  fs::create_hard_link(model, path("hard.h5"));
+  struct Case {
+    std::string output, shown;
+  };
+  for (const Case& c : {Case{model, model}, Case{"good.h5", "good.h5"},
+                        Case{"sub/../good.h5", "sub/../good.h5"}, Case{"link.h5", "link.h5"},
+                        Case{path("hard.h5"), path("hard.h5")}}) {
+    SCOPED_TRACE(c.output);
+    const Outcome o = run({"model", "-m", model, "-o", c.output, "--backend", "cpu",
+                           "--record-time", "0.02", "--boundary-width", "4"});
+    EXPECT_EQ(o.status, 2) << o.err;
+    EXPECT_THAT(o.err, AllOf(HasSubstr("-o " + c.shown), HasSubstr("same file as --model"),
+                             HasSubstr("good.h5"), Not(HasSubstr("rtm: modeling"))));
+    EXPECT_EQ(file_bytes(model), before) << "the input was changed";
+  }
+  // migrate: the image over the shots, a PNG over the config file
+  const Outcome modelled = run({"model", "-m", model, "-o", path("shots.h5"), "--backend", "cpu",
+                                "--record-time", "0.3", "--boundary-width", "4"});
+  ASSERT_EQ(modelled.status, 0) << modelled.err;
+  const Outcome over_shots = run({"migrate", "-s", "shots.h5", "--migration-model", model, "-o",
+                                  path("shots.h5"), "--backend", "cpu"});
+  EXPECT_EQ(over_shots.status, 2);
+  EXPECT_THAT(over_shots.err, HasSubstr("same file as --shots shots.h5"));
+  std::ofstream(path("image_depth.png")) << "[migrate]\nbackend = \"cpu\"\n";
+  const Outcome over_config =
+      run({"migrate", "-s", "shots.h5", "--migration-model", model, "-o", path("image.h5"),
+           "--png-dir", dir_.string(), "--config", path("image_depth.png")});
+  EXPECT_EQ(over_config.status, 2);
+  EXPECT_THAT(over_config.err, HasSubstr("same file as --config"));
+  EXPECT_FALSE(fs::exists(path("image.h5")));
+  // generate-model over its config file; demo over its config file
+  std::ofstream(path("gen.toml")) << "[generate-model]\ntype = \"constant\"\n";
+  expect_refused({"--config", path("gen.toml"), "generate-model", "-o", path("gen.toml")},
+                 {"-o", "same file as --config"}, path("nothing"));
+  EXPECT_THAT(read_text(path("gen.toml")), HasSubstr("[generate-model]"));
+  fs::create_directories(path("demo"));
+  std::ofstream(path("demo/model.h5")) << "[demo]\nshots = 1\n";
+  expect_refused({"demo", "-o", path("demo"), "--config", path("demo/model.h5")},
+                 {"--output-dir", "same file as --config"}, path("demo/shots.h5"));
+}
+
+// ---- Migration inputs that do not fit together ---------------------------------------------------------
+
+namespace {
+
+// shot_file() above, on the grid of an n^3 model of 10 m cells (as `rtm model` records it).
+std::string shot_file_on_grid(const std::string& file, int nx, int ny, int nz, int nt, double f0) {
+  rtm::ShotFile shots;
+  shots.nt = nt;
+  shots.dt = 1e-3;
+  shots.f0 = f0;
+  shots.t0 = 1.0 / f0;
+  shots.wavelet.assign(size_t(nt), 0.0f);
+  shots.wavelet[1] = 1.0f;
+  shots.nx = nx, shots.ny = ny, shots.nz = nz;
+  shots.dx = shots.dy = shots.dz = 10;
+  shots.receivers.push_back({20.0, 20.0, 30.0});
+  rtm::ShotGather gather;
+  gather.source = {20.0, 20.0, 20.0};
+  gather.data.assign(size_t(nt), 0.0f);
+  shots.shots.push_back(gather);
+  rtm::write_shot_file(file, shots);
+  return file;
+}
+
+} // namespace
+
+TEST_F(BadInput, MigrationModelOnAnotherGridIsRefusedSayingWhatDiffers) {
+  const std::string model = good_model(); // 12 x 12 x 12 cells of 10 m
+  const std::vector<std::string> fast = {"--backend", "cpu", "--boundary-width", "4"};
+  auto migrate = [&](const std::string& shots, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"migrate", "-s", shots, "--migration-model", model, "-o",
+                                     path("image.h5")};
+    args.insert(args.end(), fast.begin(), fast.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const std::string other = shot_file_on_grid(path("other.h5"), 12, 12, 20, 300, 15);
+  expect_refused(migrate(other), {"good.h5", "other.h5", "shape differs", "(20, 12, 12)",
+                                  "(12, 12, 12)", "--allow-other-grid"},
+                 path("image.h5"));
+  // x and y swapped: a 12 x 9 grid against a 9 x 12 model
+  rtm::VelocityModel swapped;
+  swapped.nx = 9, swapped.ny = 12, swapped.nz = 12;
+  swapped.dx = swapped.dy = swapped.dz = 10;
+  swapped.vp.assign(size_t(swapped.cells()), 2000.0f);
+  rtm::write_velocity_model(path("swapped.h5"), swapped);
+  const std::string shots = shot_file_on_grid(path("xy.h5"), 12, 9, 12, 300, 15);
+  expect_refused({"migrate", "-s", shots, "--migration-model", path("swapped.h5"), "-o",
+                  path("image.h5"), "--backend", "cpu"},
+                 {"swapped.h5", "x and y axes are swapped"}, path("image.h5"));
+  // a shot dt above the migration model's stability limit: blamed on the data, not on --dt
+  rtm::VelocityModel fast_model = swapped;
+  fast_model.nx = fast_model.ny = 12;
+  fast_model.vp.assign(size_t(fast_model.cells()), 9000.0f);
+  rtm::write_velocity_model(path("fast.h5"), fast_model);
+  const std::string err = expect_refused(
+      {"migrate", "-s", shot_file_on_grid(path("same.h5"), 12, 12, 12, 300, 15),
+       "--migration-model", path("fast.h5"), "-o", path("image.h5"), "--backend", "cpu"},
+      {"the shot file's dt = 0.001 s", "stability limit of the migration model", "9000 m/s"},
+      path("image.h5"));
+  EXPECT_THAT(err, Not(HasSubstr("Use --dt")));
+}
+
+TEST_F(BadInput, RecordsShorterThanTheWaveletAreRefusedWithTheNumbers) {
+  // 15 Hz: t0 = 1/15 = 0.0667 s; 50 samples of 1 ms end at 0.049 s, before it.
+  const std::string model = good_model();
+  expect_refused({"migrate", "-s", shot_file_on_grid(path("short.h5"), 12, 12, 12, 50, 15),
+                  "--migration-model", model, "-o", path("image.h5"), "--backend", "cpu"},
+                 {"short.h5", "end at 0.049 s", "50 samples of 0.001 s", "t0 = 0.06667 s",
+                  "all zero", "--record-time"},
+                 path("image.h5"));
+  // 100 samples end at 0.099 s: after t0, but the mute zeroes everything up to t0 + 1/f0 = 0.133 s
+  expect_refused({"migrate", "-s", shot_file_on_grid(path("muted.h5"), 12, 12, 12, 100, 15),
+                  "--migration-model", model, "-o", path("image.h5"), "--backend", "cpu"},
+                 {"muted.h5", "direct-wave mute", "0.1333 s", "--direct-wave none"},
+                 path("image.h5"));
+  // rtm model warns when the record it is asked for ends before the wavelet's delay
+  const Outcome o = run({"model", "-m", model, "-o", path("shots.h5"), "--backend", "cpu",
+                         "--record-time", "0.02", "--boundary-width", "4"});
+  EXPECT_EQ(o.status, 0);
+  EXPECT_THAT(o.err, AllOf(HasSubstr("warning: --record-time 0.02 s ends before the wavelet's "
+                                     "delay t0 = 0.12 s")));
+}
+
+// ---- Messages whose numbers agree with what they say ----------------------------------------------------
+
+TEST_F(BadInput, PointARoundingErrorOutsideIsOnTheEdge) {
+  rtm::ModelGeometry geometry; // the model spans 0..110 m on each axis
+  geometry.sources = {{50, 50, 110.0 + 1e-9}};
+  geometry.receivers = {{20, 50, 10}, {20, 50, 110.0 + 1e-9}};
+  const Outcome o = run({"model", "-m", good_model(geometry), "-o", path("shots.h5"), "--backend",
+                         "cpu", "--record-time", "0.02", "--boundary-width", "4"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  fs::remove(path("shots.h5"));
+  // truly outside, by a little: the numbers show it
+  geometry.receivers = {{20, 50, 10}, {20, 50, 110.001}};
+  expect_model_refused(good_model(geometry), {},
+                       {"receiver 1", "x = 110.001 m lies outside x [0, 110] m"});
+  // 1e-5 cells outside: beyond rounding (1e-6 cells), and shown with the digits that say so
+  geometry.receivers = {{20, 50, 10}, {20, 50, 110.0001}};
+  expect_model_refused(good_model(geometry), {}, {"x = 110.0001 m lies outside x [0, 110] m"});
+}
+
+TEST_F(BadInput, NumbersInMessagesCarryOnlyTheDigitsThatMatter) {
+  const std::string err =
+      expect_model_refused(good_model(), {"--source-depth", "500"}, {"--source-depth 500 m", "to 110 m"});
+  EXPECT_THAT(err, Not(HasSubstr(".000000")));
+}
+
+// ---- Names: did you mean ----------------------------------------------------------------------------------
+
+TEST_F(BadInput, UnknownOptionIsNamedWithTheClosestReal) {
+  // --model is required too: the unknown name is the real cause, and is reported first.
+  std::string err = expect_refused({"model", "--model-file", good_model(), "-o", path("shots.h5")},
+                                   {"--model-file is not an option of rtm model; did you mean --model?"},
+                                   path("shots.h5"));
+  err = expect_model_refused(good_model(), {"--recod-time", "1"},
+                             {"--recod-time is not an option of rtm model; did you mean --record-time?"});
+  err = expect_model_refused(good_model(), {"--zzzzzz"}, {"--zzzzzz is not an option of rtm model"});
+  EXPECT_THAT(err, Not(HasSubstr("did you mean")));
+  expect_refused({"modle", "-m", good_model(), "-o", path("shots.h5")},
+                 {"modle is not a subcommand of rtm; did you mean model?"}, path("shots.h5"));
+  expect_refused({"migarte"}, {"did you mean migrate?"}, path("nothing"));
+}
+
+TEST_F(BadInput, ConfigFileWorksAfterTheSubcommandToo) {
+  std::ofstream(path("ok.toml")) << "[model]\nbackend = \"cpu\"\nrecord-time = 0.02\n"
+                                    "boundary-width = 4\n";
+  const Outcome o = run({"model", "-m", good_model(), "-o", path("shots.h5"), "--config",
+                         path("ok.toml")});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(fs::exists(path("shots.h5")));
+  fs::remove(path("shots.h5"));
+  // and its errors are still reported as the config file's
+  std::ofstream(path("bad.toml")) << "[model]\nf0 = = 12\n";
+  expect_model_refused(good_model(), {"--config=" + path("bad.toml")}, {"bad.toml", "line 2"});
+}
+
+// ---- Commands on a machine without what they need -----------------------------------------------------------
+
+TEST_F(BadInput, InfoPrintsJson) {
+  const Outcome o = run({"info", "--json"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out.substr(0, 1), "{");
+  EXPECT_THAT(o.out, AllOf(HasSubstr("\"version\""), HasSubstr("\"gpu\""),
+                           HasSubstr("\"available\"")));
+}
+
+TEST_F(BadInput, BenchWithoutAGpuIsNotBadInputAndPointsToTheCpuBenchmark) {
+  const Outcome info = run({"info", "--json"});
+  if (info.out.find("\"available\": true") != std::string::npos)
+    GTEST_SKIP() << "this machine has a GPU: rtm bench runs";
+  const Outcome o = run({"bench", "--steps", "1"});
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("rtm bench --backend cpu"));
 }
