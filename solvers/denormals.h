@@ -3,8 +3,10 @@
 // Why: a wavefield decays behind the wavefront and in the absorbing layers; once its values fall
 // below 1.2e-38 they become subnormal, and x86 cores take a microcode assist (tens to a hundred
 // cycles) for every operation that reads or produces one. A long CPU run then spends most of its
-// time on numbers that cannot change a trace: a 100x60x80 layered `rtm model` ran at 0.06 Gcells/s
-// with subnormals and 0.41 Gcells/s with them flushed, the traces differing by 9e-8 (relative).
+// time on numbers that cannot change a trace: a user measured a 100x60x80 layered `rtm model` at
+// 0.06 Gcells/s with subnormals and 0.41 Gcells/s with them flushed, the traces differing by 9e-8;
+// on the AMD development machine a step of an all-subnormal field runs 2.2x faster flushed
+// (docs/variants.md, "The CPU backend").
 // With FTZ/DAZ such values read and are written as zero. Results stay deterministic: every thread
 // that computes a wavefield runs in the same mode, so bitwise comparisons between runs still hold.
 //
