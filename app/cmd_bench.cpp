@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <mpi.h>
+#include <omp.h>
 
 #include "app/commands.h"
 #include "app/options.h"
@@ -20,6 +21,7 @@
 #include "io/png_image.h"
 #include "io/result_table.h"
 #include "kernels/median.h"
+#include "solvers/cpu_bench.h"
 #include "solvers/scaling_bench.h"
 #include "solvers/shot_parallel.h"
 
@@ -89,6 +91,85 @@ void run_scaling(const BenchOptions& o) {
     }
   } // the context's communicators are freed before MPI ends
   if (!initialised) MPI_Finalize();
+}
+
+// `rtm bench --backend cpu`: the CPU step against the triad bandwidth of the same cores, measured
+// in the same run (solvers/cpu_bench.h, docs/variants.md "The CPU backend"). `grid_given` and
+// `steps_given`: whether the user chose them (the GPU defaults would take minutes on a CPU).
+void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, bool repeats_given) {
+  const std::vector<int> grid = grid_given ? o.grid : std::vector<int>{256, 256, 256};
+  if (grid.size() != 3 || grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
+    throw InputError("--grid: expected three positive sizes NX,NY,NZ");
+  const int steps = steps_given ? o.steps : 10;
+  const int repeats = repeats_given ? o.repeats : 5;
+  if (steps < 1) throw InputError("--steps: expected a positive number of steps");
+  if (repeats < 1) throw InputError("--repeats: expected a positive number of repeats");
+  if (o.workload != "random" && o.workload != "both")
+    throw InputError("--workload: the CPU bench has the random workload only, got '" + o.workload + "'");
+  // The baseline instruction set first: the speed-up baseline and the reference of the comparison.
+  std::vector<CpuStepIsa> isas;
+  for (const std::string& v : o.variants) {
+    const bool all = v == "all";
+    if (!all && v != "baseline" && v != "avx2")
+      throw InputError("--variant: with --backend cpu, expected all, baseline or avx2, got '" + v + "'");
+    for (const CpuStepIsa isa : {CpuStepIsa::baseline, CpuStepIsa::avx2}) {
+      if (!all && v != cpu_step_isa_name(isa)) continue;
+      if (!cpu_step_isa_available(isa)) {
+        if (all) continue;
+        throw InputError("--variant " + v + ": this CPU does not have it");
+      }
+      if (std::find(isas.begin(), isas.end(), isa) == isas.end()) isas.push_back(isa);
+    }
+  }
+  std::sort(isas.begin(), isas.end());
+  const int threads = omp_get_max_threads();
+  const int64_t cells = int64_t(grid[0]) * grid[1] * grid[2];
+  const std::string grid_text =
+      std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
+  const OutputFormat format = o.format.format();
+  std::ostream& context = format == OutputFormat::text ? std::cout : std::cerr;
+  const std::string cpu = cpu_model_name();
+  context << "CPU: " << cpu << ", " << threads << " OpenMP thread(s) (OMP_NUM_THREADS)\n";
+  context << "grid " << grid_text << ", random workload " << repeats << " x " << steps << " steps\n";
+
+  const CpuTriad triad = measure_cpu_triad(cpu_triad_elements(cells), std::max(repeats, 10));
+  const double limit_gcells = triad.gbs / 16.0; // the step moves 16 B per cell (docs/variants.md)
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "triad a = b + s c over 3 x %.0f MiB (STREAM convention, 12 B/element): %.1f GB/s; "
+                "at the step's 16 B/cell: %.2f Gcells/s\n",
+                double(triad.elements) * 4.0 / 1048576.0, triad.gbs, limit_gcells);
+  context << line;
+
+  ResultTable table({{"workload"}, {"kernel"}, {"Gcells/s", "%.3f"}, {"GB/s", "%.1f"},
+                     {"of_triad", "%.3f"}, {"speedup_vs_baseline", "%.2f"},
+                     {"maxdiff_vs_first", "%.1e"}, {"ms/step", "%.3f"}});
+  table.add_row({std::string("stream"), std::string("triad"), limit_gcells, triad.gbs, 1.0,
+                 std::nan(""), std::nan(""), std::nan("")});
+  const std::vector<CpuStepRun> runs =
+      run_cpu_step_bench(grid[0], grid[1], grid[2], steps, repeats, 2, isas, std::cerr);
+  double reference_ms = std::nan("");
+  for (const CpuStepRun& r : runs)
+    if (r.isa == CpuStepIsa::baseline) reference_ms = r.ms_per_step_median;
+  double best_gcells = 0;
+  std::string best_kernel;
+  for (const CpuStepRun& r : runs) {
+    const double gcells = double(cells) / (r.ms_per_step_median * 1e-3) / 1e9;
+    const std::string kernel = std::string("step_") + cpu_step_isa_name(r.isa);
+    table.add_row({std::string("random"), kernel, gcells, gcells * 16.0, gcells * 16.0 / triad.gbs,
+                   reference_ms / r.ms_per_step_median, double(r.max_abs_diff), r.ms_per_step_median});
+    if (gcells > best_gcells) {
+      best_gcells = gcells;
+      best_kernel = kernel;
+    }
+  }
+  print_table(std::cout, table, format);
+  std::snprintf(line, sizeof line,
+                "PERFORMANCE rtm-bench-cpu cpu=\"%s\" threads=%d grid=%s triad_gbs=%.2f "
+                "limit_gcells=%.3f best=%s gcells=%.3f of_triad=%.3f\n",
+                cpu.c_str(), threads, grid_text.c_str(), triad.gbs, limit_gcells, best_kernel.c_str(),
+                best_gcells, best_gcells * 16.0 / triad.gbs);
+  (format == OutputFormat::text ? std::cout : std::cerr) << line;
 }
 
 #ifdef RTM_HAVE_CUDA
@@ -370,12 +451,20 @@ void register_bench(CLI::App& rtm) {
   cmd->add_option("--ranks", options->ranks,
                   "--scaling: rank counts to run (default 1, 2, 4, ... and all ranks)")
       ->delimiter(',');
-  cmd->add_option("--backend", options->backend, "--scaling: auto (default), cpu or cuda");
+  cmd->add_option("--backend", options->backend,
+                  "cpu: bench the CPU step against the cores' triad bandwidth (--grid default "
+                  "256,256,256, --steps 10; --variant all, baseline or avx2); with --scaling: "
+                  "auto (default), cpu or cuda");
   cmd->add_option("--halo-transport", options->halo_transport,
                   "--scaling: auto (default), mpi (cpu), nccl, mpi-cuda-aware, mpi-staged");
-  cmd->callback([options] {
+  cmd->callback([options, cmd] {
     if (!options->scaling.empty()) {
       run_scaling(*options);
+      return;
+    }
+    if (options->backend == "cpu") {
+      run_cpu_bench(*options, cmd->count("--grid") > 0, cmd->count("--steps") > 0,
+                    cmd->count("--repeats") > 0);
       return;
     }
 #ifdef RTM_HAVE_CUDA

@@ -15,6 +15,19 @@ void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* 
                    const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
                    int k_begin = 0, int k_end = -1);
 
+// The instruction sets the step's row loop is compiled for. cpu_wave_step uses the best one this
+// CPU has; all give bit-identical results (the same IEEE operations in the same order per cell; no
+// fused multiply-add), so the choice changes the speed only.
+enum class CpuStepIsa { baseline, avx2 }; // baseline: the build's own target (SSE2 on x86-64)
+bool cpu_step_isa_available(CpuStepIsa isa);
+const char* cpu_step_isa_name(CpuStepIsa isa);
+CpuStepIsa best_cpu_step_isa();
+// cpu_wave_step with a chosen instruction set (for the bench and the tests); throws
+// std::invalid_argument if this CPU lacks it.
+void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeights& w,
+                       const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
+                       float* p_prev_next, int k_begin = 0, int k_end = -1);
+
 // Copies a dense [nz][ny][nx] array into a zeroed padded array, and back.
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);
 std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& padded);
