@@ -1,5 +1,6 @@
 #include "solvers/time_dispersion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <stdexcept>
@@ -127,23 +128,40 @@ void TimeDispersionTransform::apply(std::vector<float>& traces) const {
                                 " samples are not whole traces of " + std::to_string(nt_));
   const long long ntraces = static_cast<long long>(traces.size() / size_t(nt_));
   const size_t nt = size_t(nt_);
-#pragma omp parallel
-  {
-    std::vector<double> in(nt);
-#pragma omp for schedule(dynamic, 4)
+  if (matrix_.empty()) {
+#pragma omp parallel for schedule(dynamic, 1)
     for (long long r = 0; r < ntraces; ++r) {
       float* trace = traces.data() + size_t(r) * nt;
-      for (size_t n = 0; n < nt; ++n) in[n] = trace[n];
-      if (matrix_.empty()) {
-        const std::vector<double> out = time_dispersion_direct(in, direction_);
-        for (size_t m = 0; m < nt; ++m) trace[m] = float(out[m]);
-        continue;
-      }
+      const std::vector<double> out =
+          time_dispersion_direct(std::vector<double>(trace, trace + nt), direction_);
+      for (size_t m = 0; m < nt; ++m) trace[m] = float(out[m]);
+    }
+    return;
+  }
+  // Blocks of kBlock traces: each matrix element is read once per block and feeds kBlock
+  // independent sums (which vectorise). Every trace's sum runs over n in order, so its result
+  // does not depend on the blocking or the threads.
+  constexpr long long kBlock = 8;
+  const long long nblocks = (ntraces + kBlock - 1) / kBlock;
+#pragma omp parallel
+  {
+    std::vector<double> in(nt * kBlock);
+#pragma omp for schedule(dynamic, 1)
+    for (long long block = 0; block < nblocks; ++block) {
+      const long long first = block * kBlock;
+      const long long count = std::min(kBlock, ntraces - first);
+      std::fill(in.begin(), in.end(), 0.0);
+      for (long long j = 0; j < count; ++j)
+        for (size_t n = 0; n < nt; ++n) in[n * kBlock + size_t(j)] = traces[size_t(first + j) * nt + n];
       for (size_t m = 0; m < nt; ++m) {
         const float* row = matrix_.data() + m * nt;
-        double sum = 0.0;
-        for (size_t n = 0; n < nt; ++n) sum += double(row[n]) * in[n];
-        trace[m] = float(sum);
+        double sum[kBlock] = {};
+        for (size_t n = 0; n < nt; ++n) {
+          const double a = row[n];
+          const double* x = in.data() + n * kBlock;
+          for (long long j = 0; j < kBlock; ++j) sum[j] += a * x[j];
+        }
+        for (long long j = 0; j < count; ++j) traces[size_t(first + j) * nt + m] = float(sum[j]);
       }
     }
   }
