@@ -26,6 +26,7 @@ struct DemoArgs {
   int shots = 0;       // 0: 6 on the CPU, 12 on a GPU
   double smooth = 150; // metres: the migration model is the true one smoothed over this length
   std::string reconstruction = "boundary";
+  bool time_dispersion_transform = true;
   BackendOptions backend;
 };
 
@@ -78,6 +79,7 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
   params.backend = a.backend;
   params.backend.backend = backend;
   params.wavelet.f0 = 12;
+  params.time_dispersion_transform = a.time_dispersion_transform;
   params.boundary.width = 20; // ~2-3% reflections: plenty for a picture, and half the cells of 40
   params.record_time = 1.6 * (model.nz * model.dz) / 1800.0 * 1.1;
   const Acquisition acq = default_line_survey(model, nshots, 2 * model.dz, 1);
@@ -137,6 +139,7 @@ std::function<void()> register_demo(CLI::App& rtm) {
                   "Source wavefield backwards in time: boundary (exact) or snapshots")
       ->check(CLI::IsMember({"boundary", "snapshots"}))
       ->capture_default_str();
+  add_time_dispersion_option(cmd, args->time_dispersion_transform);
   add_backend_options(cmd, args->backend);
   auto action = [args, cmd]() { run_demo(*args, config_input(cmd)); };
   cmd->callback(action);

@@ -122,6 +122,15 @@ void add_time_options(CLI::App* cmd, ModelingParams& p) {
   cmd->add_option("--record-time", p.record_time, "Seconds recorded per shot")
       ->check(positive_finite())
       ->capture_default_str();
+  add_time_dispersion_option(cmd, p.time_dispersion_transform);
+}
+
+void add_time_dispersion_option(CLI::App* cmd, bool& enabled) {
+  cmd->add_option("--time-dispersion-transform", enabled,
+                  "on (default): remove the 2nd-order time stepping's dispersion exactly (forward "
+                  "transform on the wavelet, inverse on the traces; the shot file records it); off: "
+                  "traces as the time stepping makes them")
+      ->check(CLI::IsMember({"on", "off"}));
 }
 
 void add_velocity_check_flag(CLI::App* cmd, bool& allow_unusual) {

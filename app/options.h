@@ -22,8 +22,10 @@ void add_backend_options(CLI::App* cmd, BackendOptions& options);
 void add_parallel_options(CLI::App* cmd, ParallelOptions& options);
 // --boundary-width, --free-surface
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& boundary);
-// --f0, --t0, --dt, --record-time
+// --f0, --t0, --dt, --record-time, --time-dispersion-transform
 void add_time_options(CLI::App* cmd, ModelingParams& params);
+// --time-dispersion-transform on|off (default on): docs/physics.md, "Time dispersion"
+void add_time_dispersion_option(CLI::App* cmd, bool& enabled);
 // --csv / --json (text by default)
 struct FormatFlags {
   bool csv = false, json = false;

@@ -67,6 +67,8 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
   h5::write_hdf5_atomically(path, [&](hid_t out) {
     h5::write_integer_attribute(out, "nt", file.nt, path);
     h5::write_double_attribute(out, "dt", file.dt, path);
+    h5::write_integer_attribute(out, "time_dispersion_removed", file.time_dispersion_removed ? 1 : 0,
+                                path);
     if (file.nx > 0 && file.ny > 0 && file.nz > 0) {
       h5::write_integers_attribute(out, "shape", {file.nz, file.ny, file.nx}, path);
       h5::write_doubles_attribute(out, "spacing", {file.dz, file.dy, file.dx}, path);
@@ -107,6 +109,15 @@ ShotFile read_shot_file(const std::string& path) {
   if (!(file.dt > 0 && std::isfinite(file.dt)))
     throw InputError(h5::attribute_subject(path, "/", "dt") + " is " + h5::values_string({file.dt}) +
                      "; expected a positive time step in seconds");
+  if (h5::has_attribute(in, "time_dispersion_removed")) {
+    const std::string subject = h5::attribute_subject(path, "/", "time_dispersion_removed");
+    const double flag = read_scalar(in, "time_dispersion_removed", subject, "0 or 1");
+    if (flag != 0 && flag != 1)
+      throw InputError(subject + " is " + h5::values_string({flag}) +
+                       "; expected 0 (traces as the time stepping made them) or 1 (time "
+                       "dispersion removed)");
+    file.time_dispersion_removed = flag == 1;
+  }
   if (h5::has_attribute(in, "shape")) {
     const std::string subject = h5::attribute_subject(path, "/", "shape");
     const std::vector<double> shape = h5::read_double_attribute(in, "shape", 3, subject, "[nz,ny,nx]");

@@ -2,7 +2,9 @@
 //   /receivers           float64 [nrec][3] (z,y,x, metres), shared by all shots
 //   /wavelet             float32 [nt]; attributes dt (s), f0 (Hz), t0 (s)
 //   /shots/NNNN/data     float32 [nrec][nt]; attribute source [z,y,x] (m)
-//   root attributes      nt, dt, and the model's shape [nz,ny,nx], spacing and origin (optional)
+//   root attributes      nt, dt, and the model's shape [nz,ny,nx], spacing and origin (optional);
+//                        time_dispersion_removed (0/1, optional, 0 when absent): the traces had
+//                        the time-stepping dispersion removed (solvers/time_dispersion.h)
 #pragma once
 
 #include <string>
@@ -23,6 +25,9 @@ struct ShotFile {
   double dt = 0, f0 = 0, t0 = 0;
   std::vector<float> wavelet; // [nt]
   std::vector<Position> receivers;
+  // The traces are time-continuous ones (the inverse time-dispersion transform was applied): a
+  // migration stepping in time must give them, and the wavelet, the forward transform.
+  bool time_dispersion_removed = false;
   // Grid the shots were modelled on (informational; migration may use another model).
   int nx = 0, ny = 0, nz = 0;
   double dx = 0, dy = 0, dz = 0, ox = 0, oy = 0, oz = 0;

@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "io/errors.h"
 #include "io/format.h"
 #include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/shot_parallel.h"
+#include "solvers/time_dispersion.h"
 
 namespace rtm {
 
@@ -460,10 +462,21 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     source_field->enable_timing(true);
     receiver_field->enable_timing(true);
   }
+  // Traces with the time dispersion removed are time-continuous; the propagators step in time as
+  // modeling did, so the wavelet and the data both get the forward transform (docs/rtm.md, "Time
+  // dispersion"). Traces as the time stepping made them already carry it: used as they are.
+  std::vector<float> source_wavelet = shots.wavelet;
+  std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
+  if (shots.time_dispersion_removed) {
+    source_wavelet = time_dispersion_transformed(shots.wavelet, TimeDispersion::add);
+    add_time_dispersion = std::make_unique<TimeDispersionTransform>(nt, TimeDispersion::add);
+    info << "rtm: the shot file's traces have the time dispersion removed: the wavelet and the "
+            "data get the forward transform before they are propagated\n";
+  }
   // One wavelet for every shot: one source limit; the receiver limit follows each shot's data.
   const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
   const HealthCheck source_health = make_health_check(
-      sim, runaway_limit(injected_amplitude(shots.wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
+      sim, runaway_limit(injected_amplitude(source_wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
   ShotDispenser dispenser(parallel, int(remaining.size()));
   int local_signal = 0, done_here = 0, unsaved = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -480,6 +493,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     const int s = remaining[size_t(next)];
     const ShotGather& gather = shots.shots[size_t(s)];
     std::vector<float> data = gather.data;
+    if (add_time_dispersion) add_time_dispersion->apply(data);
     if (params.direct_wave == DirectWaveRemoval::mute) {
       const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
                                                        : velocity_at(model, gather.source);
@@ -489,7 +503,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     ShotSets sets;
     sets.source_set = source_field->add_point_set(
         {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id))}, nt);
-    source_field->upload_series(sets.source_set, shots.wavelet);
+    source_field->upload_series(sets.source_set, source_wavelet);
     sets.receiver_set = receiver_set;
     sets.nt = nt;
     sets.source_scale = sim.injection_scale();

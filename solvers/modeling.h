@@ -22,6 +22,9 @@ struct ModelingParams {
   WaveletParams wavelet;
   double dt = 0;           // time step (s); 0: from CFL
   double record_time = 1;  // seconds of data per shot
+  // Remove the 2nd-order time stepping's dispersion (solvers/time_dispersion.h): the forward
+  // transform on the source wavelet, the inverse on the recorded traces; the shot file says so.
+  bool time_dispersion_transform = true;
   BoundaryConfig boundary;
   BackendOptions backend;
 };
