@@ -28,6 +28,7 @@ struct MigrateArgs {
   double smooth = 0;
   std::string reconstruction = "boundary";
   std::string direct_wave = "mute";
+  std::string data_phase_filter = "auto";
   bool no_laplacian = false;
   std::string output;
   std::string png_dir;
@@ -42,6 +43,7 @@ struct MigrateArgs {
 void run_migrate(MigrateArgs& a) {
   a.params.reconstruction = parse_reconstruction(a.reconstruction);
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
+  a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
   if (a.model_path.empty() == a.migration_model_path.empty())
     throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
@@ -93,7 +95,8 @@ void run_migrate(MigrateArgs& a) {
   write_volumes(a.output, model,
                 {{"image", &result.image},
                  {"illumination", &result.illumination},
-                 {"image_raw", &result.raw_image}});
+                 {"image_raw", &result.raw_image}},
+                {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}});
   // The image is safe: the partial sums are not needed any more.
   for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "
@@ -140,6 +143,12 @@ void register_migrate(CLI::App& rtm) {
                   "Direct-wave removal: mute (zero each trace until the direct arrival has passed) "
                   "or none")
       ->check(CLI::IsMember({"mute", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--data-phase-filter", args->data_phase_filter,
+                  "Phase correction of the data before back-propagation, (-i omega/omega0)^a: "
+                  "none (a=0, isolated receivers), half (a=1/2, a dense line), full (a=1, a dense "
+                  "areal spread), or auto (chosen from the receiver geometry; docs/rtm.md 6a)")
+      ->check(CLI::IsMember({"auto", "none", "half", "full"}))
       ->capture_default_str();
   cmd->add_option("--direct-wave-velocity", args->params.direct_wave_velocity,
                   "Velocity (m/s) of the direct-wave mute; default: the migration velocity at each source");

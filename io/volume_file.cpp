@@ -9,7 +9,8 @@
 namespace rtm {
 
 void write_volumes(const std::string& path, const VelocityModel& grid,
-                   const std::vector<NamedVolume>& volumes) {
+                   const std::vector<NamedVolume>& volumes,
+                   const std::vector<std::pair<std::string, std::string>>& attributes) {
   // Anything the reader would refuse is the caller's bug: say so before creating the file.
   auto refuse = [](const std::string& why) { throw std::invalid_argument("write_volumes: " + why); };
   if (grid.nx < 1 || grid.ny < 1 || grid.nz < 1) refuse("grid dimensions must be >= 1");
@@ -30,6 +31,7 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
   h5::write_hdf5_atomically(path, [&](hid_t file) {
     for (const NamedVolume& volume : volumes)
       h5::write_grid_dataset(file, volume.name, grid, *volume.data, path);
+    for (const auto& [name, value] : attributes) h5::write_string_attribute(file, name, value, path);
   });
 }
 
