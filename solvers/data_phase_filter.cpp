@@ -111,8 +111,9 @@ ReceiverSpread describe_receiver_spread(const std::vector<Position>& receivers, 
   s.wavelength = velocity / f0;
   if (receivers.size() < 2) return s;
 
-  // Median nearest-neighbour distance, over at most ~2000 receivers as queries (all as candidates).
-  const size_t n = receivers.size(), stride = std::max<size_t>(1, n / 2000);
+  // Median nearest-neighbour distance, over at most ~500 receivers as queries (all as candidates):
+  // enough for a median, and linear in the receivers.
+  const size_t n = receivers.size(), stride = std::max<size_t>(1, n / 500);
   std::vector<double> nearest;
   for (size_t i = 0; i < n; i += stride) {
     double best = INFINITY;
