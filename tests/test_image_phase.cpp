@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -205,6 +206,9 @@ struct FlatCase {
   Survey survey;
   DataPhaseFilter expected_filter;
 };
+
+// Names the case in test listings (ctest), instead of the bytes of the struct.
+void PrintTo(const FlatCase& c, std::ostream* os) { *os << c.name; }
 
 class FlatInterface : public ::testing::TestWithParam<FlatCase> {};
 
