@@ -1,5 +1,8 @@
 // rtm generate-model: synthetic velocity models written to HDF5.
+#include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <memory>
 
 #include "app/commands.h"
@@ -53,6 +56,41 @@ VelocityModel build(const GenerateModelArgs& a) {
     vels = {1500, 2200, 3000};
   }
   return layered_model(shape, depths, vels);
+}
+
+// "x 630 to 650 m (cells 63-65)": a region's extent along one axis.
+std::string span(const char* axis, int c0, int c1, double d) {
+  char text[128];
+  std::snprintf(text, sizeof text, "%s %.6g to %.6g m (cells %d-%d)", axis, c0 * d, c1 * d, c0, c1);
+  return text;
+}
+
+// What was drawn and where, for the log line (the builders refuse a model that would lack what
+// its type promises: a salt body with no cell, a layer no cell falls in).
+std::string describe_drawn(const GenerateModelArgs& a, const VelocityModel& m) {
+  std::ostringstream out;
+  if (a.type == "scatterer" || a.type == "salt") {
+    const double v = a.type == "scatterer" ? a.scatterer_velocity : a.v_salt;
+    const CellRegion r = cells_with_velocity(m, v); // never empty: the builders refuse that
+    out << (a.type == "scatterer" ? "scatterer" : "salt body") << " of " << v << " m/s, "
+        << r.cells << " cell(s): " << span("x", r.i0, r.i1, m.dx) << ", "
+        << span("y", r.j0, r.j1, m.dy) << ", " << span("z", r.k0, r.k1, m.dz);
+  } else if (a.type == "layered") {
+    out << "layers:";
+    int k = 0;
+    while (k < m.nz) {
+      int end = k;
+      while (end + 1 < m.nz && m.at(0, 0, end + 1) == m.at(0, 0, k)) ++end;
+      out << " " << m.at(0, 0, k) << " m/s " << span("z", k, end, m.dz) << (end + 1 < m.nz ? ";" : "");
+      k = end + 1;
+    }
+  } else if (a.type == "gradient") {
+    out << "v(z) from " << m.at(0, 0, 0) << " m/s at z = 0 to " << m.at(0, 0, m.nz - 1)
+        << " m/s at z = " << (m.nz - 1) * m.dz << " m";
+  } else {
+    out << "vp " << m.vmin() << " m/s everywhere";
+  }
+  return out.str();
 }
 
 } // namespace
@@ -109,10 +147,11 @@ void register_generate_model(CLI::App& rtm) {
       geometry.sources = acq.sources;
       geometry.receivers = acq.receivers;
     }
+    const std::string drawn = describe_drawn(*args, model);
     write_velocity_model(args->output, model, geometry);
     std::cout << "wrote " << args->output << ": " << args->type << " model " << model.nx << "x"
               << model.ny << "x" << model.nz << " cells of " << model.dx << "x" << model.dy << "x"
-              << model.dz << " m, vp " << model.vmin() << " to " << model.vmax() << " m/s";
+              << model.dz << " m, vp " << model.vmin() << " to " << model.vmax() << " m/s; " << drawn;
     if (!geometry.sources.empty())
       std::cout << ", " << geometry.sources.size() << " sources, " << geometry.receivers.size()
                 << " receivers";

@@ -30,6 +30,7 @@ struct MigrateArgs {
   double smooth = 0;
   std::string reconstruction = "boundary";
   std::string direct_wave = "mute";
+  std::string data_phase_filter = "auto";
   bool no_laplacian = false;
   std::string output;
   std::string png_dir;
@@ -76,6 +77,7 @@ void check_record_length(const ShotFile& shots, const std::string& path, bool mu
 void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.reconstruction = parse_reconstruction(a.reconstruction);
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
+  a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
   if (a.model_path.empty() == a.migration_model_path.empty())
     throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
@@ -143,7 +145,8 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   write_volumes(a.output, model,
                 {{"image", &result.image, kImageUnits},
                  {"illumination", &result.illumination, kIlluminationUnits},
-                 {"image_raw", &result.raw_image, kRawImageUnits}});
+                 {"image_raw", &result.raw_image, kRawImageUnits}},
+                {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}});
   // The image is safe: the partial sums are not needed any more.
   for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "
@@ -190,6 +193,12 @@ void register_migrate(CLI::App& rtm) {
                   "Direct-wave removal: mute (zero each trace until the direct arrival has passed) "
                   "or none")
       ->check(CLI::IsMember({"mute", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--data-phase-filter", args->data_phase_filter,
+                  "Phase correction of the data before back-propagation, (-i omega/omega0)^a: "
+                  "none (a=0, isolated receivers), half (a=1/2, a dense line), full (a=1, a dense "
+                  "areal spread), or auto (chosen from the receiver geometry; docs/rtm.md 6a)")
+      ->check(CLI::IsMember({"auto", "none", "half", "full"}))
       ->capture_default_str();
   cmd->add_option("--direct-wave-velocity", args->params.direct_wave_velocity,
                   "Velocity (m/s) of the direct-wave mute; default: the migration velocity at each source");

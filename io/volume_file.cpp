@@ -10,7 +10,8 @@
 namespace rtm {
 
 void write_volumes(const std::string& path, const VelocityModel& grid,
-                   const std::vector<NamedVolume>& volumes) {
+                   const std::vector<NamedVolume>& volumes,
+                   const std::vector<std::pair<std::string, std::string>>& attributes) {
   // Anything the reader would refuse is the caller's bug: say so before creating the file.
   auto refuse = [](const std::string& why) { throw std::invalid_argument("write_volumes: " + why); };
   if (grid.nx < 1 || grid.ny < 1 || grid.nz < 1) refuse("grid dimensions must be >= 1");
@@ -33,6 +34,7 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
       const h5::Dataset dataset = h5::write_grid_dataset(file, volume.name, grid, *volume.data, path);
       if (!volume.units.empty()) h5::write_string_attribute(dataset, "units", volume.units, path);
     }
+    for (const auto& [name, value] : attributes) h5::write_string_attribute(file, name, value, path);
   });
   std::vector<std::string> datasets;
   for (const NamedVolume& volume : volumes) datasets.push_back(volume.name);

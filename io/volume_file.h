@@ -24,9 +24,11 @@ inline const char* const kRawImageUnits = "arbitrary (sum over time steps of sou
 
 // Writes each volume as float32 [nz][ny][nx] with spacing/origin/axes attributes from `grid`
 // (its vp is not written), under a temporary name, renamed when complete; then the XDMF
-// sidecar for ParaView (io/xdmf_sidecar.h).
+// sidecar for ParaView (io/xdmf_sidecar.h). `attributes`: string attributes (name, value) of the
+// file's root group, e.g. how the volumes were made.
 void write_volumes(const std::string& path, const VelocityModel& grid,
-                   const std::vector<NamedVolume>& volumes);
+                   const std::vector<NamedVolume>& volumes,
+                   const std::vector<std::pair<std::string, std::string>>& attributes = {});
 // Whether `path` (an HDF5 file; InputError otherwise) has an object named `name` at its root.
 bool hdf5_has_member(const std::string& path, const std::string& name);
 

@@ -325,10 +325,12 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   char text[512];
   std::snprintf(text, sizeof text,
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
+                "data_phase_filter = %s\n"
                 "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
-                params.direct_wave_velocity, params.boundary.width,
+                params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
+                params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection);
   id.parameters = text;
   return id;
@@ -380,6 +382,23 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   std::vector<PointStencil> receivers;
   for (size_t r = 0; r < shots.receivers.size(); ++r)
     receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r)));
+
+  // The data's phase correction (docs/rtm.md, 6a): one filter for every shot (they share the
+  // receivers), chosen from the receiver geometry unless the user named one.
+  result.data_phase_filter = params.data_phase_filter;
+  {
+    double v_receivers = INFINITY;
+    for (const Position& r : shots.receivers) v_receivers = std::min(v_receivers, velocity_at(model, r));
+    const ReceiverSpread spread = describe_receiver_spread(shots.receivers, v_receivers, f0);
+    if (result.data_phase_filter == DataPhaseFilter::automatic)
+      result.data_phase_filter = choose_data_phase_filter(spread);
+    info << "rtm: data phase filter: " << data_phase_filter_name(result.data_phase_filter)
+         << " ((-i omega / omega0)^" << data_phase_filter_order(result.data_phase_filter)
+         << (params.data_phase_filter == DataPhaseFilter::automatic ? ", chosen from the receivers"
+                                                                     : ", as asked")
+         << "); receivers: " << describe(spread) << "\n";
+  }
+  const double data_phase_order = data_phase_filter_order(result.data_phase_filter);
 
   check_migration_memory(sim, shots, params, parallel);
   const PropagatorSetup setup = make_propagator_setup(sim);
@@ -499,6 +518,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                                                        : velocity_at(model, gather.source);
       mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
     }
+    apply_data_phase_filter(data, nrec, nt, shots.dt, data_phase_order, f0);
     receiver_field->upload_series(receiver_set, traces_to_series(data, nrec, nt));
     ShotSets sets;
     sets.source_set = source_field->add_point_set(

@@ -14,6 +14,7 @@
 #include "io/checkpoint_file.h"
 #include "io/shot_file.h"
 #include "solvers/backend.h"
+#include "solvers/data_phase_filter.h"
 #include "solvers/mpi_context.h"
 #include "solvers/modeling.h"
 #include "solvers/simulation.h"
@@ -39,6 +40,9 @@ struct MigrationParams {
   Reconstruction reconstruction = Reconstruction::boundary;
   DirectWaveRemoval direct_wave = DirectWaveRemoval::mute;
   double direct_wave_velocity = 0; // m/s for the mute; 0: the migration velocity at each source
+  // Phase correction of the data before back-propagation (solvers/data_phase_filter.h):
+  // automatic chooses it from the receiver geometry.
+  DataPhaseFilter data_phase_filter = DataPhaseFilter::automatic;
   // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
   double illumination_eps = 1e-2;
   bool laplacian_filter = true;
@@ -166,6 +170,7 @@ struct MigrationResult {
   std::vector<float> illumination; // stacked sum_n S^2
   ReconstructionMemory memory;
   MigrationProfile profile;        // measured when MigrationParams::profile
+  DataPhaseFilter data_phase_filter = DataPhaseFilter::none; // the one applied (never automatic)
   // With several ranks only world rank 0 holds the image, raw image and illumination (the other
   // ranks' are empty). A run stopped by MigrationControl::stop_requested returns no image and the
   // signal here (every rank the same), its checkpoints written.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "io/errors.h"
@@ -20,6 +21,12 @@ VelocityModel empty_model(const ModelShape& shape) {
   m.dz = shape.dz;
   m.vp.assign(size_t(m.cells()), 0.0f);
   return m;
+}
+
+std::string metres(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
 }
 
 void check_velocity(double v, const char* what) {
@@ -61,12 +68,22 @@ VelocityModel layered_model(const ModelShape& shape, const std::vector<double>& 
   if (!std::is_sorted(depths.begin(), depths.end()))
     throw InputError("layered model: interface depths must increase");
   VelocityModel m = empty_model(shape);
+  std::vector<int> layer_cells(velocities.size(), 0);
   for (int k = 0; k < m.nz; ++k) {
     const double z = k * m.dz;
     const size_t layer = size_t(std::upper_bound(depths.begin(), depths.end(), z) - depths.begin());
+    ++layer_cells[layer];
     for (int j = 0; j < m.ny; ++j)
       for (int i = 0; i < m.nx; ++i) m.at(i, j, k) = float(velocities[layer]);
   }
+  // A layer no cell falls in (an interface above the top or below the last cell, two interfaces
+  // between the same cells) would be dropped silently.
+  for (size_t l = 0; l < layer_cells.size(); ++l)
+    if (layer_cells[l] == 0)
+      throw InputError("layered model: layer " + std::to_string(l + 1) + " (" +
+                       std::to_string(int(velocities[l])) + " m/s) holds no cell: its interfaces "
+                       "lie between the same cells or outside the cells' depths 0 to " +
+                       metres((m.nz - 1) * m.dz) + " m (--interfaces, --shape)");
   return m;
 }
 
@@ -87,6 +104,7 @@ VelocityModel salt_model(const ModelShape& shape, double v_top, double v_bottom,
   check_velocity(v_bottom, "salt model v_bottom");
   check_velocity(v_salt, "salt model v_salt");
   VelocityModel m = empty_model(shape);
+  long long salt_cells = 0;
   for (int k = 0; k < m.nz; ++k) {
     const double zn = double(k) / std::max(1, m.nz - 1); // 0 at the surface, 1 at the base
     for (int j = 0; j < m.ny; ++j) {
@@ -98,29 +116,63 @@ VelocityModel salt_model(const ModelShape& shape, double v_top, double v_bottom,
         const double ex = (xn - 0.5) / 0.28, ey = (yn - 0.5) / 0.28;
         const double top_bump = 0.05 * std::sin(7.0 * xn) * std::cos(5.0 * yn);
         const double ez = (zn - 0.62 - top_bump) / 0.22;
-        if (ex * ex + ey * ey + ez * ez <= 1.0) v = float(v_salt);
+        if (ex * ex + ey * ey + ez * ez <= 1.0) v = float(v_salt), ++salt_cells;
         m.at(i, j, k) = v;
       }
     }
   }
+  if (salt_cells == 0)
+    throw InputError("salt model: a " + std::to_string(m.nx) + "x" + std::to_string(m.ny) + "x" +
+                     std::to_string(m.nz) + " model is too small to hold a cell of the salt body "
+                     "(--shape)");
   return m;
 }
 
 VelocityModel scatterer_model(const ModelShape& shape, double v_background, double v_scatterer,
                               double x, double y, double z, double radius) {
   check_velocity(v_scatterer, "scatterer model");
+  if (float(v_scatterer) == float(v_background))
+    throw InputError("scatterer model: the scatterer's velocity equals the background's (" +
+                     std::to_string(int(v_background)) + " m/s): there would be nothing to see "
+                     "(--scatterer-velocity, --velocity)");
   VelocityModel m = constant_model(shape, v_background);
   const double cx = x >= 0 ? x : 0.5 * (m.nx - 1) * m.dx;
   const double cy = y >= 0 ? y : 0.5 * (m.ny - 1) * m.dy;
   const double cz = z >= 0 ? z : 0.5 * (m.nz - 1) * m.dz;
   const double r = std::max(radius, 0.5 * std::min({m.dx, m.dy, m.dz}));
+  long long drawn = 0;
   for (int k = 0; k < m.nz; ++k)
     for (int j = 0; j < m.ny; ++j)
       for (int i = 0; i < m.nx; ++i) {
         const double ddx = i * m.dx - cx, ddy = j * m.dy - cy, ddz = k * m.dz - cz;
-        if (ddx * ddx + ddy * ddy + ddz * ddz <= r * r) m.at(i, j, k) = float(v_scatterer);
+        if (ddx * ddx + ddy * ddy + ddz * ddz <= r * r) m.at(i, j, k) = float(v_scatterer), ++drawn;
       }
+  // A centre between cells (the default with an even dimension) can be farther than r from every
+  // cell: the nearest cell is the scatterer then, so that the model always holds one.
+  auto nearest = [](double c, double d, int n) { return std::clamp(int(std::lround(c / d)), 0, n - 1); };
+  if (drawn == 0)
+    m.at(nearest(cx, m.dx, m.nx), nearest(cy, m.dy, m.ny), nearest(cz, m.dz, m.nz)) = float(v_scatterer);
   return m;
+}
+
+CellRegion cells_with_velocity(const VelocityModel& m, double v) {
+  CellRegion r;
+  const float target = float(v);
+  for (int k = 0; k < m.nz; ++k)
+    for (int j = 0; j < m.ny; ++j)
+      for (int i = 0; i < m.nx; ++i) {
+        if (m.at(i, j, k) != target) continue;
+        if (r.cells == 0) {
+          r.i0 = r.i1 = i;
+          r.j0 = r.j1 = j;
+          r.k0 = r.k1 = k;
+        }
+        ++r.cells;
+        r.i0 = std::min(r.i0, i), r.i1 = std::max(r.i1, i);
+        r.j0 = std::min(r.j0, j), r.j1 = std::max(r.j1, j);
+        r.k0 = std::min(r.k0, k), r.k1 = std::max(r.k1, k);
+      }
+  return r;
 }
 
 } // namespace rtm

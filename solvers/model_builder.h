@@ -32,7 +32,17 @@ VelocityModel salt_model(const ModelShape& shape, double v_top = 1500, double v_
 
 // Constant background with a small ball of another velocity centred at (x, y, z) metres (a point
 // scatterer when the radius is about one cell). Negative coordinates mean the centre of the model.
+// The ball holds the cells within max(radius, half the smallest spacing) of the centre, and
+// always at least the cell nearest the centre (which with an even dimension lies between cells).
 VelocityModel scatterer_model(const ModelShape& shape, double v_background, double v_scatterer,
                               double x = -1, double y = -1, double z = -1, double radius = 0);
+
+// The cells of a model whose velocity is `v` (as float): how many, and their bounding box
+// (inclusive cell indices; empty when cells == 0). What `rtm generate-model` reports it drew.
+struct CellRegion {
+  long long cells = 0;
+  int i0 = 0, i1 = -1, j0 = 0, j1 = -1, k0 = 0, k1 = -1;
+};
+CellRegion cells_with_velocity(const VelocityModel& m, double v);
 
 } // namespace rtm
