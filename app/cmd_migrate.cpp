@@ -77,6 +77,7 @@ void run_migrate(MigrateArgs& a) {
   control.identity = migration_identity(model, shots, a.shots_path, a.params);
   control.progress.interval_s = a.progress_s;
   control.progress.in_place = stderr_is_terminal();
+  control.progress.width = stderr_terminal_width();
   const StopOnSignals signals(parallel.is_root());
   control.stop_requested = &StopOnSignals::requested;
   const std::string loses = a.checkpoint_every == 1 ? "lose that shot"

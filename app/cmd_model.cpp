@@ -114,6 +114,7 @@ void register_model(CLI::App& rtm) {
     control.resume = args->resume;
     control.progress.interval_s = args->progress_s;
     control.progress.in_place = stderr_is_terminal();
+    control.progress.width = stderr_terminal_width();
     const StopOnSignals signals(parallel.is_root());
     control.stop_requested = &StopOnSignals::requested;
     control.shot_started = [&](int, int ordinal, int total) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace rtm {
@@ -14,6 +15,12 @@ double steady_seconds() {
 }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+int stderr_terminal_width() {
+  struct winsize size {};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
+}
 
 std::string human_duration(double seconds) {
   char text[64];
@@ -129,12 +136,12 @@ std::string ShotProgress::status() const {
       seconds > 0 ? cells_per_step_ * double(run_steps_) / seconds * 1e-9 : 0.0;
   char which[96];
   if (groups_ == 1)
-    std::snprintf(which, sizeof which, "shot %d of %d", shots_before_ + started_here_, shots_total_);
+    std::snprintf(which, sizeof which, "shot %d/%d", shots_before_ + started_here_, shots_total_);
   else
     std::snprintf(which, sizeof which, "shot %d (this group's %d; %d shots in all)", shot_id_,
                   started_here_, shots_total_);
   std::snprintf(text, sizeof text,
-                "rtm: %s: step %lld of %lld, %.2f Gcells/s, ~%s left in the shot, ~%s in the run",
+                "rtm: %s, step %lld/%lld, %.2f Gcells/s, ~%s left (run: ~%s)",
                 which, shot_steps_, steps_per_shot_, gcells,
                 human_duration(shot_seconds_left()).c_str(),
                 human_duration(run_seconds_left()).c_str());
@@ -148,7 +155,10 @@ void ShotProgress::poll() {
   if (now - last_print_ < options_.interval_s) return;
   last_print_ = now;
   if (options_.in_place) {
-    out_ << '\r' << status() << "\033[K" << std::flush; // \033[K: erase the rest of the old line
+    std::string text = status();
+    if (options_.width > 1 && text.size() >= size_t(options_.width))
+      text.resize(size_t(options_.width) - 1); // the last column left free: no wrap
+    out_ << '\r' << text << "\033[K" << std::flush; // \033[K: erase the rest of the old line
     line_open_ = true;
   } else {
     out_ << status() << '\n' << std::flush;

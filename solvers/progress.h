@@ -35,11 +35,15 @@ double steady_seconds(); // std::chrono::steady_clock
 struct ProgressOptions {
   double interval_s = 3; // at most one update per interval; <= 0: no updates
   bool in_place = false; // a terminal: one line rewritten in place; otherwise plain lines
+  int width = 0;         // in place: the terminal's columns (a longer line would wrap and scroll
+                         // instead of being rewritten, so it is cut); 0: unknown, not cut
   int check_every = 8;   // ticks between two reads of the clock (keeps the loops cheap)
 };
 
-// Whether stderr is a terminal (isatty), for ProgressOptions::in_place.
+// Whether stderr is a terminal (isatty), for ProgressOptions::in_place, and its width in columns
+// (0 when unknown).
 bool stderr_is_terminal();
+int stderr_terminal_width();
 
 class ShotProgress {
 public:

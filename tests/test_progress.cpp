@@ -107,7 +107,7 @@ TEST(Progress, ResumedShotsAreNotCountedAsLeft) {
   }
   EXPECT_DOUBLE_EQ(progress.shot_seconds_left(), 25.0);
   EXPECT_DOUBLE_EQ(progress.run_seconds_left(), 25.0 + 2 * 50.0);
-  EXPECT_THAT(progress.status(), HasSubstr("shot 8 of 10: step 50 of 100"));
+  EXPECT_THAT(progress.status(), HasSubstr("shot 8/10, step 50/100"));
 }
 
 TEST(Progress, PlainLinesInALogAtMostOncePerInterval) {
@@ -132,8 +132,8 @@ TEST(Progress, PlainLinesInALogAtMostOncePerInterval) {
   EXPECT_THAT(text, Not(HasSubstr("\r")));
   // The first after 3 s, at step 192: 2e9 cells per step at 64 steps/s are 128 Gcells/s; 808
   // steps left in the shot (12.6 s), 1808 in the run (28.25 s).
-  EXPECT_THAT(text, ::testing::StartsWith("rtm: shot 1 of 2: step 192 of 1000, 128.00 Gcells/s, "
-                                          "~13 s left in the shot, ~28 s in the run\n"));
+  EXPECT_THAT(text, ::testing::StartsWith("rtm: shot 1/2, step 192/1000, 128.00 Gcells/s, ~13 s "
+                                          "left (run: ~28 s)\n"));
 }
 
 TEST(Progress, OneLineRewrittenInPlaceOnATerminal) {
@@ -152,6 +152,17 @@ TEST(Progress, OneLineRewrittenInPlaceOnATerminal) {
   EXPECT_THAT(terminal.str(), Not(HasSubstr("\n")));
   EXPECT_EQ(terminal.str().front(), '\r');
   EXPECT_THAT(terminal.str(), HasSubstr("\033[K"));
+  // Each update is cut to the terminal's width less one column, so it never wraps.
+  std::ostringstream narrow;
+  options.width = 40;
+  ShotProgress cut(narrow, true, options, [&now] { return now; });
+  cut.start_run(1, 0, {{400, 1.0}}, 1e6);
+  cut.start_shot(0);
+  for (int k = 0; k < 56; ++k) { // one update, after 1 s, at the clock reading after step 56
+    now += 0.02;
+    cut.tick();
+  }
+  EXPECT_EQ(narrow.str(), "\r" + cut.status().substr(0, 39) + "\033[K");
   progress.line("rtm: a message\n"); // clears the progress line first
   EXPECT_THAT(terminal.str(), ::testing::EndsWith("\r\033[Krtm: a message\n"));
   progress.finish(); // nothing open any more: nothing written
