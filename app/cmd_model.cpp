@@ -126,13 +126,23 @@ void register_model(CLI::App& rtm) {
           "lose the shot in progress");
     };
     RunStats stats;
-    const ShotFile shots =
-        model_shots(model, acq, args->params, std::cerr, &stats, &parallel, &control);
-    if (control.stop_signal != 0)
+    ShotFile shots;
+    try {
+      shots = model_shots(model, acq, args->params, std::cerr, &stats, &parallel, &control);
+    } catch (...) {
+      if (parallel.is_root()) remove_shot_checkpoint_if_empty(args->output);
+      throw;
+    }
+    if (control.stop_signal != 0) {
+      const bool kept = parallel.is_root() && remove_shot_checkpoint_if_empty(args->output);
       throw RunStopped(control.stop_signal,
-                       std::string("stopped by ") + signal_name(control.stop_signal) +
-                           "; the finished shots are saved in " + shot_checkpoint_dir(args->output) +
-                           "; run the same command with --resume (any number of ranks) to continue");
+                       std::string("stopped by ") + signal_name(control.stop_signal) + "; " +
+                           (kept ? "the finished shots are saved in " +
+                                       shot_checkpoint_dir(args->output) +
+                                       "; run the same command with --resume (any number of "
+                                       "ranks) to continue"
+                                 : std::string("no shot had finished, so nothing was saved")));
+    }
     if (!parallel.is_root()) return; // world rank 0 alone holds every shot and writes
     write_shot_file(args->output, shots);
     remove_shot_checkpoint(args->output); // the output is safe: the shots are in it

@@ -110,6 +110,15 @@ std::vector<ShotGather> read_shot_checkpoint(const std::string& output, const st
   return shots;
 }
 
+bool remove_shot_checkpoint_if_empty(const std::string& output) {
+  std::error_code ec;
+  const std::regex name("shot-[0-9]{6}\\.h5");
+  for (const fs::directory_entry& entry : fs::directory_iterator(shot_checkpoint_dir(output), ec))
+    if (std::regex_match(entry.path().filename().string(), name)) return true;
+  remove_shot_checkpoint(output);
+  return false;
+}
+
 void remove_shot_checkpoint(const std::string& output) {
   std::error_code ec;
   fs::remove_all(shot_checkpoint_dir(output), ec);

@@ -35,5 +35,9 @@ std::vector<ShotGather> read_shot_checkpoint(const std::string& output, const st
 
 // Deletes the directory and everything in it (temporaries of a killed run included).
 void remove_shot_checkpoint(const std::string& output);
+// Deletes it when it holds no finished shot (a run that failed or was stopped before its first
+// shot): nothing to resume, and it would only make the next run ask for --resume. Returns whether
+// finished shots are kept.
+bool remove_shot_checkpoint_if_empty(const std::string& output);
 
 } // namespace rtm
