@@ -17,6 +17,7 @@
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
 #include "solvers/migration.h"
+#include "solvers/progress.h"
 #include "solvers/shot_parallel.h"
 #include "solvers/smoothing.h"
 
@@ -40,6 +41,7 @@ struct MigrateArgs {
   int checkpoint_every = 1;
   bool allow_unusual_velocities = false;
   bool allow_other_grid = false;
+  double progress_s = 3; // seconds between progress updates inside a shot; 0: none
   MigrationParams params;
   ParallelOptions parallel;
 };
@@ -125,8 +127,21 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   control.checkpoint_every = a.checkpoint_every;
   control.resume = a.resume;
   control.identity = migration_identity(model, shots, a.shots_path, a.params);
-  const StopOnSignals signals;
+  control.progress.interval_s = a.progress_s;
+  control.progress.in_place = stderr_is_terminal();
+  control.progress.width = stderr_terminal_width();
+  const StopOnSignals signals(parallel.is_root());
   control.stop_requested = &StopOnSignals::requested;
+  const std::string loses = a.checkpoint_every == 1 ? "lose that shot"
+                                                    : "lose the shots since the last checkpoint";
+  control.shot_started = [&](int, int ordinal, int total) {
+    StopOnSignals::set_activity(
+        parallel.group_count() > 1
+            ? "finishing the shots in progress, then a checkpoint"
+            : "finishing shot " + std::to_string(ordinal) + " of " + std::to_string(total) +
+                  ", then a checkpoint",
+        loses);
+  };
 
   RunStats stats;
   const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats, control);
@@ -230,6 +245,11 @@ void register_migrate(CLI::App& rtm) {
                   "Save the partial image every K finished shots (per shot group) next to the "
                   "output, for --resume; 0: only when stopped by SIGINT/SIGTERM")
       ->check(non_negative_count())
+      ->capture_default_str();
+  cmd->add_option("--progress", args->progress_s,
+                  "Seconds between progress updates inside a shot (steps, Gcells/s, time left), "
+                  "on stderr; 0: only one line per shot")
+      ->check(non_negative_finite())
       ->capture_default_str();
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);

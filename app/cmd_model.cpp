@@ -5,13 +5,16 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "app/stop_signals.h"
 #include "io/atomic_file.h"
 #include "io/errors.h"
 #include "io/format.h"
 #include "io/path_checks.h"
+#include "io/shot_checkpoint.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "solvers/modeling.h"
+#include "solvers/progress.h"
 #include "solvers/shot_parallel.h"
 #include "solvers/wavelet.h"
 
@@ -28,6 +31,8 @@ struct ModelArgs {
   int receiver_step = 1;        // cells between generated receivers
   bool receiver_grid = false;   // receivers over the x-y plane instead of the centre inline
   bool allow_unusual_velocities = false;
+  bool resume = false;
+  double progress_s = 3;        // seconds between progress updates inside a shot; 0: none
   ModelingParams params;
   ParallelOptions parallel;
 };
@@ -62,6 +67,15 @@ void register_model(CLI::App& rtm) {
   cmd->add_flag("--receiver-grid", args->receiver_grid,
                 "Generated receivers cover the x-y plane (every --receiver-step cells) instead of "
                 "the centre inline");
+  cmd->add_flag("--resume", args->resume,
+                "Continue an interrupted run from its checkpoint (<output>.checkpoint/, one file "
+                "per finished shot): finished shots are not modeled again, and the output equals "
+                "an uninterrupted run's. Same inputs and options required; any number of MPI ranks");
+  cmd->add_option("--progress", args->progress_s,
+                  "Seconds between progress updates inside a shot (steps, Gcells/s, time left), "
+                  "on stderr; 0: only one line per shot")
+      ->check(non_negative_finite())
+      ->capture_default_str();
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
   add_backend_options(cmd, args->params.backend);
@@ -115,10 +129,46 @@ void register_model(CLI::App& rtm) {
       acq.receivers = stored.receivers;
     }
     place_on_device(args->params.backend, parallel, args->parallel, info);
+    ModelingControl control;
+    control.checkpoint_output = args->output;
+    control.resume = args->resume;
+    control.progress.interval_s = args->progress_s;
+    control.progress.in_place = stderr_is_terminal();
+    control.progress.width = stderr_terminal_width();
+    const StopOnSignals signals(parallel.is_root());
+    control.stop_requested = &StopOnSignals::requested;
+    control.shot_started = [&](int, int ordinal, int total) {
+      StopOnSignals::set_activity(
+          parallel.group_count() > 1
+              ? "finishing the shots in progress (each finished shot is kept)"
+              : "finishing shot " + std::to_string(ordinal) + " of " + std::to_string(total) +
+                    " (each finished shot is kept)",
+          "lose the shot in progress");
+    };
     RunStats stats;
-    const ShotFile shots = model_shots(model, acq, args->params, std::cerr, &stats, &parallel);
+    ShotFile shots;
+    try {
+      shots = model_shots(model, acq, args->params, std::cerr, &stats, &parallel, &control);
+    } catch (...) {
+      if (parallel.is_root()) remove_shot_checkpoint_if_empty(args->output);
+      throw;
+    }
+    if (control.stop_signal != 0) {
+      const bool kept = parallel.is_root() && remove_shot_checkpoint_if_empty(args->output);
+      throw RunStopped(control.stop_signal,
+                       std::string("stopped by ") + signal_name(control.stop_signal) + "; " +
+                           (kept ? "the finished shots are saved in " +
+                                       shot_checkpoint_dir(args->output) +
+                                       "; run the same command with --resume (any number of "
+                                       "ranks) to continue"
+                                 : std::string("no shot had finished, so nothing was saved")));
+    }
     if (!parallel.is_root()) return; // world rank 0 alone holds every shot and writes
     write_shot_file(args->output, shots);
+    remove_shot_checkpoint(args->output); // the output is safe: the shots are in it
+    if (control.shots_resumed > 0)
+      std::printf("rtm model: %d shot(s) resumed from the checkpoint, %zu modeled now\n",
+                  control.shots_resumed, shots.shots.size() - size_t(control.shots_resumed));
     std::printf("wrote %s: %zu shot(s), %zu receivers, %d samples of %.4g ms; %.2f s, %.3f Gcells/s\n",
                 args->output.c_str(), shots.shots.size(), shots.receivers.size(), shots.nt,
                 shots.dt * 1e3, stats.seconds, stats.gcells_per_second());

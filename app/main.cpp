@@ -2,7 +2,7 @@
 // subcommand lives in app/cmd_<name>.cpp.
 //
 // Exit status: 0 success, 1 a failure while running (e.g. a CUDA error), 2 bad input or options,
-// 130/143 a migration stopped by SIGINT/SIGTERM after writing its checkpoint.
+// 130/143 a migration or modeling run stopped by SIGINT/SIGTERM after writing its checkpoint.
 //
 // Under an MPI launcher (mpirun -n 4 rtm migrate ...) the ranks share the shots (docs/parallel.md);
 // an error on any rank then ends all of them (MPI_Abort) with the same status.

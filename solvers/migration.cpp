@@ -88,8 +88,10 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
     if (shot.source_health && shot.source_health->due(n + 1, nt))
       check_wavefield(S, *shot.source_health, n + 1, nt,
                       labelled(shot.label, "source wavefield (forward in time)"));
+    if (shot.progress) shot.progress->tick();
   }
 
+  if (shot.progress) shot.progress->start_phase(1); // the backward sweeps
   if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
   for (int n = nt - 1; n >= 0; --n) {
     if (reconstruction == Reconstruction::boundary) {
@@ -98,6 +100,7 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
         S.step();
         S.inject(shot.source_set, n, shot.source_scale);
         S.restore_boundary(n - 1);
+        if (shot.progress) shot.progress->tick();
       }
     } else if (n % interval == 0) {
       S.set_current(box, snapshots[size_t(n / interval)]);
@@ -122,6 +125,7 @@ void migrate_one_shot(Propagator& S, Propagator& R, const ShotSets& shot, const 
       check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
                       labelled(shot.label, "receiver wavefield (backwards in time, now at time "
                                            "sample " + std::to_string(n) + ")"));
+    if (shot.progress) shot.progress->tick();
   });
 }
 
@@ -496,6 +500,17 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
   const HealthCheck source_health = make_health_check(
       sim, runaway_limit(injected_amplitude(source_wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
+  const int done_before = nshots - int(remaining.size());
+  // Phases of a shot for the progress estimate: nt forward source steps, then the backward
+  // sweeps: nt receiver steps and (boundary saving) nt - 1 source steps. A backward step also
+  // images, and restores the boundary ring; kBackwardStepCost is its cost relative to a forward
+  // step, a guess used only until the first backward sweep has been timed.
+  constexpr double kBackwardStepCost = 1.1;
+  const long long backward_steps =
+      params.reconstruction == Reconstruction::boundary ? 2LL * nt - 1 : nt;
+  ShotProgress progress(log, parallel.is_root(), control.progress);
+  progress.start_run(nshots, done_before, {{nt, 1.0}, {backward_steps, kBackwardStepCost}},
+                     double(g.interior_cells()), parallel.group_count());
   ShotDispenser dispenser(parallel, int(remaining.size()));
   int local_signal = 0, done_here = 0, unsaved = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -510,6 +525,9 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
       unsaved = 0;
     }
     const int s = remaining[size_t(next)];
+    if (parallel.is_root() && control.shot_started)
+      control.shot_started(s, done_before + done_here + 1, nshots);
+    progress.start_shot(s);
     const ShotGather& gather = shots.shots[size_t(s)];
     std::vector<float> data = gather.data;
     if (add_time_dispersion) add_time_dispersion->apply(data);
@@ -532,9 +550,11 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     sets.source_health = &source_health;
     sets.receiver_health = &receiver_health;
     sets.label = "shot " + std::to_string(gather.id);
+    sets.progress = &progress;
     migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
                      mem.snapshot_interval);
     receiver_field->synchronize();
+    progress.end_shot();
     group_finished.push_back(s);
     ++done_here;
     ++unsaved;
@@ -543,10 +563,10 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double gcells = double(g.interior_cells()) * nt * propagations * done_here / elapsed * 1e-9;
     if (parallel.is_leader())
-      log << shot_progress_line(parallel, "migrated", s, done_here,
-                                nshots - int(remaining.size()), nshots, elapsed, gcells)
-          << std::flush;
+      progress.line(shot_progress_line(parallel, "migrated", s, done_here, done_before, nshots,
+                                       elapsed, gcells));
   }
+  progress.finish();
   const auto loop_end = std::chrono::steady_clock::now();
 
   // A stop on any rank stops them all: checkpoint what is not saved yet, return no image.

@@ -17,6 +17,7 @@
 #include "solvers/data_phase_filter.h"
 #include "solvers/mpi_context.h"
 #include "solvers/modeling.h"
+#include "solvers/progress.h"
 #include "solvers/simulation.h"
 
 namespace rtm {
@@ -89,6 +90,9 @@ struct ShotSets {
   const HealthCheck* source_health = nullptr;
   const HealthCheck* receiver_health = nullptr;
   std::string label;
+  // When set, every wave step of either field is ticked on it: per shot nt forward source steps,
+  // then nt receiver steps and (boundary reconstruction) nt - 1 backward source steps.
+  ShotProgress* progress = nullptr;
 };
 void migrate_one_shot(Propagator& source_field, Propagator& receiver_field, const ShotSets& shot,
                       const Box& box, Reconstruction reconstruction, int snapshot_interval);
@@ -157,6 +161,10 @@ struct MigrationControl {
   // Asked at every shot boundary: a signal number when the run must stop (then it checkpoints
   // and returns MigrationResult::stop_signal), 0 to go on.
   std::function<int()> stop_requested;
+  // Called on world rank 0 as its group starts a shot: the shot's index, its ordinal among all
+  // the run's shots (resumed ones counted; exact with one shot group) and the number of shots.
+  std::function<void(int shot, int ordinal, int total)> shot_started;
+  ProgressOptions progress; // inside-the-shot progress on world rank 0 (solvers/progress.h)
 };
 
 // The identity of a migration for its checkpoints: `shots_path`'s size and a fingerprint of its

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "io/checkpoint_file.h"
 #include "io/errors.h"
 #include "io/format.h"
+#include "io/shot_checkpoint.h"
 #include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/shot_parallel.h"
@@ -48,13 +50,15 @@ std::vector<float> traces_to_series(const std::vector<float>& traces, int npoint
 
 std::vector<float> model_one_shot(Propagator& prop, float injection_scale, int source_set,
                                   int receiver_set, int nreceivers, int nt,
-                                  const HealthCheck* health, const std::string& context) {
+                                  const HealthCheck* health, const std::string& context,
+                                  ShotProgress* progress) {
   prop.zero_state();
   for (int n = 0; n < nt; ++n) {
     prop.record(receiver_set, n);
     prop.step();
     prop.inject(source_set, n, injection_scale);
     if (health && health->due(n + 1, nt)) check_wavefield(prop, *health, n + 1, nt, context);
+    if (progress) progress->tick();
   }
   return series_to_traces(prop.download_series(receiver_set), nreceivers, nt);
 }
@@ -104,10 +108,75 @@ void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelConte
             [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
 }
 
+// What makes two modeling runs the same computation, for the checkpoint: the velocities and their
+// grid, the sources and receivers, the time axis and wavelet, the absorbing boundary.
+std::string modeling_identity(const VelocityModel& model, const Acquisition& acq,
+                              const ModelingParams& params, const ShotFile& header) {
+  auto hash = [](const void* data, size_t bytes) { return fingerprint(data, bytes); };
+  uint64_t grid = kFingerprintSeed;
+  for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
+  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
+    grid = fingerprint(&x, sizeof x, grid);
+  grid = fingerprint(model.vp.data(), model.vp.size() * sizeof(float), grid);
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "format = rtm-modeling-checkpoint 1\nmodel = %dx%dx%d cells, fingerprint %016llx\n"
+                "sources = %zu, fingerprint %016llx\nreceivers = %zu, fingerprint %016llx\n"
+                "nt = %d\ndt = %.17g\nf0 = %.17g\nt0 = %.17g\nboundary_width = %d\n"
+                "free_surface = %s\nboundary_reflection = %.17g\ntime_dispersion_transform = %s\n",
+                model.nx, model.ny, model.nz, static_cast<unsigned long long>(grid),
+                acq.sources.size(),
+                static_cast<unsigned long long>(
+                    hash(acq.sources.data(), acq.sources.size() * sizeof(Position))),
+                acq.receivers.size(),
+                static_cast<unsigned long long>(
+                    hash(acq.receivers.data(), acq.receivers.size() * sizeof(Position))),
+                header.nt, header.dt, header.f0, header.t0, params.boundary.width,
+                params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
+                params.time_dispersion_transform ? "on" : "off");
+  return text;
+}
+
+// World rank 0 reads the checkpoint of the output (or refuses a stale one without --resume, or
+// starts a fresh one) and tells every rank which shots are finished. Collective.
+std::vector<ShotGather> carry_over_shots(const ModelingControl& control, const std::string& identity,
+                                         const ShotFile& header, int nshots,
+                                         const ParallelContext& parallel, std::ostream& info,
+                                         std::vector<char>& finished) {
+  std::vector<ShotGather> resumed;
+  const std::string& output = control.checkpoint_output;
+  if (parallel.is_root()) {
+    const bool exists = shot_checkpoint_exists(output);
+    if (exists && !control.resume)
+      throw InputError(shot_checkpoint_dir(output) + ": the checkpoint of an interrupted modeling "
+                       "run to " + output + " exists; `rtm model --resume` with the same options "
+                       "continues it, or delete " + shot_checkpoint_dir(output) +
+                       " to start afresh");
+    if (exists) {
+      resumed = read_shot_checkpoint(output, identity, header, nshots);
+      info << "rtm: resuming from " << shot_checkpoint_dir(output) << ": " << resumed.size()
+           << " of " << nshots << " shot(s) already modeled\n";
+    } else {
+      if (control.resume)
+        info << "rtm: --resume: no checkpoint of " << output << " found; starting from the first shot\n";
+      start_shot_checkpoint(output, identity);
+    }
+  }
+  finished.assign(size_t(nshots), 0);
+  for (const ShotGather& gather : resumed) finished[size_t(gather.id)] = 1;
+  if (parallel.uses_mpi())
+    check_mpi(MPI_Bcast(finished.data(), nshots, MPI_CHAR, 0, MPI_COMM_WORLD),
+              "MPI_Bcast (resumed shots)");
+  return resumed;
+}
+
 } // namespace
 
 ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const ModelingParams& params,
-                     std::ostream& log, RunStats* stats, const ParallelContext* parallel_context) {
+                     std::ostream& log, RunStats* stats, const ParallelContext* parallel_context,
+                     ModelingControl* control_in) {
+  ModelingControl no_control;
+  ModelingControl& control = control_in ? *control_in : no_control;
   const ParallelContext one_rank;
   const ParallelContext& parallel = parallel_context ? *parallel_context : one_rank;
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
@@ -180,20 +249,46 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
                                             vmax * vmax * sim.dt * sim.dt),
                          0.0, out.nt));
 
+  // Resuming: the shots finished before are read back, not modeled again.
   const int nshots = int(sources.size());
-  ShotDispenser dispenser(parallel, nshots);
-  int done_here = 0;
+  const bool checkpointing = !control.checkpoint_output.empty();
+  std::vector<char> finished(size_t(nshots), 0);
+  std::vector<ShotGather> resumed;
+  if (checkpointing)
+    resumed = carry_over_shots(control, modeling_identity(model, acq, params, out), out, nshots,
+                               parallel, info, finished);
+  std::vector<int> remaining; // shot numbers still to model, in order
+  for (int s = 0; s < nshots; ++s)
+    if (!finished[size_t(s)]) remaining.push_back(s);
+  const int done_before = nshots - int(remaining.size());
+  control.shots_resumed = done_before;
+
+  ShotProgress progress(log, parallel.is_root(), control.progress);
+  progress.start_run(nshots, done_before, {{out.nt, 1.0}}, double(g.interior_cells()),
+                     parallel.group_count());
+  ShotDispenser dispenser(parallel, int(remaining.size()));
+  int done_here = 0, local_signal = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int s = dispenser.next(false); s >= 0; s = dispenser.next(false)) {
+  for (;;) {
+    if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
+    const int next = dispenser.next(local_signal != 0);
+    if (next < 0) break;
+    const int s = remaining[size_t(next)];
+    if (parallel.is_root() && control.shot_started)
+      control.shot_started(s, done_before + done_here + 1, nshots);
+    progress.start_shot(s);
     const int source_set = propagator->add_point_set({sources[size_t(s)]}, out.nt);
     propagator->upload_series(source_set, source_wavelet);
     ShotGather gather;
     gather.id = s;
     gather.source = acq.sources[size_t(s)];
     gather.data = model_one_shot(*propagator, sim.injection_scale(), source_set, receiver_set, nrec,
-                                 out.nt, &health, "shot " + std::to_string(s));
+                                 out.nt, &health, "shot " + std::to_string(s), &progress);
+    progress.end_shot();
     if (parallel.is_leader()) {
+      // Dispersion removed before the shot is checkpointed, so a resumed run stores the same traces.
       if (remove_time_dispersion) remove_time_dispersion->apply(gather.data);
+      if (checkpointing) write_checkpoint_shot(control.checkpoint_output, out, gather);
       out.shots.push_back(std::move(gather));
     }
     ++done_here;
@@ -202,14 +297,26 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double gcells = double(g.interior_cells()) * out.nt * done_here / elapsed * 1e-9;
     if (parallel.is_leader())
-      log << shot_progress_line(parallel, "modeled", s, done_here, 0, nshots, elapsed, gcells)
-          << std::flush;
+      progress.line(shot_progress_line(parallel, "modeled", s, done_here, done_before, nshots,
+                                       elapsed, gcells));
+  }
+  progress.finish();
+  // A stop on any rank stops them all: every finished shot is in the checkpoint already.
+  control.stop_signal = agree_on_stop(parallel, local_signal);
+  if (control.stop_signal != 0) {
+    out.shots.clear();
+    return out;
   }
   if (parallel.is_leader() && parallel.group_count() > 1)
     collect_shots_on_root(out.shots, parallel, size_t(nrec) * size_t(out.nt));
+  if (parallel.is_root() && !resumed.empty()) {
+    for (ShotGather& gather : resumed) out.shots.push_back(std::move(gather));
+    std::sort(out.shots.begin(), out.shots.end(),
+              [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
+  }
   if (stats) {
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    stats->cell_updates = double(g.interior_cells()) * out.nt * double(sources.size());
+    stats->cell_updates = double(g.interior_cells()) * out.nt * double(remaining.size());
   }
   return out;
 }

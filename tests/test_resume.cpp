@@ -1,7 +1,8 @@
-// `rtm migrate` interrupted for real and resumed (docs/robustness.md, "Resuming a migration"): the
-// executable (RTM_EXECUTABLE) is started on a tiny CPU problem, killed with SIGKILL - or stopped
-// with SIGTERM / SIGINT - once its first checkpoint exists, resumed with --resume, and its image
-// compared bit for bit with an uninterrupted run's.
+// `rtm migrate` and `rtm model` interrupted for real and resumed (docs/robustness.md, "Resuming a
+// migration", "Resuming a modeling run"): the executable (RTM_EXECUTABLE) is started on a tiny CPU
+// problem, killed with SIGKILL - or stopped with SIGTERM / SIGINT, also under `| tee` - once its
+// first checkpoint exists, resumed with --resume, and its output compared bit for bit with an
+// uninterrupted run's. Also the progress lines and the acknowledgement of a stop signal.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #include "io/checkpoint_file.h"
+#include "io/shot_checkpoint.h"
+#include "io/shot_file.h"
 #include "io/volume_file.h"
 
 using ::testing::HasSubstr;
@@ -83,14 +86,25 @@ protected:
     fs::create_directories(dir_);
     ASSERT_EQ(run_rtm(dir_, {"generate-model", "--type", "layered", "--shape", "24,20,24",
                              "--spacing", "10", "-o", "model.h5"}, "generate.log"), 0);
-    ASSERT_EQ(run_rtm(dir_, {"model", "-m", "model.h5", "-o", "shots.h5", "--shots", "12",
-                             "--record-time", "0.25", "--boundary-width", "8", "--backend", "cpu"},
-                      "model.log"), 0)
+    ASSERT_EQ(run_rtm(dir_, model_args("shots.h5"), "model.log"), 0)
         << read_text((dir_ / "model.log").string());
-    ASSERT_EQ(run_rtm(dir_, migrate_args("whole.h5"), "whole.log"), 0)
-        << read_text((dir_ / "whole.log").string());
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  // The uninterrupted migration the interrupted ones are compared with, made once per process
+  // (ctest runs each test in a process of its own; the modeling tests need none).
+  void SetUp() override {
+    if (!fs::exists(dir_ / "whole.h5")) {
+      std::vector<std::string> whole = migrate_args("whole.h5");
+      for (const char* option : {"--progress", "0.01"}) whole.push_back(option); // updates in the log
+      ASSERT_EQ(run_rtm(dir_, whole, "whole.log"), 0) << read_text((dir_ / "whole.log").string());
+    }
+  }
+
+  static std::vector<std::string> model_args(const std::string& output) {
+    return {"model", "-m", "model.h5", "-o", output, "--shots", "12", "--record-time", "0.25",
+            "--boundary-width", "8", "--backend", "cpu"};
+  }
 
   static std::vector<std::string> migrate_args(const std::string& output) {
     return {"migrate", "-s", "shots.h5", "-m", "model.h5", "--smooth", "40", "--boundary-width",
@@ -101,18 +115,48 @@ protected:
   // Returns its exit status.
   static int interrupt_after_first_checkpoint(const std::string& output, int signal) {
     const Started run = start_rtm(dir_, migrate_args(output), output + ".log");
-    const std::string checkpoint = rtm::checkpoint_path((dir_ / output).string(), 0);
+    if (!wait_for_file(run.pid, rtm::checkpoint_path((dir_ / output).string(), 0), run.log))
+      return -1;
+    ::kill(run.pid, signal);
+    return wait_for(run.pid);
+  }
+
+  // The same for `rtm model`: the signal goes as soon as its first shot is saved.
+  static int interrupt_model_after_first_shot(const std::string& output, int signal) {
+    const Started run = start_rtm(dir_, model_args(output), output + ".log");
+    const fs::path first = fs::path(rtm::shot_checkpoint_dir((dir_ / output).string())) / "shot-000000.h5";
+    if (!wait_for_file(run.pid, first.string(), run.log)) return -1;
+    ::kill(run.pid, signal);
+    return wait_for(run.pid);
+  }
+
+  // Waits until `path` exists; false (a test failure) when the process ended first.
+  static bool wait_for_file(pid_t pid, const std::string& path, const std::string& log) {
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < give_up) {
+    while (!fs::exists(path) && std::chrono::steady_clock::now() < give_up) {
       int status = 0;
-      if (::waitpid(run.pid, &status, WNOHANG) == run.pid) {
-        ADD_FAILURE() << "the run ended before its first checkpoint: " << read_text(run.log);
-        return -1;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        ADD_FAILURE() << "the run ended before " << path << " existed: " << read_text(log);
+        return false;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    ::kill(run.pid, signal);
-    return wait_for(run.pid);
+    return true;
+  }
+
+  static void expect_same_shots(const std::string& a, const std::string& b) {
+    const rtm::ShotFile sa = rtm::read_shot_file((dir_ / a).string());
+    const rtm::ShotFile sb = rtm::read_shot_file((dir_ / b).string());
+    ASSERT_EQ(sa.shots.size(), sb.shots.size());
+    EXPECT_EQ(sa.nt, sb.nt);
+    EXPECT_EQ(sa.dt, sb.dt);
+    EXPECT_EQ(sa.wavelet, sb.wavelet);
+    EXPECT_EQ(sa.receivers, sb.receivers);
+    for (size_t k = 0; k < sa.shots.size(); ++k) {
+      EXPECT_EQ(sa.shots[k].id, sb.shots[k].id);
+      EXPECT_EQ(sa.shots[k].source, sb.shots[k].source);
+      EXPECT_EQ(sa.shots[k].data, sb.shots[k].data) << "shot " << k << " of " << a << " and " << b;
+    }
   }
 
   static void expect_same_volumes(const std::string& a, const std::string& b) {
@@ -128,9 +172,21 @@ protected:
 };
 fs::path ResumeTest::dir_;
 
+// The modeling tests need the model and the uninterrupted shots only.
+class ModelResumeTest : public ResumeTest {
+protected:
+  void SetUp() override {}
+};
+
 } // namespace
 
 TEST_F(ResumeTest, KilledRunResumesToTheUninterruptedImage) {
+  // The uninterrupted run's progress inside the shot went to its log as plain lines.
+  const std::string whole_log = read_text((dir_ / "whole.log").string());
+  EXPECT_THAT(whole_log, ::testing::ContainsRegex("rtm: shot [0-9]+/12, step [0-9]+/566, [0-9.]+ "
+                                                  "Gcells/s, ~[0-9.]+ s left \\(run: ~[0-9.]+ s\\)\n"));
+  EXPECT_THAT(whole_log, ::testing::Not(HasSubstr("\r"))); // not a terminal: no in-place line
+
   ASSERT_EQ(interrupt_after_first_checkpoint("killed.h5", SIGKILL), 128 + SIGKILL);
   EXPECT_FALSE(fs::exists(dir_ / "killed.h5")) << "the killed run finished before the kill";
   ASSERT_TRUE(fs::exists(rtm::checkpoint_path((dir_ / "killed.h5").string(), 0)));
@@ -150,12 +206,107 @@ TEST_F(ResumeTest, SigtermAndSigintStopCleanlyWithACheckpoint) {
     ASSERT_EQ(interrupt_after_first_checkpoint(output, signal), 128 + signal)
         << read_text((dir_ / (std::string(output) + ".log")).string());
     EXPECT_FALSE(fs::exists(dir_ / output));
+    // Acknowledged at once, with the shot, then the stop itself and how to resume.
     EXPECT_THAT(read_text((dir_ / (std::string(output) + ".log")).string()),
-                ::testing::AllOf(HasSubstr(signal == SIGTERM ? "SIGTERM" : "SIGINT"),
+                ::testing::AllOf(HasSubstr(signal == SIGTERM
+                                               ? "rtm: SIGTERM: finishing shot "
+                                               : "rtm: Ctrl-C (SIGINT): finishing shot "),
+                                 HasSubstr(" of 12, then a checkpoint; "),
+                                 HasSubstr(signal == SIGTERM ? "SIGTERM again" : "Ctrl-C again"),
+                                 HasSubstr("to stop now and lose that shot\n"),
+                                 HasSubstr(signal == SIGTERM ? "stopped by SIGTERM" : "stopped by SIGINT"),
                                  HasSubstr("--resume")));
     std::vector<std::string> resume = migrate_args(output);
     resume.push_back("--resume");
     ASSERT_EQ(run_rtm(dir_, resume, "resume.log"), 0) << read_text((dir_ / "resume.log").string());
     expect_same_volumes("whole.h5", output);
   }
+}
+
+// Ctrl-C on `rtm migrate ... 2>&1 | tee log`: the terminal sends SIGINT to both; tee dies, the run's
+// later messages meet a closed pipe. The run must still finish its shot, checkpoint and exit 130.
+TEST_F(ResumeTest, CtrlCUnderTeeStillCheckpointsAndExitsWithItsOwnStatus) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  std::vector<std::string> argv_strings = {RTM_EXECUTABLE};
+  for (const std::string& a : migrate_args("tee.h5")) argv_strings.push_back(a);
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string tee_log = (dir_ / "tee.log").string();
+
+  const pid_t rtm = ::fork();
+  if (rtm == 0) {
+    ::setpgid(0, 0); // a process group of its own, like a shell's pipeline
+    if (::chdir(dir_.c_str()) != 0) ::_exit(127);
+    ::dup2(pipe_fds[1], 1);
+    ::dup2(pipe_fds[1], 2);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(rtm, rtm);
+  const pid_t tee = ::fork();
+  if (tee == 0) {
+    ::setpgid(0, rtm);
+    ::dup2(pipe_fds[0], 0);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    ::execlp("tee", "tee", tee_log.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(tee, rtm);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+
+  ASSERT_TRUE(wait_for_file(rtm, rtm::checkpoint_path((dir_ / "tee.h5").string(), 0), tee_log));
+  ASSERT_EQ(::kill(-rtm, SIGINT), 0); // Ctrl-C: the whole foreground group
+  EXPECT_EQ(wait_for(tee), 128 + SIGINT) << "tee was expected to die of the Ctrl-C";
+  EXPECT_EQ(wait_for(rtm), 128 + SIGINT) << read_text(tee_log);
+  EXPECT_FALSE(fs::exists(dir_ / "tee.h5"));
+  ASSERT_FALSE(rtm::find_checkpoints((dir_ / "tee.h5").string()).empty());
+
+  std::vector<std::string> resume = migrate_args("tee.h5");
+  resume.push_back("--resume");
+  ASSERT_EQ(run_rtm(dir_, resume, "tee-resume.log"), 0) << read_text((dir_ / "tee-resume.log").string());
+  expect_same_volumes("whole.h5", "tee.h5");
+}
+
+TEST_F(ModelResumeTest, KilledModelingRunKeepsItsShotsAndResumesToTheSameFile) {
+  ASSERT_EQ(interrupt_model_after_first_shot("killed-shots.h5", SIGKILL), 128 + SIGKILL);
+  EXPECT_FALSE(fs::exists(dir_ / "killed-shots.h5")) << "no output before every shot is done";
+  const std::string checkpoint = rtm::shot_checkpoint_dir((dir_ / "killed-shots.h5").string());
+  ASSERT_TRUE(fs::exists(checkpoint));
+
+  // Without --resume the checkpoint is not thrown away; with other options it is refused.
+  EXPECT_EQ(run_rtm(dir_, model_args("killed-shots.h5"), "no-resume.log"), 2);
+  EXPECT_THAT(read_text((dir_ / "no-resume.log").string()), HasSubstr("--resume"));
+  std::vector<std::string> changed = model_args("killed-shots.h5");
+  for (const char* option : {"--f0", "12", "--resume"}) changed.push_back(option);
+  EXPECT_EQ(run_rtm(dir_, changed, "changed.log"), 2);
+  EXPECT_THAT(read_text((dir_ / "changed.log").string()),
+              ::testing::AllOf(HasSubstr("another modeling run"), HasSubstr("f0")));
+
+  std::vector<std::string> resume = model_args("killed-shots.h5");
+  resume.push_back("--resume");
+  ASSERT_EQ(run_rtm(dir_, resume, "model-resume.log"), 0)
+      << read_text((dir_ / "model-resume.log").string());
+  EXPECT_THAT(read_text((dir_ / "model-resume.log").string()), HasSubstr("already modeled"));
+  expect_same_shots("shots.h5", "killed-shots.h5");
+  EXPECT_FALSE(fs::exists(checkpoint)) << "the checkpoint outlived the finished output";
+}
+
+TEST_F(ModelResumeTest, ModelingStoppedBySigtermSavesItsShotsAndResumes) {
+  ASSERT_EQ(interrupt_model_after_first_shot("term-shots.h5", SIGTERM), 128 + SIGTERM)
+      << read_text((dir_ / "term-shots.h5.log").string());
+  EXPECT_FALSE(fs::exists(dir_ / "term-shots.h5"));
+  EXPECT_THAT(read_text((dir_ / "term-shots.h5.log").string()),
+              ::testing::AllOf(HasSubstr("rtm: SIGTERM: finishing shot "),
+                               HasSubstr("stopped by SIGTERM"), HasSubstr("--resume")));
+  std::vector<std::string> resume = model_args("term-shots.h5");
+  resume.push_back("--resume");
+  ASSERT_EQ(run_rtm(dir_, resume, "term-model-resume.log"), 0)
+      << read_text((dir_ / "term-model-resume.log").string());
+  expect_same_shots("shots.h5", "term-shots.h5");
 }
