@@ -60,6 +60,7 @@ void register_model(CLI::App& rtm) {
                 "the centre inline");
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
+  add_point_interpolation_option(cmd, args->params.point_interpolation);
   add_backend_options(cmd, args->params.backend);
   add_parallel_options(cmd, args->parallel);
 

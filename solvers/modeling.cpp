@@ -119,10 +119,12 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
 
   std::vector<PointStencil> receivers;
   for (size_t r = 0; r < acq.receivers.size(); ++r)
-    receivers.push_back(locate_point(sim, acq.receivers[r], "receiver " + std::to_string(r)));
+    receivers.push_back(locate_point(sim, acq.receivers[r], "receiver " + std::to_string(r),
+                                     params.point_interpolation));
   std::vector<PointStencil> sources;
   for (size_t s = 0; s < acq.sources.size(); ++s)
-    sources.push_back(locate_point(sim, acq.sources[s], "source " + std::to_string(s)));
+    sources.push_back(locate_point(sim, acq.sources[s], "source " + std::to_string(s),
+                                   params.point_interpolation));
 
   ShotFile out;
   out.nt = int(std::floor(params.record_time / sim.dt + 1e-9)) + 1;
@@ -155,7 +157,8 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   info << "rtm: modeling " << sources.size() << " shot(s) on " << propagator->name() << ": grid "
       << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of " << params.boundary.width
       << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
-      << " receivers\n";
+      << " receivers (" << point_interpolation_name(params.point_interpolation)
+      << " point interpolation)\n";
 
   // One source per shot, all with the same wavelet: one limit serves every shot.
   const double vmax = model.vmax();

@@ -23,6 +23,8 @@ struct ModelingParams {
   double dt = 0;           // time step (s); 0: from CFL
   double record_time = 1;  // seconds of data per shot
   BoundaryConfig boundary;
+  // How sources and receivers between nodes are spread over them (solvers/point_interpolation.h).
+  PointInterpolation point_interpolation = PointInterpolation::sinc;
   BackendOptions backend;
 };
 
