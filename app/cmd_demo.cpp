@@ -92,6 +92,7 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
   MigrationParams migration;
   migration.backend = params.backend;
   migration.boundary = params.boundary;
+  migration.point_interpolation = params.point_interpolation;
   migration.reconstruction = reconstruction;
   RunStats migrating;
   const MigrationResult result = migrate_shots(migration_model, shots, migration, std::cerr, &migrating);

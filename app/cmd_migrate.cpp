@@ -252,6 +252,7 @@ void register_migrate(CLI::App& rtm) {
       ->check(non_negative_finite())
       ->capture_default_str();
   add_boundary_options(cmd, args->params.boundary);
+  add_point_interpolation_option(cmd, args->params.point_interpolation);
   add_backend_options(cmd, args->params.backend);
   add_parallel_options(cmd, args->parallel);
   add_velocity_check_flag(cmd, args->allow_unusual_velocities);

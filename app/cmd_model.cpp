@@ -78,6 +78,7 @@ void register_model(CLI::App& rtm) {
       ->capture_default_str();
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
+  add_point_interpolation_option(cmd, args->params.point_interpolation);
   add_backend_options(cmd, args->params.backend);
   add_parallel_options(cmd, args->parallel);
   add_velocity_check_flag(cmd, args->allow_unusual_velocities);

@@ -110,6 +110,17 @@ void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {
                 "Pressure-release (reflecting) surface at z = 0 instead of an absorbing layer");
 }
 
+void add_point_interpolation_option(CLI::App* cmd, PointInterpolation& kind) {
+  cmd->add_option_function<std::string>(
+         "--point-interpolation",
+         [&kind](const std::string& name) { kind = parse_point_interpolation(name); },
+         "How sources and receivers between grid nodes are spread over them: sinc (Hicks' "
+         "Kaiser-windowed sinc, 8 nodes per axis; accurate to 4 points per wavelength) or "
+         "trilinear (8 nodes in all; loses amplitude between nodes)")
+      ->check(CLI::IsMember({"sinc", "trilinear"}))
+      ->default_str(point_interpolation_name(kind));
+}
+
 void add_time_options(CLI::App* cmd, ModelingParams& p) {
   cmd->add_option("--f0", p.wavelet.f0, "Ricker wavelet peak frequency (Hz)")
       ->check(positive_finite())

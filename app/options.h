@@ -22,6 +22,8 @@ void add_backend_options(CLI::App* cmd, BackendOptions& options);
 void add_parallel_options(CLI::App* cmd, ParallelOptions& options);
 // --boundary-width, --free-surface
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& boundary);
+// --point-interpolation sinc|trilinear: how sources and receivers between nodes are spread
+void add_point_interpolation_option(CLI::App* cmd, PointInterpolation& kind);
 // --f0, --t0, --dt, --record-time, --time-dispersion-transform
 void add_time_options(CLI::App* cmd, ModelingParams& params);
 // --time-dispersion-transform on|off (default on): docs/physics.md, "Time dispersion"

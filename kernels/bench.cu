@@ -236,10 +236,7 @@ std::vector<PointRun> run_point_workload(const BenchConfig& config, int steps,
   if (steps < 1) throw std::invalid_argument("bench: point workload needs at least one step");
   const PointSetupInfo info = point_setup(config.nx, config.ny, config.nz);
   const GridLayout& g = info.setup.layout;
-  PointStencil source;
-  source.index[0] = g.index(g.nx / 2, g.ny / 2, g.nz / 2);
-  source.weight[0] = 1.0f;
-  source.count = 1;
+  const PointStencil source = point_at_cell(g.nx / 2, g.ny / 2, g.nz / 2);
   std::vector<float> wavelet(static_cast<size_t>(steps));
   for (int n = 0; n < steps; ++n) {
     const double a = kPi * info.f0 * (n * info.dt - info.t0);

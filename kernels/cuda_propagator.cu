@@ -30,29 +30,59 @@ __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
 __device__ __forceinline__ void add_to(float* p, float v) { atomicAdd(p, v); }
 __device__ __forceinline__ void add_to(__half* p, float v) { atomicAdd(p, __float2half_rn(v)); }
 
-// p_cur[cell] += scale * weight * v2dt2[cell] * series[point], one thread per point; points may
+// Point sets (kernels/propagator.h, PointStencil): one block per point, one thread per row of
+// its box, thread t taking plane c = t / kMaxPointTaps and row b = t % kMaxPointTaps. The float
+// arithmetic is PointStencil's order, written with __fmul_rn / __fadd_rn so that the compiler
+// does not contract it into fused multiply-adds the CPU reference does not use: traces then
+// agree with the CPU's to the bit where the wavefields do.
+constexpr int kPointThreads = kMaxPointTaps * kMaxPointTaps;
+
+// p_cur[cell] += (((wz * wy) * wx) * v2dt2[cell]) * amp, amp = scale * series[point]; points may
 // share cells, hence the atomic add.
 template <class T>
-__global__ void inject_kernel(T* p_cur, const T* v2dt2, const PointStencil* points, int count,
-                              const float* series_row, float scale) {
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= count) return;
-  const PointStencil& s = points[p]; // read in place: a local copy would go to local memory
-  const float amp = scale * series_row[p];
-  for (int c = 0; c < s.count; ++c)
-    add_to(p_cur + s.index[c], s.weight[c] * to_float(v2dt2[s.index[c]]) * amp);
+__global__ void __launch_bounds__(kPointThreads)
+    inject_kernel(T* p_cur, const T* v2dt2, GridLayout g, const PointStencil* points,
+                  const float* series_row, float scale) {
+  const PointStencil& s = points[blockIdx.x]; // read in place: a local copy would go to local memory
+  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
+  if (c >= s.nz || b >= s.ny) return;
+  const float amp = __fmul_rn(scale, series_row[blockIdx.x]);
+  const float wzy = __fmul_rn(s.wz[c], s.wy[b]);
+  const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+  for (int a = 0; a < s.nx; ++a) {
+    const float w = __fmul_rn(__fmul_rn(wzy, s.wx[a]), to_float(v2dt2[row + a]));
+    add_to(p_cur + row + a, __fmul_rn(w, amp));
+  }
 }
 
-// series_row[point] = sum over the point's cells of weight * p_cur[cell].
+// series_row[point] = sum_c wz[c] * sum_b wy[b] * sum_a wx[a] * p_cur[cell], each sum in
+// increasing index order: row sums in parallel, then one thread per plane, then one for the point.
 template <class T>
-__global__ void record_kernel(const T* p_cur, const PointStencil* points, int count,
-                              float* series_row) {
-  const int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= count) return;
-  const PointStencil& s = points[p];
-  float v = 0.0f;
-  for (int c = 0; c < s.count; ++c) v += s.weight[c] * to_float(p_cur[s.index[c]]);
-  series_row[p] = v;
+__global__ void __launch_bounds__(kPointThreads)
+    record_kernel(const T* p_cur, GridLayout g, const PointStencil* points, float* series_row) {
+  __shared__ float rows[kPointThreads];
+  __shared__ float planes[kMaxPointTaps];
+  const PointStencil& s = points[blockIdx.x];
+  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
+  if (c < s.nz && b < s.ny) {
+    const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+    float sum = 0.0f;
+    for (int a = 0; a < s.nx; ++a) sum = __fadd_rn(sum, __fmul_rn(s.wx[a], to_float(p_cur[row + a])));
+    rows[threadIdx.x] = sum;
+  }
+  __syncthreads();
+  if (threadIdx.x < s.nz) {
+    float plane = 0.0f;
+    for (int r = 0; r < s.ny; ++r)
+      plane = __fadd_rn(plane, __fmul_rn(s.wy[r], rows[threadIdx.x * kMaxPointTaps + r]));
+    planes[threadIdx.x] = plane;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float v = 0.0f;
+    for (int k = 0; k < s.nz; ++k) v = __fadd_rn(v, __fmul_rn(s.wz[k], planes[k]));
+    series_row[blockIdx.x] = v;
+  }
 }
 
 // While timing is on, every timed operation of every propagator on a device waits for this
@@ -494,14 +524,10 @@ void CudaPropagator::synchronize() {
 
 int CudaPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
   if (nt <= 0) throw std::invalid_argument(name() + "::add_point_set: nt must be positive");
-  for (const PointStencil& p : points) {
-    if (p.count < 0 || p.count > 8)
-      throw std::invalid_argument(name() + "::add_point_set: a point has " +
-                                  std::to_string(p.count) + " cells (0 to 8 allowed)");
-    for (int c = 0; c < p.count; ++c)
-      if (p.index[c] < 0 || p.index[c] >= layout_.size)
-        throw std::out_of_range(name() + "::add_point_set: point cell index outside the grid");
-  }
+  for (const PointStencil& p : points)
+    if (!p.fits(layout_))
+      throw std::out_of_range(name() + "::add_point_set: a point's cells leave the grid (or exceed " +
+                              std::to_string(kMaxPointTaps) + " per axis)");
   CUDA_CHECK(cudaSetDevice(device_));
   DevicePointSet set;
   set.count = int(points.size());
@@ -553,17 +579,15 @@ void CudaPropagator::inject(int set, int t, float scale) {
   if (t < 0 || t >= ps.nt) throw std::out_of_range(name() + "::inject: time index outside the series");
   if (ps.count == 0) return;
   CUDA_CHECK(cudaSetDevice(device_));
-  constexpr int kThreads = 128;
-  const int blocks = (ps.count + kThreads - 1) / kThreads;
   const float* row = ps.series.as<float>() + size_t(t) * ps.count;
   const auto* points = ps.stencils.as<PointStencil>();
   begin_timed();
   if (row_->storage == Storage::fp32)
-    inject_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<float*>(cur_), v2dt2_.as<float>(),
-                                                     points, ps.count, row, scale);
+    inject_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<float*>(cur_), v2dt2_.as<float>(),
+                                                            layout_, points, row, scale);
   else
-    inject_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<__half*>(cur_), v2dt2_.as<__half>(),
-                                                     points, ps.count, row, scale);
+    inject_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<__half*>(cur_), v2dt2_.as<__half>(),
+                                                            layout_, points, row, scale);
   CUDA_CHECK_LAUNCH("inject_kernel");
   end_timed(TimedOp::points);
 }
@@ -573,15 +597,13 @@ void CudaPropagator::record(int set, int t) {
   if (t < 0 || t >= ps.nt) throw std::out_of_range(name() + "::record: time index outside the series");
   if (ps.count == 0) return;
   CUDA_CHECK(cudaSetDevice(device_));
-  constexpr int kThreads = 128;
-  const int blocks = (ps.count + kThreads - 1) / kThreads;
   float* row = ps.series.as<float>() + size_t(t) * ps.count;
   const auto* points = ps.stencils.as<PointStencil>();
   begin_timed();
   if (row_->storage == Storage::fp32)
-    record_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<const float*>(cur_), points, ps.count, row);
+    record_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<const float*>(cur_), layout_, points, row);
   else
-    record_kernel<<<blocks, kThreads, 0, stream_>>>(static_cast<const __half*>(cur_), points, ps.count, row);
+    record_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<const __half*>(cur_), layout_, points, row);
   CUDA_CHECK_LAUNCH("record_kernel");
   end_timed(TimedOp::points);
 }

@@ -34,13 +34,51 @@ struct DampingProfiles {
   bool empty() const { return x.empty() && y.empty() && z.empty(); }
 };
 
-// A point (source or receiver) spread over up to 8 cells with interpolation weights.
+// A point (source or receiver) spread over a box of cells with separable weights: cell
+// (i0 + a, j0 + b, k0 + c) of the compute grid (interior coordinates) gets
+//   weight = wz[c] * wy[b] * wx[a],   0 <= a < nx, 0 <= b < ny, 0 <= c < nz.
 // The same weights inject and sample, which keeps modeling and migration adjoint.
+//
+// Why separable: a Kaiser-windowed sinc of radius 4 (solvers/point_interpolation.h) touches up to
+// 8 cells per axis, 512 cells in all. A flat (index, weight) list of 512 entries would be 6 KiB per
+// point (and as much device memory per receiver); the three 1-D weight lists are 120 bytes. They
+// also make the arithmetic cheaper (record() sums rows, then planes, then the volume) and let a
+// z-slab of a decomposed grid keep the planes it holds by clipping [k0, k0 + nz).
+// Trilinear points are the same thing with at most 2 cells per axis, and a point on a node is
+// nx = ny = nz = 1 with weights 1.
+//
+// Arithmetic order (the CPU reference and the CUDA kernels follow it, so traces agree to the bit
+// where the wavefields do), float32 throughout, each sum from 0 in increasing index order:
+//   inject: p[cell] += (((wz[c] * wy[b]) * wx[a]) * v2dt2[cell]) * amp,   amp = scale * series
+//   record: row(c, b) = sum_a wx[a] * p[cell];  plane(c) = sum_b wy[b] * row(c, b);
+//           series = sum_c wz[c] * plane(c)
+constexpr int kMaxPointTaps = 8; // cells per axis: twice the sinc radius
+
 struct PointStencil {
-  int64_t index[8] = {0, 0, 0, 0, 0, 0, 0, 0}; // GridLayout::index of each cell
-  float weight[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int count = 0;
+  int i0 = 0, j0 = 0, k0 = 0; // first cell (x, y, z), interior coordinates of the compute grid
+  int nx = 0, ny = 0, nz = 0; // cells along each axis, 0 .. kMaxPointTaps; 0: no cells at all
+  float wx[kMaxPointTaps] = {}, wy[kMaxPointTaps] = {}, wz[kMaxPointTaps] = {};
+
+  int64_t cells() const { return int64_t(nx) * ny * nz; }
+  // Every cell inside the grid's interior (and at most kMaxPointTaps per axis)?
+  bool fits(const GridLayout& g) const {
+    auto axis = [](int first, int n, int size) {
+      return n >= 0 && n <= kMaxPointTaps && (n == 0 || (first >= 0 && first + n <= size));
+    };
+    return axis(i0, nx, g.nx) && axis(j0, ny, g.ny) && axis(k0, nz, g.nz);
+  }
 };
+
+// A point on cell (i, j, k) with weight 1.
+inline PointStencil point_at_cell(int i, int j, int k) {
+  PointStencil p;
+  p.i0 = i;
+  p.j0 = j;
+  p.k0 = k;
+  p.nx = p.ny = p.nz = 1;
+  p.wx[0] = p.wy[0] = p.wz[0] = 1.0f;
+  return p;
+}
 
 // A box of interior cells of the compute grid, half-open: x0 <= i < x1, y0 <= j < y1, z0 <= k < z1.
 // RTM uses the model region (the grid less its absorbing layers). Dense arrays over a box are
@@ -171,9 +209,10 @@ public:
   virtual int add_point_set(const std::vector<PointStencil>& points, int nt) = 0;
   virtual void upload_series(int set, const std::vector<float>& series) = 0;
   virtual std::vector<float> download_series(int set) const = 0;
-  // p_cur[cell] += scale * weight * v2dt2[cell] * series[t][point], for each point of the set.
+  // p_cur[cell] += weight * v2dt2[cell] * scale * series[t][point], for each point of the set
+  // (PointStencil gives the weights and the order of the arithmetic).
   virtual void inject(int set, int t, float scale) = 0;
-  // series[t][point] = sum over the point's cells of weight * p_cur[cell].
+  // series[t][point] = sum over the point's cells of weight * p_cur[cell] (in PointStencil's order).
   virtual void record(int set, int t) = 0;
 
   // ---- Reverse time migration (docs/rtm.md) ----------------------------------------------

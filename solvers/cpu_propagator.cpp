@@ -239,9 +239,9 @@ Propagator::PlaneSpan CpuPropagator::next_field_planes(int k_begin, int k_end) {
 int CpuPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
   if (nt <= 0) throw std::invalid_argument("add_point_set: nt must be positive");
   for (const PointStencil& p : points)
-    for (int c = 0; c < p.count; ++c)
-      if (p.index[c] < 0 || p.index[c] >= layout().size)
-        throw std::out_of_range("add_point_set: point cell index outside the grid");
+    if (!p.fits(layout()))
+      throw std::out_of_range("add_point_set: a point's cells leave the grid (or exceed " +
+                              std::to_string(kMaxPointTaps) + " per axis)");
   sets_.push_back(PointSet{points, nt, std::vector<float>(size_t(nt) * points.size(), 0.0f)});
   return int(sets_.size()) - 1;
 }
@@ -263,15 +263,23 @@ void CpuPropagator::upload_series(int set, const std::vector<float>& series) {
 
 std::vector<float> CpuPropagator::download_series(int set) const { return point_set(set).series; }
 
+// Both follow the arithmetic order PointStencil (kernels/propagator.h) defines; the CUDA kernels
+// do the same.
 void CpuPropagator::inject(int set, int t, float scale) {
   const OpClock timed(timing_on_, timing_.points_ms);
   const PointSet& ps = point_set(set);
   if (t < 0 || t >= ps.nt) throw std::out_of_range("inject: time index outside the series");
+  const GridLayout& g = setup_.layout;
   const size_t np = ps.points.size();
   for (size_t p = 0; p < np; ++p) {
     const float amp = scale * ps.series[size_t(t) * np + p];
     const PointStencil& s = ps.points[p];
-    for (int c = 0; c < s.count; ++c) cur_[s.index[c]] += s.weight[c] * v2dt2_[s.index[c]] * amp;
+    for (int c = 0; c < s.nz; ++c)
+      for (int b = 0; b < s.ny; ++b) {
+        const float wzy = s.wz[c] * s.wy[b];
+        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+        for (int a = 0; a < s.nx; ++a) cur_[row + a] += wzy * s.wx[a] * v2dt2_[row + a] * amp;
+      }
   }
 }
 
@@ -279,11 +287,21 @@ void CpuPropagator::record(int set, int t) {
   const OpClock timed(timing_on_, timing_.points_ms);
   PointSet& ps = sets_.at(size_t(set));
   if (t < 0 || t >= ps.nt) throw std::out_of_range("record: time index outside the series");
+  const GridLayout& g = setup_.layout;
   const size_t np = ps.points.size();
   for (size_t p = 0; p < np; ++p) {
     const PointStencil& s = ps.points[p];
     float v = 0.0f;
-    for (int c = 0; c < s.count; ++c) v += s.weight[c] * cur_[s.index[c]];
+    for (int c = 0; c < s.nz; ++c) {
+      float plane = 0.0f;
+      for (int b = 0; b < s.ny; ++b) {
+        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+        float sum = 0.0f;
+        for (int a = 0; a < s.nx; ++a) sum += s.wx[a] * cur_[row + a];
+        plane += s.wy[b] * sum;
+      }
+      v += s.wz[c] * plane;
+    }
     ps.series[size_t(t) * np + p] = v;
   }
 }

@@ -31,14 +31,6 @@ void allgather_planes(MPI_Comm comm, int64_t plane_floats, const float* mine, in
   check_mpi(code, what);
 }
 
-// (i, j, k) of a GridLayout::index (inverse of GridLayout::index).
-void decode_index(const GridLayout& g, int64_t index, int& i, int& j, int& k) {
-  const int64_t rest = index - g.offset;
-  k = int(rest / g.plane) - kHalo;
-  j = int(rest % g.plane / g.pitch) - kHalo;
-  i = int(rest % g.pitch) - kHalo;
-}
-
 } // namespace
 
 std::vector<Slab> split_into_slabs(int nz, int parts) {
@@ -189,30 +181,42 @@ Propagator::PlaneSpan DecomposedPropagator::next_field_planes(int, int) {
 
 // ---- points ------------------------------------------------------------------------------------
 
+// A point's stencil spans planes k0 .. k0 + nz - 1, at most kMaxPointTaps = 2 kHalo of them. The
+// rank owning its middle plane m = k0 + (nz - 1) / 2 holds them all among its own and ghost planes
+// (m - k0 <= kHalo and k0 + nz - 1 - m <= kHalo, and ghost planes reach kHalo beyond the own ones
+// wherever a neighbour is), so its record() sums every cell in the single-rank order: that rank
+// owns the point's series. Every rank injects into the cells it holds, ghost copies included, with
+// the same arithmetic, so ghost copies stay equal to their owners' cells.
 int DecomposedPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
-  const GridLayout& g = local_->layout();
+  const int first = slab_.first_local(), local_nz = slab_.local_planes();
   std::vector<PointStencil> local_points(points.size());
   PointSetInfo info;
   info.nt = nt;
   info.owner.assign(points.size(), 0);
   for (size_t p = 0; p < points.size(); ++p) {
     const PointStencil& in = points[p];
+    if (!in.fits(global_))
+      throw std::out_of_range("DecomposedPropagator::add_point_set: a point's cells leave the grid");
+    // The planes this rank holds, clipped from [k0, k0 + nz) in local plane numbers.
     PointStencil& out = local_points[p];
-    int lowest = global_.nz;
-    for (int c = 0; c < in.count; ++c) {
-      if (in.index[c] < 0 || in.index[c] >= global_.size)
-        throw std::out_of_range("DecomposedPropagator::add_point_set: point cell index outside the grid");
-      int i, j, k;
-      decode_index(global_, in.index[c], i, j, k);
-      lowest = std::min(lowest, k);
-      const int kl = k - slab_.first_local();
-      if (kl < 0 || kl >= g.nz) continue; // neither own nor ghost: another rank's
-      out.index[out.count] = g.index(i, j, kl);
-      out.weight[out.count] = in.weight[c];
-      ++out.count;
+    out = in;
+    const int lo = std::max(in.k0 - first, 0), hi = std::min(in.k0 + in.nz - first, local_nz);
+    out.nz = std::max(hi - lo, 0);
+    out.k0 = out.nz > 0 ? lo : 0;
+    for (int c = 0; c < kMaxPointTaps; ++c) {
+      const int from = lo + first - in.k0 + c; // index into in.wz
+      out.wz[c] = c < out.nz ? in.wz[from] : 0.0f;
     }
-    for (int r = 0; r < size_; ++r)
-      if (lowest >= slabs_[size_t(r)].z_begin && lowest < slabs_[size_t(r)].z_end) info.owner[p] = r;
+    if (in.nz == 0) continue;
+    const int middle = in.k0 + (in.nz - 1) / 2;
+    for (int r = 0; r < size_; ++r) {
+      const Slab& s = slabs_[size_t(r)];
+      if (middle < s.z_begin || middle >= s.z_end) continue;
+      if (in.k0 < s.first_local() || in.k0 + in.nz > s.first_local() + s.local_planes())
+        throw std::logic_error("DecomposedPropagator::add_point_set: a point's planes do not fit "
+                               "within one rank's own and ghost planes");
+      info.owner[p] = r;
+    }
   }
   const int set = local_->add_point_set(local_points, nt);
   if (set != int(sets_.size()))

@@ -330,12 +330,14 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   std::snprintf(text, sizeof text,
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
                 "data_phase_filter = %s\n"
-                "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n",
+                "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
+                "point_interpolation = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
                 params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
                 params.boundary.width,
-                params.boundary.free_surface ? "true" : "false", params.boundary.reflection);
+                params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
+                point_interpolation_name(params.point_interpolation));
   id.parameters = text;
   return id;
 }
@@ -385,7 +387,8 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
 
   std::vector<PointStencil> receivers;
   for (size_t r = 0; r < shots.receivers.size(); ++r)
-    receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r)));
+    receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r),
+                                     params.point_interpolation));
 
   // The data's phase correction (docs/rtm.md, 6a): one filter for every shot (they share the
   // receivers), chosen from the receiver geometry unless the user named one.
@@ -452,7 +455,8 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   if (int(remaining.size()) != nshots) info << " (" << nshots - int(remaining.size()) << " resumed)";
   info << " on " << source_field->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
        << " (absorbing layers of " << params.boundary.width << " cells included), " << nt
-       << " steps of dt = " << shots.dt << " s, " << nrec << " receivers";
+       << " steps of dt = " << shots.dt << " s, " << nrec << " receivers ("
+       << point_interpolation_name(params.point_interpolation) << " point interpolation)";
   if (parallel.size() > 1)
     info << "; " << parallel.group_count() << " shot group(s) of " << parallel.ranks_per_shot()
          << " rank(s)";
@@ -540,7 +544,9 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     receiver_field->upload_series(receiver_set, traces_to_series(data, nrec, nt));
     ShotSets sets;
     sets.source_set = source_field->add_point_set(
-        {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id))}, nt);
+        {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
+                      params.point_interpolation)},
+        nt);
     source_field->upload_series(sets.source_set, source_wavelet);
     sets.receiver_set = receiver_set;
     sets.nt = nt;

@@ -51,6 +51,8 @@ struct MigrationParams {
   // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
   bool profile = false;
   BoundaryConfig boundary;
+  // How sources and receivers between nodes are spread over them (solvers/point_interpolation.h).
+  PointInterpolation point_interpolation = PointInterpolation::sinc;
   BackendOptions backend;
 };
 

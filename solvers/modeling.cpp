@@ -123,7 +123,8 @@ std::string modeling_identity(const VelocityModel& model, const Acquisition& acq
                 "format = rtm-modeling-checkpoint 1\nmodel = %dx%dx%d cells, fingerprint %016llx\n"
                 "sources = %zu, fingerprint %016llx\nreceivers = %zu, fingerprint %016llx\n"
                 "nt = %d\ndt = %.17g\nf0 = %.17g\nt0 = %.17g\nboundary_width = %d\n"
-                "free_surface = %s\nboundary_reflection = %.17g\ntime_dispersion_transform = %s\n",
+                "free_surface = %s\nboundary_reflection = %.17g\ntime_dispersion_transform = %s\n"
+                "point_interpolation = %s\n",
                 model.nx, model.ny, model.nz, static_cast<unsigned long long>(grid),
                 acq.sources.size(),
                 static_cast<unsigned long long>(
@@ -133,7 +134,8 @@ std::string modeling_identity(const VelocityModel& model, const Acquisition& acq
                     hash(acq.receivers.data(), acq.receivers.size() * sizeof(Position))),
                 header.nt, header.dt, header.f0, header.t0, params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
-                params.time_dispersion_transform ? "on" : "off");
+                params.time_dispersion_transform ? "on" : "off",
+                point_interpolation_name(params.point_interpolation));
   return text;
 }
 
@@ -191,10 +193,12 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
 
   std::vector<PointStencil> receivers;
   for (size_t r = 0; r < acq.receivers.size(); ++r)
-    receivers.push_back(locate_point(sim, acq.receivers[r], "receiver " + std::to_string(r)));
+    receivers.push_back(locate_point(sim, acq.receivers[r], "receiver " + std::to_string(r),
+                                     params.point_interpolation));
   std::vector<PointStencil> sources;
   for (size_t s = 0; s < acq.sources.size(); ++s)
-    sources.push_back(locate_point(sim, acq.sources[s], "source " + std::to_string(s)));
+    sources.push_back(locate_point(sim, acq.sources[s], "source " + std::to_string(s),
+                                   params.point_interpolation));
 
   ShotFile out;
   out.nt = int(std::floor(params.record_time / sim.dt + 1e-9)) + 1;
@@ -240,7 +244,8 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   info << "rtm: modeling " << sources.size() << " shot(s) on " << propagator->name() << ": grid "
       << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of " << params.boundary.width
       << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
-      << " receivers\n";
+      << " receivers (" << point_interpolation_name(params.point_interpolation)
+      << " point interpolation)\n";
 
   // One source per shot, all with the same wavelet: one limit serves every shot.
   const double vmax = model.vmax();

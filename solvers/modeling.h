@@ -27,6 +27,8 @@ struct ModelingParams {
   // transform on the source wavelet, the inverse on the recorded traces; the shot file says so.
   bool time_dispersion_transform = true;
   BoundaryConfig boundary;
+  // How sources and receivers between nodes are spread over them (solvers/point_interpolation.h).
+  PointInterpolation point_interpolation = PointInterpolation::sinc;
   BackendOptions backend;
 };
 

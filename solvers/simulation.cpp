@@ -101,7 +101,8 @@ Box model_box(const SimulationGrid& sim) {
   return b;
 }
 
-PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what) {
+PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what,
+                          PointInterpolation kind) {
   const VelocityModel& m = sim.model;
   // Fractional model-cell coordinates.
   const double fz = (zyx[0] - m.oz) / m.dz, fy = (zyx[1] - m.oy) / m.dy, fx = (zyx[2] - m.ox) / m.dx;
@@ -128,27 +129,21 @@ PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const 
                      format_number(zyx[1]) + ", " + format_number(zyx[2]) +
                      ") m lies outside the model: " + axes);
   }
-  const double cx = std::clamp(fx, 0.0, double(m.nx - 1));
-  const double cy = std::clamp(fy, 0.0, double(m.ny - 1));
-  const double cz = std::clamp(fz, 0.0, double(m.nz - 1));
-  const int i0 = std::min(int(std::floor(cx)), std::max(0, m.nx - 2));
-  const int j0 = std::min(int(std::floor(cy)), std::max(0, m.ny - 2));
-  const int k0 = std::min(int(std::floor(cz)), std::max(0, m.nz - 2));
-  const double wx[2] = {1.0 - (cx - i0), cx - i0};
-  const double wy[2] = {1.0 - (cy - j0), cy - j0};
-  const double wz[2] = {1.0 - (cz - k0), cz - k0};
+  // Compute-grid coordinates; the walls of axis_weights are the zero halo around the compute grid.
+  const GridLayout& g = sim.layout;
+  const AxisWeights x = axis_weights(kind, std::clamp(fx, 0.0, double(m.nx - 1)) + sim.pad_x_lo, g.nx);
+  const AxisWeights y = axis_weights(kind, std::clamp(fy, 0.0, double(m.ny - 1)) + sim.pad_y_lo, g.ny);
+  const AxisWeights z = axis_weights(kind, std::clamp(fz, 0.0, double(m.nz - 1)) + sim.pad_z_lo, g.nz);
   PointStencil p;
-  for (int c = 0; c < 8; ++c) {
-    const int a = c & 1, b = (c >> 1) & 1, d = (c >> 2) & 1;
-    const double w = wx[a] * wy[b] * wz[d];
-    if (w < 1e-12) continue; // on-grid points touch a single cell
-    const int i = std::min(i0 + a, m.nx - 1) + sim.pad_x_lo;
-    const int j = std::min(j0 + b, m.ny - 1) + sim.pad_y_lo;
-    const int k = std::min(k0 + d, m.nz - 1) + sim.pad_z_lo;
-    p.index[p.count] = sim.layout.index(i, j, k);
-    p.weight[p.count] = float(w);
-    ++p.count;
-  }
+  p.i0 = x.first;
+  p.j0 = y.first;
+  p.k0 = z.first;
+  p.nx = x.count;
+  p.ny = y.count;
+  p.nz = z.count;
+  for (int a = 0; a < x.count; ++a) p.wx[a] = float(x.w[a]);
+  for (int b = 0; b < y.count; ++b) p.wy[b] = float(y.w[b]);
+  for (int c = 0; c < z.count; ++c) p.wz[c] = float(z.w[c]);
   return p;
 }
 

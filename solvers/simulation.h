@@ -13,6 +13,7 @@
 
 #include "io/velocity_model.h"
 #include "kernels/propagator.h"
+#include "solvers/point_interpolation.h"
 
 namespace rtm {
 
@@ -57,8 +58,11 @@ PropagatorSetup make_propagator_setup(const SimulationGrid& sim);
 // saves the wavefield's boundary ring around it.
 Box model_box(const SimulationGrid& sim);
 
-// Trilinear weights of a position (z, y, x in metres, model coordinates) on the compute grid.
-// Throws InputError naming `what` (e.g. "source 3") when the position lies outside the model.
-PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what);
+// The stencil of a position (z, y, x in metres, model coordinates) on the compute grid: Hicks'
+// windowed sinc (default) or trilinear weights per axis, reflected at the grid's pressure-release
+// walls (solvers/point_interpolation.h). Throws InputError naming `what` (e.g. "source 3") when
+// the position lies outside the model.
+PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what,
+                          PointInterpolation kind = PointInterpolation::sinc);
 
 } // namespace rtm

@@ -159,12 +159,7 @@ ShotRun shot_run(double fraction, int nt) {
   const double dt = fraction * cfl_dt_limit(v, h, h, h);
   ShotRun run;
   run.prop = std::make_unique<CpuPropagator>(constant_setup(24, h, v, dt));
-  const GridLayout& g = run.prop->layout();
-  PointStencil source, receiver;
-  source.count = receiver.count = 1;
-  source.index[0] = g.index(12, 12, 12);
-  receiver.index[0] = g.index(4, 12, 12);
-  source.weight[0] = receiver.weight[0] = 1.0f;
+  const PointStencil source = point_at_cell(12, 12, 12), receiver = point_at_cell(4, 12, 12);
   run.nt = nt;
   run.source_set = run.prop->add_point_set({source}, nt);
   run.receiver_set = run.prop->add_point_set({receiver}, nt);

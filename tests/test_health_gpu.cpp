@@ -92,10 +92,7 @@ TEST(CudaHealth, UnstableRunOnTheGpuIsStopped) {
   PropagatorSetup setup = setup_for(40, 40, 40);
   std::fill(setup.v2dt2.begin(), setup.v2dt2.end(), float(v * v * dt * dt));
   auto gpu = cuda::make_propagator(setup, "naive_32x32", cuda::MemoryOptions{}, 0);
-  PointStencil point;
-  point.count = 1;
-  point.index[0] = setup.layout.index(20, 20, 20);
-  point.weight[0] = 1.0f;
+  const PointStencil point = point_at_cell(20, 20, 20);
   const int nt = 300;
   const int source = gpu->add_point_set({point}, nt);
   const int receiver = gpu->add_point_set({point}, nt);

@@ -71,18 +71,27 @@ TEST(Wavelet, RickerPeaksAtT0WithUnitAmplitude) {
 TEST(Placement, TrilinearWeightsSumToOneAndOnGridPointsUseOneCell) {
   const VelocityModel m = constant_model({10, 8, 6, 10, 20, 5}, 2000);
   const SimulationGrid sim = make_simulation_grid(m, BoundaryConfig{3, false, 1e-3}, 0.0);
-  const PointStencil on = locate_point(sim, {10.0, 40.0, 30.0}, "on grid");
-  ASSERT_EQ(on.count, 1);
-  EXPECT_EQ(on.index[0], sim.layout.index(3 + 3, 2 + 3, 2 + 3));
-  EXPECT_FLOAT_EQ(on.weight[0], 1.0f);
+  for (PointInterpolation kind : {PointInterpolation::trilinear, PointInterpolation::sinc}) {
+    const PointStencil on = locate_point(sim, {10.0, 40.0, 30.0}, "on grid", kind);
+    ASSERT_EQ(on.cells(), 1);
+    EXPECT_EQ(on.i0, 3 + 3); // x = 30 m: cell 3, after the 3-cell layer
+    EXPECT_EQ(on.j0, 2 + 3);
+    EXPECT_EQ(on.k0, 2 + 3);
+    EXPECT_FLOAT_EQ(on.wx[0] * on.wy[0] * on.wz[0], 1.0f);
+  }
 
-  const PointStencil off = locate_point(sim, {12.5, 45.0, 33.0}, "off grid");
-  EXPECT_EQ(off.count, 8);
+  const PointStencil off =
+      locate_point(sim, {12.5, 45.0, 33.0}, "off grid", PointInterpolation::trilinear);
+  EXPECT_EQ(off.cells(), 8);
   float sum = 0;
-  for (int c = 0; c < off.count; ++c) sum += off.weight[c];
+  for (int c = 0; c < off.nz; ++c)
+    for (int b = 0; b < off.ny; ++b)
+      for (int a = 0; a < off.nx; ++a) sum += off.wz[c] * off.wy[b] * off.wx[a];
   EXPECT_NEAR(sum, 1.0f, 1e-6f);
   // The corner at the lower cell gets (1 - 0.5)(1 - 0.25)(1 - 0.3).
-  EXPECT_NEAR(off.weight[0], 0.5 * 0.75 * 0.7, 1e-6);
+  EXPECT_NEAR(off.wz[0] * off.wy[0] * off.wx[0], 0.5 * 0.75 * 0.7, 1e-6);
+  EXPECT_EQ(off.i0, 3 + 3);
+  EXPECT_EQ(off.k0, 2 + 3);
 }
 
 TEST(Placement, OutsideTheModelIsRefusedByName) {
