@@ -11,6 +11,7 @@
 
 #include "io/errors.h"
 #include "io/format.h"
+#include "io/provenance.h"
 #include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
 #include "solvers/shot_parallel.h"
@@ -461,6 +462,14 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     info << "; " << parallel.group_count() << " shot group(s) of " << parallel.ranks_per_shot()
          << " rank(s)";
   info << "\n";
+  // What shaped the image, for the output file's provenance (io/provenance.h).
+  record_run_parameter("propagator", source_field->name());
+  record_run_parameter("dt_s", std::to_string(shots.dt));
+  record_run_parameter("boundary", std::to_string(params.boundary.width) + " cells" +
+                                       (params.boundary.free_surface ? ", free surface" : ""));
+  record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
+  record_run_parameter("direct_wave", params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none");
+  record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
   if (checkpointing && control.checkpoint_every > 0)
     info << "rtm: checkpoints every " << control.checkpoint_every << " shot(s) per group to "
          << checkpoint_path(control.checkpoint_output, 0)

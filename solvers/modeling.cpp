@@ -10,6 +10,7 @@
 #include "io/checkpoint_file.h"
 #include "io/errors.h"
 #include "io/format.h"
+#include "io/provenance.h"
 #include "io/shot_checkpoint.h"
 #include "solvers/memory_budget.h"
 #include "solvers/numerics.h"
@@ -246,6 +247,15 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
       << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
       << " receivers (" << point_interpolation_name(params.point_interpolation)
       << " point interpolation)\n";
+  // What shaped the traces, for the output file's provenance (io/provenance.h).
+  record_run_parameter("propagator", propagator->name());
+  record_run_parameter("dt_s", format_number(out.dt));
+  record_run_parameter("wavelet", "Ricker f0 = " + format_number(out.f0) + " Hz, t0 = " +
+                                      format_number(out.t0) + " s");
+  record_run_parameter("boundary", std::to_string(params.boundary.width) + " cells" +
+                                       (params.boundary.free_surface ? ", free surface" : ""));
+  record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
+  record_run_parameter("time_dispersion_transform", params.time_dispersion_transform ? "on" : "off");
 
   // One source per shot, all with the same wavelet: one limit serves every shot.
   const double vmax = model.vmax();
