@@ -120,7 +120,7 @@ struct AngleMeasurement {
   std::vector<double> reflection; // per receiver: max |bounded - reference| / incident peak
 };
 
-// The source D = 10 cells from the x = 0 face of the model (10.5 cells from the face of the layer,
+// The source D = 6 cells from the x = 0 face of the model (6.5 cells from the face of the layer,
 // which lies half a cell outside the first model cell). Receivers: one on the normal halfway to
 // the face (0 degrees); the others at the source's depth, offset along y by 2 De tan(theta), so
 // the ray mirrored at the face meets the face at theta. Both runs use the same model cells around
@@ -133,7 +133,7 @@ struct AngleMeasurement {
 // (rounded to a cell, corrected by the exact 1/r of a 3D point source).
 AngleMeasurement measure_reflection(const BoundaryConfig& absorber, double points_per_wavelength) {
   const double f0 = kV / (points_per_wavelength * kH * kRickerFmaxOverF0);
-  const int D = 10;
+  const int D = 6;
   const double De = D + 0.5, w = absorber.width;
   AngleMeasurement m;
   {
@@ -157,21 +157,24 @@ AngleMeasurement measure_reflection(const BoundaryConfig& absorber, double point
   const double t0 = default_ricker_delay(f0);
   const double t_end = t0 + last_path * kH / kV + 1 / f0;
 
-  // Reference-only receivers at the mirror paths' distances, along +x (into the model).
+  // Reference-only receivers at the mirror paths' distances, along -y.
   std::vector<CellOffset> offsets;
   for (const AngleReceiver& r : m.receivers) offsets.push_back(r.offset);
-  for (const AngleReceiver& r : m.receivers) offsets.push_back({0, 0, int(std::lround(r.mirror_path))});
+  for (const AngleReceiver& r : m.receivers) offsets.push_back({0, -int(std::lround(r.mirror_path)), 0});
 
-  // Walls far enough (as in the sponge test): reach in cells of a reflection starting 1/f0 before
-  // its peak.
-  const double reach = kV * (t_end - t0 + 1 / f0) / kH;
+  // Walls far enough (as in the sponge test), but with a wavelet reaching 1.5/f0 before its peak:
+  // at 1/f0 a Ricker is still ~1e-3 of its peak, as large as what is measured here.
+  const double reach = kV * (t_end - t0 + 1.5 / f0) / kH;
+  auto walls = [&](const std::vector<CellOffset>& receivers, int* lo, int* hi) {
+    for (const CellOffset& o : receivers)
+      for (int axis = 0; axis < 3; ++axis) {
+        const int off = o[2 - axis];
+        hi[axis] = std::max(hi[axis], int(std::ceil((reach + off) / 2)) + 1);
+        lo[axis] = std::max(lo[axis], int(std::ceil((reach - off) / 2)) + 1);
+      }
+  };
   int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (const CellOffset& o : offsets)
-    for (int axis = 0; axis < 3; ++axis) {
-      const int off = o[2 - axis];
-      hi[axis] = std::max(hi[axis], int(std::ceil((reach + off) / 2)) + 1);
-      lo[axis] = std::max(lo[axis], int(std::ceil((reach - off) / 2)) + 1);
-    }
+  walls(offsets, lo, hi);
   double dt = 0, dt_reference = 0;
   // Both runs must take the same dt: same velocity, same spacing, dt from CFL.
   BoundaryConfig none;
@@ -184,9 +187,11 @@ AngleMeasurement measure_reflection(const BoundaryConfig& absorber, double point
   bounded_config.frequency = f0;
   const size_t n_measured = m.receivers.size();
   const std::vector<CellOffset> measured(offsets.begin(), offsets.begin() + long(n_measured));
+  int blo[3] = {0, 0, 0}, bhi[3] = {0, 0, 0};
+  walls(measured, blo, bhi);
   const std::vector<float> bounded =
-      homogeneous_traces(D + hi[0] + 1, lo[1] + hi[1] + 1, lo[2] + hi[2] + 1, bounded_config, D,
-                         lo[1], lo[2], measured, nt, &dt, f0);
+      homogeneous_traces(D + bhi[0] + 1, blo[1] + bhi[1] + 1, blo[2] + bhi[2] + 1, bounded_config,
+                         D, blo[1], blo[2], measured, nt, &dt, f0);
   EXPECT_EQ(dt, dt_reference);
   EXPECT_GE(nt * dt, t_end);
   std::printf("%.1f points per shortest wavelength (f0 %.2f Hz), width %d, %d steps; reference "
@@ -222,6 +227,38 @@ TEST(Boundaries, CpmlReflectsLessThanOnePerMilleAtNormalIncidence) {
                                       << m.receivers[k].angle_deg << " degrees";
     }
   }
+}
+
+// The C-PML's strength on a face comes from that face's own velocity: one fast cell inside the
+// model changes no coefficient, one on the x = nx-1 face changes the x high layer only (and
+// makes it stronger there), where a profile set from the model's maximum would change them all.
+TEST(Boundaries, CpmlProfileFollowsEachFacesOwnVelocity) {
+  VelocityModel model = constant_model({30, 20, 25, kH, kH, kH}, kV);
+  BoundaryConfig config;
+  config.frequency = kF0;
+  const double dt = 1e-3; // stable for 4000 m/s; one dt for all: the coefficients depend on it
+  const SimulationGrid plain = make_simulation_grid(model, config, dt);
+  const CpmlProfiles base = cpml_profiles(plain);
+  ASSERT_FALSE(base.empty());
+
+  VelocityModel inside = model;
+  inside.at(15, 10, 12) = 4000;
+  SimulationGrid sim = make_simulation_grid(inside, config, dt);
+  CpmlProfiles fast = cpml_profiles(sim);
+  for (auto [a, b] : {std::pair{&base.x, &fast.x}, {&base.y, &fast.y}, {&base.z, &fast.z}}) {
+    EXPECT_EQ(a->a, b->a);
+    EXPECT_EQ(a->b, b->b);
+  }
+
+  VelocityModel on_face = model;
+  on_face.at(29, 10, 12) = 4000;
+  sim = make_simulation_grid(on_face, config, dt);
+  fast = cpml_profiles(sim);
+  EXPECT_EQ(base.y.a, fast.y.a);
+  EXPECT_EQ(base.z.a, fast.z.a);
+  const int n = base.x.n, w = base.x.hi;
+  for (int i = 0; i < n - w; ++i) EXPECT_EQ(base.x.a[size_t(i)], fast.x.a[size_t(i)]) << i;
+  for (int i = n - w; i < n; ++i) EXPECT_LT(fast.x.b[size_t(i)], base.x.b[size_t(i)]) << i; // stronger
 }
 
 // Without absorption the halo is a pressure-release wall: a reflection of about the direct
