@@ -322,11 +322,13 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   char text[512];
   std::snprintf(text, sizeof text,
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
-                "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n",
+                "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
+                "absorber = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
                 params.direct_wave_velocity, params.boundary.width,
-                params.boundary.free_surface ? "true" : "false", params.boundary.reflection);
+                params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
+                absorber_name(params.boundary.absorber));
   id.parameters = text;
   return id;
 }
@@ -346,7 +348,10 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   // The data fix dt: migrating with it needs it stable in the migration model.
   SimulationGrid sim;
   try {
-    sim = make_simulation_grid(model, params.boundary, shots.dt);
+    BoundaryConfig boundary = params.boundary;
+    if (boundary.frequency == 0 && shots.f0 > 0 && std::isfinite(shots.f0))
+      boundary.frequency = shots.f0; // the C-PML's alpha
+    sim = make_simulation_grid(model, boundary, shots.dt);
   } catch (const InputError& e) {
     throw InputError(std::string("the shot file's dt cannot be used in the migration model: ") +
                      e.what());

@@ -112,7 +112,9 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   if (acq.sources.empty()) throw InputError("modeling: no sources given");
   if (acq.receivers.empty()) throw InputError("modeling: no receivers given");
 
-  const SimulationGrid sim = make_simulation_grid(model, params.boundary, params.dt);
+  BoundaryConfig boundary = params.boundary;
+  if (boundary.frequency == 0) boundary.frequency = params.wavelet.f0; // the C-PML's alpha
+  const SimulationGrid sim = make_simulation_grid(model, boundary, params.dt);
   const std::string warning =
       dispersion_warning(model.vmin(), params.wavelet.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
