@@ -211,6 +211,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
   RunMemoryPlan plan;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
+  plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
   plan.nt = shots.nt;
   plan.receivers = int(shots.receivers.size());
   plan.shots = int(shots.shots.size());

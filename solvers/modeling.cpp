@@ -143,6 +143,8 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   if (parallel.ranks_per_shot() == 1) {
     RunMemoryPlan plan;
     plan.layout = sim.layout;
+    plan.box = model_box(sim);
+    plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
     plan.nt = out.nt;
     plan.receivers = int(receivers.size());
     plan.shots = int(sources.size());
