@@ -80,7 +80,7 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
   params.backend.backend = backend;
   params.wavelet.f0 = 12;
   params.time_dispersion_transform = a.time_dispersion_transform;
-  params.boundary.width = 20; // ~2-3% reflections: plenty for a picture, and half the cells of 40
+  params.boundary.width = 20; // the default C-PML width: < 1e-3 reflections (docs/rtm.md)
   params.record_time = 1.6 * (model.nz * model.dz) / 1800.0 * 1.1;
   const Acquisition acq = default_line_survey(model, nshots, 2 * model.dz, 1);
   RunStats modeling;

@@ -106,6 +106,12 @@ void add_boundary_options(CLI::App* cmd, BoundaryConfig& b) {
   cmd->add_option("--boundary-width", b.width, "Absorbing-layer thickness in cells on each face")
       ->check(non_negative_count())
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--absorber", [&b](const std::string& name) { b.absorber = parse_absorber(name); },
+         "Absorbing layers: cpml (convolutional PML, default) or sponge (damping term; its step is "
+         "its own adjoint)")
+      ->check(CLI::IsMember({"cpml", "sponge"}))
+      ->default_str("cpml");
   cmd->add_flag("--free-surface", b.free_surface,
                 "Pressure-release (reflecting) surface at z = 0 instead of an absorbing layer");
 }

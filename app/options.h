@@ -20,7 +20,7 @@ void add_backend_options(CLI::App* cmd, BackendOptions& options);
 // --ranks-per-shot, --allow-gpu-sharing: how the MPI ranks of a run share shots and GPUs
 // (docs/parallel.md); options of the decomposition within a shot group belong here too.
 void add_parallel_options(CLI::App* cmd, ParallelOptions& options);
-// --boundary-width, --free-surface
+// --boundary-width, --absorber, --free-surface
 void add_boundary_options(CLI::App* cmd, BoundaryConfig& boundary);
 // --point-interpolation sinc|trilinear: how sources and receivers between nodes are spread
 void add_point_interpolation_option(CLI::App* cmd, PointInterpolation& kind);

@@ -270,10 +270,10 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
 
   // Refuse before allocating anything when the grid cannot fit: three padded arrays plus the
-  // float staging buffer that uploads use.
+  // float staging buffer that uploads use, and the C-PML's memory variables.
   const size_t field_bytes = size_t(g.size) * element_bytes();
   const size_t staging_bytes = size_t(std::max<int64_t>(g.size, g.interior_cells())) * sizeof(float);
-  const size_t needed = 3 * field_bytes + staging_bytes;
+  const size_t needed = 3 * field_bytes + staging_bytes + DeviceCpml::bytes(setup.cpml, g);
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes)
@@ -320,6 +320,12 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
       damp_x_ = upload_profile(d.x);
       damp_y_ = upload_profile(d.y);
       damp_z_ = upload_profile(d.z);
+    }
+    if (!setup.cpml.empty()) {
+      if (!d.empty())
+        throw std::invalid_argument("cuda/" + row.info.name +
+                                    ": a grid has the sponge or the C-PML, not both");
+      cpml_ = DeviceCpml(setup.cpml, g, device_, stream_);
     }
     if (memory_.l2_persist) enable_l2_window();
   } catch (...) {
@@ -415,6 +421,7 @@ void CudaPropagator::set_state(const std::vector<float>& p_prev, const std::vect
   if (row_->storage == Storage::fp32) {
     CUDA_CHECK(cudaMemcpyAsync(prev_, p_prev.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream_));
     CUDA_CHECK(cudaMemcpyAsync(cur_, p_cur.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    cpml_.zero(stream_); // as the CPU reference: memory variables restart from zero
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     return;
   }
@@ -424,6 +431,7 @@ void CudaPropagator::set_state(const std::vector<float>& p_prev, const std::vect
                                cudaMemcpyHostToDevice, stream_));
     convert_float_to_half(staging.as<float>(), device, int64_t(n), stream_);
   }
+  cpml_.zero(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -451,6 +459,7 @@ void CudaPropagator::zero_state() {
   CUDA_CHECK(cudaSetDevice(device_));
   CUDA_CHECK(cudaMemsetAsync(cur_, 0, field_a_.bytes(), stream_));
   CUDA_CHECK(cudaMemsetAsync(prev_, 0, field_b_.bytes(), stream_));
+  cpml_.zero(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -458,6 +467,7 @@ void CudaPropagator::fill_random_state(uint64_t seed) {
   CUDA_CHECK(cudaSetDevice(device_));
   fill_random(prev_, row_->storage, layout_.size, seed, stream_);
   fill_random(cur_, row_->storage, layout_.size, seed + 1, stream_);
+  cpml_.zero(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -496,12 +506,16 @@ void CudaPropagator::step_planes(int k_begin, int k_end) {
   args.sm_count = sm_count_;
   begin_timed();
   row_->launch(args, stream_);
+  // The C-PML's correction on the layer cells of these planes, after the undamped step (whole-grid
+  // plane numbers: it takes the unshifted fields).
+  cpml_.apply(row_->storage, cur_, v2dt2_.data(), prev_, k_begin, k_end, stream_);
   end_timed(TimedOp::step);
 }
 
 void CudaPropagator::finish_step() {
   if (timing_on_) ++timing_.steps;
   std::swap(cur_, prev_);
+  cpml_.swap();
 }
 
 Propagator::PlaneSpan CudaPropagator::next_field_planes(int k_begin, int k_end) {
@@ -610,7 +624,11 @@ void CudaPropagator::record(int set, int t) {
 
 // ---- reverse time migration ------------------------------------------------------------------
 
-void CudaPropagator::reverse_time() { std::swap(cur_, prev_); }
+void CudaPropagator::reverse_time() {
+  std::swap(cur_, prev_);
+  CUDA_CHECK(cudaSetDevice(device_));
+  cpml_.zero(stream_); // as the CPU reference: the layers restart empty
+}
 
 void CudaPropagator::check_box(const Box& box, const char* what) const {
   if (!box.inside(layout_))

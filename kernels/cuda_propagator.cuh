@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpml.cuh"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_buffer.cuh"
 #include "kernels/field_ops.cuh"
@@ -127,6 +128,7 @@ private:
   cudaStream_t stream_ = nullptr;
   DeviceBuffer field_a_, field_b_, v2dt2_;
   DeviceBuffer damp_x_, damp_y_, damp_z_; // empty when undamped
+  DeviceCpml cpml_;                       // inactive without the C-PML (kernels/cpml.cuh)
   void* cur_ = nullptr;  // p[n]: field_a_ or field_b_
   void* prev_ = nullptr; // p[n-1]
   std::vector<DevicePointSet> sets_;

@@ -3,7 +3,8 @@
 // Plain C++ with no CUDA types: the CPU reference (solvers/cpu_propagator) and the CUDA backend
 // (kernels/cuda_propagator.cu) both implement it, and the drivers in solvers/ use only this.
 //
-// The step (docs/physics.md), with an optional absorbing-layer damping e = eta * dt / 2 >= 0:
+// The step (docs/physics.md), with an optional absorbing-layer damping e = eta * dt / 2 >= 0 (the
+// "sponge"; the C-PML of kernels/cpml.h is instead a correction added after the undamped step):
 //   p[n+1] = ( 2 p[n] - (1 - e) p[n-1] + v2dt2 * lap p[n] ) / (1 + e)
 // With e = 0 (everywhere outside the absorbing layers) this is exactly the undamped step
 //   p[n+1] = 2 p[n] - p[n-1] + v2dt2 * lap p[n].
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpml.h"
 #include "kernels/field_health.h"
 #include "kernels/grid_layout.h"
 #include "kernels/stencil.h"
@@ -134,7 +136,10 @@ struct PropagatorSetup {
   GridLayout layout;
   LaplacianWeights weights;      // from the grid spacing
   std::vector<float> v2dt2;      // v^2 dt^2, dense [nz][ny][nx], interior cells only
-  DampingProfiles damping;       // empty: no absorbing layers
+  DampingProfiles damping;       // the sponge's profiles; empty: no sponge
+  // The C-PML (kernels/cpml.h): an additive correction on the layer cells after the undamped step;
+  // empty: none. A setup has the sponge or the C-PML, never both.
+  CpmlProfiles cpml;
 };
 
 // Where a propagator's time went, for profiling a run (enable_timing). Milliseconds spent in each
@@ -219,7 +224,8 @@ public:
   // Swaps the previous and the current field. The undamped step is symmetric in time, so after
   // this, step() computes p[n-1] = 2 p[n] - p[n+1] + v2dt2 lap p[n] from (p[n+1], p[n]): the
   // wavefield runs backwards. (Inside absorbing layers it stays damped, i.e. is not the
-  // forward field; boundary saving never reads it there.)
+  // forward field; boundary saving never reads it there.) C-PML memory variables restart from
+  // zero, as they do on zero_state() and set_state(): the layers absorb whatever runs into them.
   virtual void reverse_time() = 0;
 
   // The boundary store: `steps` slots, each holding the boundary ring (in_boundary_ring) of

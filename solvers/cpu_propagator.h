@@ -28,6 +28,26 @@ void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeigh
                        const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
                        float* p_prev_next, int k_begin = 0, int k_end = -1);
 
+// The C-PML memory variables of one grid (kernels/cpml.h): per axis psi double-buffered (old:
+// psi[n-1], read; new: psi[n], written) and zeta, compact over the axis' layers.
+struct CpmlMemory {
+  std::vector<float> psi[2][3]; // [buffer][axis x, y, z]
+  std::vector<float> zeta[3];
+  int old = 0; // which psi buffer holds psi[n-1]
+  CpmlMemory() = default;
+  CpmlMemory(const CpmlProfiles& c, const GridLayout& g);
+  void zero();
+  void swap() { old = 1 - old; }
+  // The views the per-cell arithmetic reads and writes.
+  CpmlView view(const CpmlProfiles& c, const GridLayout& g);
+};
+
+// Adds the C-PML correction (kernels/cpml.h) to p_next on the layer cells of planes
+// k_begin <= k < k_end, after the undamped step has written p_next: pass 1 stores psi[n] of those
+// planes, pass 2 adds the corrections (kernels/cpml.h says why any split gives the same bits).
+void cpu_cpml_correction(const GridLayout& g, const CpmlView& v, const float* p_cur,
+                         const float* v2dt2, float* p_next, int k_begin, int k_end);
+
 // Copies a dense [nz][ny][nx] array into a zeroed padded array, and back.
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);
 std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& padded);
@@ -84,6 +104,7 @@ private:
   PropagatorSetup setup_;
   std::vector<float> v2dt2_; // padded
   std::vector<float> prev_, cur_;
+  CpmlMemory cpml_; // empty without the C-PML
   std::vector<PointSet> sets_;
 
   // Boundary saving: the ring cells' indices in the padded arrays, and one ring per step.

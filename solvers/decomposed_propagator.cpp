@@ -33,7 +33,7 @@ void allgather_planes(MPI_Comm comm, int64_t plane_floats, const float* mine, in
 
 } // namespace
 
-std::vector<Slab> split_into_slabs(int nz, int parts) {
+std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_min) {
   if (parts < 1) throw InputError("split_into_slabs: need at least one part");
   const int thinnest = nz / parts;
   if (thinnest < 2 * kHalo)
@@ -42,12 +42,46 @@ std::vector<Slab> split_into_slabs(int nz, int parts) {
                      std::to_string(thinnest) + " planes thin, and each needs at least " +
                      std::to_string(2 * kHalo) + " (two halo widths); use at most " +
                      std::to_string(std::max(1, nz / (2 * kHalo))) + " ranks per shot for this grid");
+  // Planes per slab: even, except that the end slabs own at least first_min / last_min planes
+  // (the C-PML's top and bottom layers) when the even share is smaller; the rest share the others.
+  std::vector<int> planes(size_t(parts), 0);
+  std::vector<bool> fixed(size_t(parts), false);
+  if (parts > 1) {
+    for (int round = 0; round < 2; ++round) {
+      int free_planes = nz, free_parts = parts;
+      for (int r = 0; r < parts; ++r)
+        if (fixed[size_t(r)]) free_planes -= planes[size_t(r)], --free_parts;
+      const int share = free_parts > 0 ? free_planes / free_parts : 0;
+      for (auto [r, least] : {std::pair{0, first_min}, std::pair{parts - 1, last_min}})
+        if (!fixed[size_t(r)] && least > share) {
+          fixed[size_t(r)] = true;
+          planes[size_t(r)] = least;
+        }
+    }
+  }
+  int free_planes = nz, free_parts = parts;
+  for (int r = 0; r < parts; ++r)
+    if (fixed[size_t(r)]) free_planes -= planes[size_t(r)], --free_parts;
+  if (free_parts == 0 ? free_planes != 0 : free_planes < free_parts * 2 * kHalo)
+    throw InputError("cannot split " + std::to_string(nz) + " planes (z, absorbing layers included) "
+                     "over " + std::to_string(parts) + " ranks: the first and last slabs must own "
+                     "the C-PML's top and bottom layers (" + std::to_string(first_min) + " and " +
+                     std::to_string(last_min) + " planes), which leaves " +
+                     std::to_string(free_planes) + " planes for the other " +
+                     std::to_string(free_parts) + ", each needing at least " +
+                     std::to_string(2 * kHalo) + "; use fewer ranks per shot, a thinner layer "
+                     "(--boundary-width) or --absorber sponge");
+  for (int r = 0, given = 0; r < parts; ++r)
+    if (!fixed[size_t(r)]) {
+      planes[size_t(r)] = free_planes / free_parts + (given < free_planes % free_parts ? 1 : 0);
+      ++given;
+    }
   std::vector<Slab> slabs(static_cast<size_t>(parts));
   int k = 0;
   for (int r = 0; r < parts; ++r) {
     Slab& s = slabs[size_t(r)];
     s.z_begin = k;
-    s.z_end = k + thinnest + (r < nz % parts ? 1 : 0);
+    s.z_end = k + planes[size_t(r)];
     s.ghost_lo = r > 0 ? kHalo : 0;
     s.ghost_hi = r + 1 < parts ? kHalo : 0;
     k = s.z_end;
@@ -62,7 +96,9 @@ DecomposedPropagator::DecomposedPropagator(const PropagatorSetup& global, MPI_Co
   check_mpi(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  slabs_ = split_into_slabs(global_.nz, size_);
+  // C-PML: psi_z is read across planes and lives in the top and bottom layers only, so the end
+  // slabs own those layers whole (docs/decomposition.md); every other slab has no z layer.
+  slabs_ = split_into_slabs(global_.nz, size_, global.cpml.z.lo, global.cpml.z.hi);
   slab_ = slabs_[size_t(rank_)];
 
   // The local grid: same x and y, own planes plus ghosts; v2dt2 and the z damping profile sliced.
@@ -76,6 +112,18 @@ DecomposedPropagator::DecomposedPropagator(const PropagatorSetup& global, MPI_Co
     local.damping.x = global.damping.x;
     local.damping.y = global.damping.y;
     local.damping.z.assign(global.damping.z.begin() + k0, global.damping.z.begin() + k1);
+  }
+  local.cpml = global.cpml;
+  CpmlAxis& z = local.cpml.z;
+  z.n = slab_.local_planes();
+  z.lo = slab_.z_begin == 0 ? global.cpml.z.lo : 0;
+  z.hi = slab_.z_end == global_.nz ? global.cpml.z.hi : 0;
+  if (z.lo + z.hi == 0) {
+    z.a.clear();
+    z.b.clear();
+  } else {
+    z.a.assign(global.cpml.z.a.begin() + k0, global.cpml.z.a.begin() + k1);
+    z.b.assign(global.cpml.z.b.begin() + k0, global.cpml.z.b.begin() + k1);
   }
   local_ = make_local(local);
 

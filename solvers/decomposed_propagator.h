@@ -46,9 +46,12 @@ struct Slab {
 };
 
 // Splits nz planes into `parts` slabs as evenly as possible (the first nz % parts slabs get one
-// plane more). Refuses (InputError, with the numbers) slabs thinner than 2 kHalo planes: the edge
-// planes sent each way must not overlap, and a ghost region must come from one neighbour.
-std::vector<Slab> split_into_slabs(int nz, int parts);
+// plane more), except that with several parts the first slab owns at least first_min planes and
+// the last at least last_min (the C-PML's top and bottom layers: its psi_z memory variables are
+// read across planes, so no slab edge may cut them). Refuses (InputError, with the numbers) slabs
+// thinner than 2 kHalo planes: the edge planes sent each way must not overlap, and a ghost region
+// must come from one neighbour.
+std::vector<Slab> split_into_slabs(int nz, int parts, int first_min = 0, int last_min = 0);
 
 class DecomposedPropagator final : public Propagator {
 public:

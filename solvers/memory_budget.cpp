@@ -67,6 +67,14 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   e.device.push_back({"wavefields", propagators * 2 * padded * element});
   e.device.push_back({"v2dt2", propagators * padded * element});
   e.device.push_back({"damping profiles", propagators * damping});
+  if (plan.cpml) {
+    // Layer cells per axis: the grid less the box along that axis, the full extent along the others.
+    const uint64_t lx = uint64_t(g.nx - box.nx()), ly = uint64_t(g.ny - box.ny()),
+                   lz = uint64_t(g.nz - box.nz());
+    const uint64_t nx = uint64_t(g.nx), ny = uint64_t(g.ny), nz = uint64_t(g.nz);
+    const uint64_t floats = 3 * (lx * ny * nz + nx * ly * nz + nx * ny * lz) + 2 * (nx + ny + nz);
+    e.device.push_back({"C-PML memory variables", propagators * floats * f32});
+  }
   e.device.push_back({"upload staging", std::max(padded, interior) * f32});
   // The receivers on the receiver field (migration) or the one field (modeling), one source per
   // shot on the source field.

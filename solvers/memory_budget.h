@@ -36,6 +36,9 @@ struct RunMemoryPlan {
   bool migration = true;    // false: forward modeling only (one wavefield, no image)
   SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
   int snapshot_interval = 1; // snapshots: steps between kept source fields
+  // C-PML memory variables (kernels/cpml.h) in the layers between box and grid, per propagator:
+  // psi twice and zeta per axis, float32 (--absorber cpml).
+  bool cpml = false;
 };
 
 struct MemoryItem {

@@ -219,6 +219,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
   RunMemoryPlan plan;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
+  plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
   plan.nt = shots.nt;
   plan.receivers = int(shots.receivers.size());
   plan.shots = int(shots.shots.size());
@@ -332,13 +333,14 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
                 "data_phase_filter = %s\n"
                 "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
-                "point_interpolation = %s\n",
+                "point_interpolation = %s\nabsorber = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
                 params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
                 params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
-                point_interpolation_name(params.point_interpolation));
+                point_interpolation_name(params.point_interpolation),
+                absorber_name(params.boundary.absorber));
   id.parameters = text;
   return id;
 }
@@ -366,7 +368,10 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                      ", " + format_number(model.dx) +
                      ") m): migrate in a slower or coarser model, or model the shots with a "
                      "smaller --dt");
-  const SimulationGrid sim = make_simulation_grid(model, params.boundary, shots.dt);
+  BoundaryConfig boundary = params.boundary;
+  if (boundary.frequency == 0 && shots.f0 > 0 && std::isfinite(shots.f0))
+    boundary.frequency = shots.f0; // the C-PML's alpha
+  const SimulationGrid sim = make_simulation_grid(model, boundary, shots.dt);
   if (!(shots.f0 > 0))
     throw InputError("the shot file's /wavelet has no f0 attribute (peak frequency): migration "
                      "needs it for the snapshot interval and the direct-wave mute");
@@ -465,7 +470,8 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   // What shaped the image, for the output file's provenance (io/provenance.h).
   record_run_parameter("propagator", source_field->name());
   record_run_parameter("dt_s", std::to_string(shots.dt));
-  record_run_parameter("boundary", std::to_string(params.boundary.width) + " cells" +
+  record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
+                                       std::to_string(params.boundary.width) + " cells" +
                                        (params.boundary.free_surface ? ", free surface" : ""));
   record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
   record_run_parameter("direct_wave", params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none");

@@ -125,7 +125,7 @@ std::string modeling_identity(const VelocityModel& model, const Acquisition& acq
                 "sources = %zu, fingerprint %016llx\nreceivers = %zu, fingerprint %016llx\n"
                 "nt = %d\ndt = %.17g\nf0 = %.17g\nt0 = %.17g\nboundary_width = %d\n"
                 "free_surface = %s\nboundary_reflection = %.17g\ntime_dispersion_transform = %s\n"
-                "point_interpolation = %s\n",
+                "point_interpolation = %s\nabsorber = %s\n",
                 model.nx, model.ny, model.nz, static_cast<unsigned long long>(grid),
                 acq.sources.size(),
                 static_cast<unsigned long long>(
@@ -136,7 +136,8 @@ std::string modeling_identity(const VelocityModel& model, const Acquisition& acq
                 header.nt, header.dt, header.f0, header.t0, params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
                 params.time_dispersion_transform ? "on" : "off",
-                point_interpolation_name(params.point_interpolation));
+                point_interpolation_name(params.point_interpolation),
+                absorber_name(params.boundary.absorber));
   return text;
 }
 
@@ -187,7 +188,9 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   if (acq.sources.empty()) throw InputError("modeling: no sources given");
   if (acq.receivers.empty()) throw InputError("modeling: no receivers given");
 
-  const SimulationGrid sim = make_simulation_grid(model, params.boundary, params.dt);
+  BoundaryConfig boundary = params.boundary;
+  if (boundary.frequency == 0) boundary.frequency = params.wavelet.f0; // the C-PML's alpha
+  const SimulationGrid sim = make_simulation_grid(model, boundary, params.dt);
   const std::string warning =
       dispersion_warning(model.vmin(), params.wavelet.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
@@ -231,6 +234,8 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   if (parallel.ranks_per_shot() == 1) {
     RunMemoryPlan plan;
     plan.layout = sim.layout;
+    plan.box = model_box(sim);
+    plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
     plan.nt = out.nt;
     plan.receivers = int(receivers.size());
     plan.shots = int(sources.size());
@@ -252,7 +257,8 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   record_run_parameter("dt_s", format_number(out.dt));
   record_run_parameter("wavelet", "Ricker f0 = " + format_number(out.f0) + " Hz, t0 = " +
                                       format_number(out.t0) + " s");
-  record_run_parameter("boundary", std::to_string(params.boundary.width) + " cells" +
+  record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
+                                       std::to_string(params.boundary.width) + " cells" +
                                        (params.boundary.free_surface ? ", free surface" : ""));
   record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
   record_run_parameter("time_dispersion_transform", params.time_dispersion_transform ? "on" : "off");

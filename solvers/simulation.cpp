@@ -14,8 +14,11 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryCo
                                     double requested_dt) {
   if (boundary.width < 0)
     throw InputError("--boundary-width must be >= 0, got " + std::to_string(boundary.width));
-  if (!(boundary.reflection > 0 && boundary.reflection < 1))
+  if (!(boundary.reflection > 0 && boundary.reflection < 1) ||
+      !(boundary.cpml_reflection > 0 && boundary.cpml_reflection < 1))
     throw InputError("boundary reflection coefficient must be in (0, 1)");
+  if (!(boundary.frequency >= 0) || !std::isfinite(boundary.frequency))
+    throw InputError("absorbing layers: the wavelet frequency must be >= 0 and finite");
   SimulationGrid sim;
   sim.model = model;
   sim.boundary = boundary;
@@ -68,11 +71,93 @@ std::vector<float> axis_profile(int n, int lo, int hi, double h, double vmax, do
   return e;
 }
 
+// The fastest velocity on one face of the model: the cells a face's layer repeats. axis 0, 1, 2 =
+// x, y, z; high: the face at the high end.
+double face_vmax(const VelocityModel& m, int axis, bool high) {
+  const int n[3] = {m.nx, m.ny, m.nz};
+  const int fixed = high ? n[axis] - 1 : 0;
+  const int u = (axis + 1) % 3, w = (axis + 2) % 3; // the two axes along the face
+  double vmax = 0;
+  for (int b = 0; b < n[w]; ++b)
+    for (int a = 0; a < n[u]; ++a) {
+      int ijk[3];
+      ijk[axis] = fixed;
+      ijk[u] = a;
+      ijk[w] = b;
+      vmax = std::max(vmax, double(m.at(ijk[0], ijk[1], ijk[2])));
+    }
+  return vmax;
+}
+
+// One axis of the C-PML (docs/physics.md, "Absorbing layers"). In a layer of `width` cells at
+// depth x = (cells into the layer) / width, 1/width <= x <= 1 (the outermost cell, next to the
+// zero halo, is x = 1):
+//   d(x)     = d0 x^2,  d0 = 3 v ln(1/R) / (2 L)     (L = width h; the continuous layer returns R)
+//   alpha(x) = pi f (1 - x)                          (the frequency shift: no growth of psi at
+//                                                     low frequencies, grazing waves stay stable)
+//   b = exp(-(d + alpha) dt),  a = d / (d + alpha) (b - 1)
+// v is the fastest velocity on the face the layer extends: the one the layer must absorb soonest,
+// independent of anything faster elsewhere in the model.
+CpmlAxis cpml_axis(int n, int lo, int hi, double h, double v_lo, double v_hi, double dt, double R,
+                   double frequency) {
+  CpmlAxis axis;
+  axis.n = n;
+  axis.lo = lo;
+  axis.hi = hi;
+  axis.h = h;
+  if (lo + hi == 0) return axis;
+  axis.a.assign(size_t(n), 0.0f);
+  axis.b.assign(size_t(n), 0.0f);
+  const double pi = 3.14159265358979323846;
+  auto set = [&](int i, double depth_cells, int width, double v) {
+    const double L = width * h;
+    const double d0 = 3.0 * v * std::log(1.0 / R) / (2.0 * L);
+    const double x = depth_cells / width;
+    const double d = d0 * x * x;
+    const double alpha = pi * frequency * (1.0 - x);
+    const double b = std::exp(-(d + alpha) * dt);
+    axis.b[size_t(i)] = float(b);
+    axis.a[size_t(i)] = d + alpha > 0 ? float(d / (d + alpha) * (b - 1.0)) : 0.0f;
+  };
+  for (int i = 0; i < lo; ++i) set(i, lo - i, lo, v_lo);
+  for (int i = n - hi; i < n; ++i) set(i, i - (n - hi - 1), hi, v_hi);
+  return axis;
+}
+
 } // namespace
+
+CpmlProfiles cpml_profiles(const SimulationGrid& sim) {
+  CpmlProfiles c;
+  const GridLayout& g = sim.layout;
+  c.x.n = g.nx;
+  c.y.n = g.ny;
+  c.z.n = g.nz;
+  c.x.h = sim.hx();
+  c.y.h = sim.hy();
+  c.z.h = sim.hz();
+  if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::cpml) return c;
+  const VelocityModel& m = sim.model;
+  const double R = sim.boundary.cpml_reflection, f = sim.boundary.frequency;
+  c.x = cpml_axis(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), face_vmax(m, 0, false),
+                  face_vmax(m, 0, true), sim.dt, R, f);
+  c.y = cpml_axis(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), face_vmax(m, 1, false),
+                  face_vmax(m, 1, true), sim.dt, R, f);
+  c.z = cpml_axis(g.nz, sim.pad_z_lo, sim.pad_z_hi, sim.hz(), face_vmax(m, 2, false),
+                  face_vmax(m, 2, true), sim.dt, R, f);
+  return c;
+}
+
+const char* absorber_name(Absorber a) { return a == Absorber::cpml ? "cpml" : "sponge"; }
+
+Absorber parse_absorber(const std::string& name) {
+  if (name == "cpml") return Absorber::cpml;
+  if (name == "sponge") return Absorber::sponge;
+  throw InputError("--absorber: expected cpml or sponge, got '" + name + "'");
+}
 
 DampingProfiles damping_profiles(const SimulationGrid& sim) {
   DampingProfiles d;
-  if (sim.boundary.width == 0) return d;
+  if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::sponge) return d;
   const double vmax = sim.model.vmax(), R = sim.boundary.reflection;
   const GridLayout& g = sim.layout;
   d.x = axis_profile(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), vmax, sim.dt, R);
@@ -87,6 +172,7 @@ PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
   s.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
   s.v2dt2 = compute_v2dt2(sim);
   s.damping = damping_profiles(sim);
+  s.cpml = cpml_profiles(sim);
   return s;
 }
 

@@ -12,22 +12,35 @@
 #include <vector>
 
 #include "io/velocity_model.h"
+#include "kernels/cpml.h"
 #include "kernels/propagator.h"
 #include "solvers/point_interpolation.h"
 
 namespace rtm {
 
-// Absorbing layers (docs/rtm.md, "Absorbing boundaries"): a damping term eta p_t with a quadratic
-// profile. 40 cells return at most ~0.6% of a direct arrival at 5 points per shortest wavelength
-// (tests/test_boundaries.cpp); fewer cells or longer wavelengths (in cells) return more.
+// Absorbing layers (docs/rtm.md, "Absorbing boundaries").
+//   cpml:   a convolutional PML (kernels/cpml.h) whose strength on each face comes from the fastest
+//           velocity in that face's layer; 20 cells reflect < 1e-3 at normal incidence and < 5e-3
+//           to 60 degrees at 5-10 points per shortest wavelength (tests/test_boundaries.cpp).
+//   sponge: the older damping term eta p_t with a quadratic profile; its step is its own adjoint
+//           (the dot-product tests use it), but 40 cells still return ~0.6% at 5 points per
+//           wavelength and more at finer sampling.
+enum class Absorber { cpml, sponge };
+
 struct BoundaryConfig {
-  int width = 40;            // absorbing-layer cells on each face
+  int width = 20;            // absorbing-layer cells on each face
   bool free_surface = false; // no absorbing layer at the top (z = 0)
-  // Amplitude left after a normally incident wave crosses the layer twice (in and back out after
-  // the outer wall) in the continuous limit; it sets the damping strength eta0. Stronger
-  // damping (smaller values) reflects more from the damping ramp itself: 3e-3 balanced the two
-  // in the reflection measurements of docs/rtm.md.
+  // Sponge only: amplitude left after a normally incident wave crosses the layer twice (in and
+  // back out after the outer wall) in the continuous limit; it sets the damping strength eta0.
+  // Stronger damping (smaller values) reflects more from the damping ramp itself: 3e-3 balanced
+  // the two in the reflection measurements of docs/rtm.md.
   double reflection = 3e-3;
+  Absorber absorber = Absorber::cpml;
+  // C-PML only: the theoretical normal-incidence reflection of the continuous layer, which sets
+  // d0 (docs/physics.md); and the wavelet's peak frequency (Hz), which sets the frequency shift
+  // alpha = pi f at the layer's inner edge (0: no shift).
+  double cpml_reflection = 1e-4;
+  double frequency = 0;
 };
 
 struct SimulationGrid {
@@ -49,9 +62,14 @@ struct SimulationGrid {
 SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
                                     double requested_dt);
 
-// v^2 dt^2 on the compute grid (dense), and the damping profiles of the absorbing layers.
+// v^2 dt^2 on the compute grid (dense), and the absorbing layers' coefficients: the sponge's
+// damping profiles (empty with the C-PML) or the C-PML's profiles (empty with the sponge).
 std::vector<float> compute_v2dt2(const SimulationGrid& sim);
 DampingProfiles damping_profiles(const SimulationGrid& sim);
+CpmlProfiles cpml_profiles(const SimulationGrid& sim);
+// "cpml" or "sponge"; and back (InputError naming --absorber for anything else).
+const char* absorber_name(Absorber a);
+Absorber parse_absorber(const std::string& name);
 PropagatorSetup make_propagator_setup(const SimulationGrid& sim);
 
 // The model region on the compute grid: the grid less its absorbing layers. RTM images there and

@@ -31,13 +31,15 @@ struct RtmProblem {
 // A three-layer model (so that the source field scatters) with absorbing layers, an off-grid
 // source and a receiver line: every part of the operators is exercised.
 inline RtmProblem layered_problem(int nx = 30, int ny = 20, int nz = 26, int width = 8, int nt = 160,
-                                  bool free_surface = false) {
+                                  bool free_surface = false, Absorber absorber = Absorber::cpml) {
   RtmProblem p;
   const ModelShape shape{nx, ny, nz, 10, 10, 10};
   const VelocityModel model = layered_model(shape, {80, 170}, {1800, 2400, 2900});
   BoundaryConfig boundary;
   boundary.width = width;
   boundary.free_surface = free_surface;
+  boundary.absorber = absorber;
+  boundary.frequency = 20;
   p.sim = make_simulation_grid(model, boundary, 0.0);
   p.box = model_box(p.sim);
   p.nt = nt;

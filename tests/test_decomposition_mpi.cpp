@@ -154,6 +154,15 @@ TEST(Slabs, SplitEvenlyAndRefuseThinSlabs) {
   EXPECT_EQ(slabs[2].ghost_hi, 0);
   EXPECT_EQ(slabs[1].local_planes(), 14 + 2 * kHalo);
   EXPECT_NO_THROW(split_into_slabs(16, 2));
+  // C-PML layers of 20 planes at both ends of 60: the end slabs own them whole, the rest share.
+  const std::vector<Slab> layered = split_into_slabs(60, 4, 20, 20);
+  EXPECT_EQ(layered[0].z_end, 20);
+  EXPECT_EQ(layered[1].z_end, 30);
+  EXPECT_EQ(layered[2].z_end, 40);
+  EXPECT_EQ(layered[3].own_planes(), 20);
+  EXPECT_EQ(split_into_slabs(60, 2, 20, 20)[0].z_end, 30); // the even split already does
+  EXPECT_EQ(split_into_slabs(60, 2, 40, 0)[0].z_end, 40);
+  EXPECT_THROW(split_into_slabs(50, 4, 20, 20), InputError); // 10 planes left for 2 slabs
   try {
     split_into_slabs(15, 2);
     FAIL() << "a 7-plane slab was accepted";
