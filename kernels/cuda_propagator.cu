@@ -314,7 +314,10 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
             size_t(damping_profile_length(int(profile.size())) + kRowAlignFloats), 0.0f);
         std::copy(profile.begin(), profile.end(), padded.begin());
         DeviceBuffer buffer(padded.size() * sizeof(float), AllocationKind::plain, device_);
-        CUDA_CHECK(cudaMemcpy(buffer.data(), padded.data(), buffer.bytes(), cudaMemcpyHostToDevice));
+        // On stream_ and waited for, like every upload here (stream_ is non-blocking).
+        CUDA_CHECK(cudaMemcpyAsync(buffer.data(), padded.data(), buffer.bytes(),
+                                   cudaMemcpyHostToDevice, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
         return buffer;
       };
       damp_x_ = upload_profile(d.x);
@@ -549,9 +552,14 @@ int CudaPropagator::add_point_set(const std::vector<PointStencil>& points, int n
   set.stencils = DeviceBuffer(points.size() * sizeof(PointStencil), AllocationKind::plain, device_);
   set.series = DeviceBuffer(size_t(nt) * points.size() * sizeof(float), AllocationKind::plain, device_);
   if (!points.empty()) {
-    CUDA_CHECK(cudaMemcpy(set.stencils.data(), points.data(), set.stencils.bytes(),
-                          cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(set.series.data(), 0, set.series.bytes()));
+    // On the propagator's own stream, then waited for: stream_ is non-blocking, so a plain
+    // cudaMemset (legacy default stream, asynchronous) was not ordered with the upload_series
+    // copy that follows on stream_ and, on a busy GPU, could zero a wavelet already uploaded (a
+    // shot modelled with no source: seen once as an all-zero trace under 8 concurrent tests).
+    CUDA_CHECK(cudaMemcpyAsync(set.stencils.data(), points.data(), set.stencils.bytes(),
+                               cudaMemcpyHostToDevice, stream_));
+    CUDA_CHECK(cudaMemsetAsync(set.series.data(), 0, set.series.bytes(), stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   sets_.push_back(std::move(set));
   return int(sets_.size()) - 1;

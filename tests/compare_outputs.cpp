@@ -1,6 +1,7 @@
 // Compares two outputs of `rtm` for the MPI tests (tests/CMakeLists.txt), which run the executable
 // under the launcher and then this:
-//   compare_outputs shots A.h5 B.h5                      every shot's traces and source bit for bit
+//   compare_outputs shots A.h5 B.h5 [TOL]                every shot's traces and source bit for bit,
+//                                                        or max |a - b| <= TOL * max |a| per shot
 //   compare_outputs volumes A.h5 B.h5 TOL NAME [NAME...]  max |a - b| <= TOL * max |a| per volume
 // Exit status 0 when equal, 1 with the first difference on stderr, 2 for bad usage or files.
 #include <cmath>
@@ -15,7 +16,7 @@
 
 namespace {
 
-int compare_shots(const std::string& a_path, const std::string& b_path) {
+int compare_shots(const std::string& a_path, const std::string& b_path, double tolerance) {
   const rtm::ShotFile a = rtm::read_shot_file(a_path), b = rtm::read_shot_file(b_path);
   if (a.shots.size() != b.shots.size() || a.nt != b.nt || a.receivers != b.receivers) {
     std::fprintf(stderr, "%s and %s differ in shots, samples or receivers\n", a_path.c_str(), b_path.c_str());
@@ -23,12 +24,24 @@ int compare_shots(const std::string& a_path, const std::string& b_path) {
   }
   for (size_t s = 0; s < a.shots.size(); ++s) {
     const rtm::ShotGather &x = a.shots[s], &y = b.shots[s];
+    if (tolerance >= 0 && x.id == y.id && x.source == y.source) {
+      double largest = 0, difference = 0;
+      for (size_t c = 0; c < x.data.size(); ++c) {
+        largest = std::max(largest, std::fabs(double(x.data[c])));
+        difference = std::max(difference, std::fabs(double(x.data[c]) - double(y.data[c])));
+      }
+      const double relative = largest > 0 ? difference / largest : difference;
+      std::printf("shot %zu: max |a - b| / max |a| = %.3g (max |a| %.3g, tolerance %.3g)\n", s,
+                  relative, largest, tolerance);
+      if (!(relative <= tolerance)) return 1;
+      continue;
+    }
     if (x.id != y.id || x.source != y.source || x.data != y.data) {
       std::fprintf(stderr, "shot %zu differs between %s and %s\n", s, a_path.c_str(), b_path.c_str());
       return 1;
     }
   }
-  std::printf("%zu shots equal bit for bit\n", a.shots.size());
+  if (tolerance < 0) std::printf("%zu shots equal bit for bit\n", a.shots.size());
   return 0;
 }
 
@@ -60,11 +73,12 @@ int compare_volumes(const std::string& a_path, const std::string& b_path, double
 int main(int argc, char** argv) {
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.size() == 3 && args[0] == "shots") return compare_shots(args[1], args[2]);
+    if ((args.size() == 3 || args.size() == 4) && args[0] == "shots")
+      return compare_shots(args[1], args[2], args.size() == 4 ? std::atof(args[3].c_str()) : -1.0);
     if (args.size() >= 5 && args[0] == "volumes")
       return compare_volumes(args[1], args[2], std::atof(args[3].c_str()),
                              std::vector<std::string>(args.begin() + 4, args.end()));
-    std::fprintf(stderr, "usage: compare_outputs shots A B | volumes A B TOLERANCE NAME...\n");
+    std::fprintf(stderr, "usage: compare_outputs shots A B [TOLERANCE] | volumes A B TOLERANCE NAME...\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "compare_outputs: %s\n", e.what());
   }
