@@ -56,7 +56,7 @@ BackendOptions backend_options() {
   return options;
 }
 
-// Equal bit for bit on the CPU; within 1e-6 of the largest |value| on a GPU.
+// Equal bit for bit on the CPU; within 1e-6 of the largest |value| on a GPU (2e-3 for fp16 storage).
 void expect_same(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   if (test_backend() == "cpu") {
@@ -73,7 +73,13 @@ void expect_same(const std::vector<float>& got, const std::vector<float>& want, 
     worst = std::max(worst, std::abs(got[i] - want[i]));
   }
   ASSERT_GT(largest, 0.0f) << what << ": the reference is all zero, the comparison would be empty";
-  EXPECT_LE(worst, 1e-6f * largest) << what;
+  // fp16_storage rounds each receiver's injected contribution to half before its atomic add, and
+  // overlapping sinc stencils add in any order: a split and an undivided grid then differ by a few
+  // half roundings (measured on two H200s: up to 4.4e-4 of the largest image value), where the
+  // float32 variants differ by float rounding only.
+  const char* variant = std::getenv("RTM_TEST_VARIANT");
+  const float tolerance = variant && std::string(variant) == "fp16_storage" ? 2e-3f : 1e-6f;
+  EXPECT_LE(worst, tolerance * largest) << what;
 }
 
 // A layered problem whose source straddles the first slab boundary and whose receivers sit on
