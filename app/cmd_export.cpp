@@ -20,17 +20,11 @@ struct ExportArgs {
   std::string input, output, dataset = "auto";
 };
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 enum class Target { segy, npy };
 
 Target target_of(const std::string& output) {
-  if (ends_with(output, ".sgy") || ends_with(output, ".segy") || ends_with(output, ".SGY") ||
-      ends_with(output, ".SEGY"))
-    return Target::segy;
-  if (ends_with(output, ".npy")) return Target::npy;
+  if (has_segy_extension(output)) return Target::segy;
+  if (has_npy_extension(output)) return Target::npy;
   throw InputError("-o " + output + ": name the output .sgy/.segy (SEG-Y) or .npy (NumPy)");
 }
 

@@ -33,16 +33,10 @@ struct ImportShotsArgs {
   double f0 = 0, t0 = -1;
 };
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string detect_format(const ImportModelArgs& a) {
   if (a.format != "auto") return a.format;
-  if (ends_with(a.input, ".npy")) return "npy";
-  if (ends_with(a.input, ".sgy") || ends_with(a.input, ".segy") || ends_with(a.input, ".SGY") ||
-      ends_with(a.input, ".SEGY"))
-    return "segy";
+  if (has_npy_extension(a.input)) return "npy";
+  if (has_segy_extension(a.input)) return "segy";
   if (!a.shape.empty()) return "raw";
   throw InputError(a.input + ": cannot tell the format from the name; give --format segy, npy or "
                              "raw (raw also needs --shape and --spacing)");

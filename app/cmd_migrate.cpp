@@ -246,11 +246,7 @@ void register_migrate(CLI::App& rtm) {
                   "output, for --resume; 0: only when stopped by SIGINT/SIGTERM")
       ->check(non_negative_count())
       ->capture_default_str();
-  cmd->add_option("--progress", args->progress_s,
-                  "Seconds between progress updates inside a shot (steps, Gcells/s, time left), "
-                  "on stderr; 0: only one line per shot")
-      ->check(non_negative_finite())
-      ->capture_default_str();
+  add_progress_option(cmd, args->progress_s);
   add_boundary_options(cmd, args->params.boundary);
   add_point_interpolation_option(cmd, args->params.point_interpolation);
   add_backend_options(cmd, args->params.backend);

@@ -71,11 +71,7 @@ void register_model(CLI::App& rtm) {
                 "Continue an interrupted run from its checkpoint (<output>.checkpoint/, one file "
                 "per finished shot): finished shots are not modeled again, and the output equals "
                 "an uninterrupted run's. Same inputs and options required; any number of MPI ranks");
-  cmd->add_option("--progress", args->progress_s,
-                  "Seconds between progress updates inside a shot (steps, Gcells/s, time left), "
-                  "on stderr; 0: only one line per shot")
-      ->check(non_negative_finite())
-      ->capture_default_str();
+  add_progress_option(cmd, args->progress_s);
   add_time_options(cmd, args->params);
   add_boundary_options(cmd, args->params.boundary);
   add_point_interpolation_option(cmd, args->params.point_interpolation);

@@ -164,6 +164,14 @@ NamedPath config_input(const CLI::App* cmd) {
   return {"--config", config->results().front()};
 }
 
+void add_progress_option(CLI::App* cmd, double& interval_s) {
+  cmd->add_option("--progress", interval_s,
+                  "Seconds between progress updates inside a shot (steps, Gcells/s, time left), "
+                  "on stderr; 0: only one line per shot")
+      ->check(non_negative_finite())
+      ->capture_default_str();
+}
+
 void add_format_flags(CLI::App* cmd, FormatFlags& f) {
   auto* csv = cmd->add_flag("--csv", f.csv, "Print results as CSV");
   cmd->add_flag("--json", f.json, "Print results as JSON")->excludes(csv);

@@ -28,6 +28,8 @@ void add_point_interpolation_option(CLI::App* cmd, PointInterpolation& kind);
 void add_time_options(CLI::App* cmd, ModelingParams& params);
 // --time-dispersion-transform on|off (default on): docs/physics.md, "Time dispersion"
 void add_time_dispersion_option(CLI::App* cmd, bool& enabled);
+// --progress S: seconds between progress updates inside a shot (solvers/progress.h)
+void add_progress_option(CLI::App* cmd, double& interval_s);
 // --csv / --json (text by default)
 struct FormatFlags {
   bool csv = false, json = false;

@@ -23,6 +23,11 @@ struct ArrayShape {
   int64_t cells() const { return int64_t(nx) * ny * nz; }
 };
 
+// Whether a file name says NumPy (.npy): how import and export pick a format.
+inline bool has_npy_extension(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+}
+
 // A 3-D .npy array (format 1.0 to 3.0; float32 or float64 of either byte order; C or Fortran
 // order) as [nz][ny][nx] floats; `shape` receives nx, ny, nz. The array's own axes are read as
 // `order` says. InputError naming the file on anything else (not .npy, rank != 3, integer or

@@ -22,6 +22,15 @@
 
 namespace rtm {
 
+// Whether a file name says SEG-Y (.sgy or .segy, either case): how import and export pick a format.
+inline bool has_segy_extension(const std::string& path) {
+  for (const char* tail : {".sgy", ".segy", ".SGY", ".SEGY"}) {
+    const std::string t = tail;
+    if (path.size() >= t.size() && path.compare(path.size() - t.size(), t.size(), t) == 0) return true;
+  }
+  return false;
+}
+
 // False when this build has no libsegyio: every function below then throws InputError saying so.
 bool segy_supported();
 

@@ -469,7 +469,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   info << "\n";
   // What shaped the image, for the output file's provenance (io/provenance.h).
   record_run_parameter("propagator", source_field->name());
-  record_run_parameter("dt_s", std::to_string(shots.dt));
+  record_run_parameter("dt_s", format_number(shots.dt));
   record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
                                        std::to_string(params.boundary.width) + " cells" +
                                        (params.boundary.free_surface ? ", free surface" : ""));

@@ -13,18 +13,10 @@
 #include "solvers/numerics.h"
 #include "solvers/simulation.h"
 #include "solvers/wavelet.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
-
-double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return std::sqrt(num / den);
-}
 
 // Homogeneous medium, point source: p(r, t) = w(t - r/v) / (4 pi r) (docs/physics.md).
 // v = 2000 m/s, h = 10 m, f0 = 10 Hz: 8 points per shortest wavelength (f_max = 25 Hz).

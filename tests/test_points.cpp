@@ -17,6 +17,7 @@
 #include "solvers/point_interpolation.h"
 #include "solvers/simulation.h"
 #include "solvers/wavelet.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
@@ -27,15 +28,6 @@ constexpr double kPi = 3.14159265358979323846;
 using Vec3 = std::array<double, 3>; // (z, y, x) in metres
 
 double norm(const Vec3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
-
-double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return std::sqrt(num / den);
-}
 
 // ---- the weights ---------------------------------------------------------------------------
 

@@ -20,20 +20,12 @@
 #include "solvers/numerics.h"
 #include "solvers/time_dispersion.h"
 #include "solvers/wavelet.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
 
 using ::testing::HasSubstr;
-
-double relative_l2(const std::vector<double>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return std::sqrt(num / den);
-}
 
 // A Ricker of f0 dt = 0.03 (about the default dt at 5 points per wavelength) in the middle of nt.
 std::vector<double> centred_ricker(int nt, double f0_dt = 0.03) {
