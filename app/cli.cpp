@@ -10,9 +10,9 @@
 
 #include "app/commands.h"
 #include "app/config_format.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/provenance.h"
-#include "solvers/mpi_context.h"
+#include "kernels/mpi/mpi_context.h"
 
 namespace rtm::app {
 namespace {

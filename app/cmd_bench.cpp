@@ -17,17 +17,17 @@
 
 #include "app/commands.h"
 #include "app/options.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/png_image.h"
 #include "io/result_table.h"
-#include "kernels/median.h"
-#include "solvers/cpu_bench.h"
-#include "solvers/scaling_bench.h"
-#include "solvers/shot_parallel.h"
+#include "solvers/contracts/median.h"
+#include "solvers/drivers/cpu_bench.h"
+#include "solvers/drivers/scaling_bench.h"
+#include "solvers/drivers/shot_parallel.h"
 
 #ifdef RTM_HAVE_CUDA
-#include "kernels/bench.h"
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda/bench.h"
+#include "kernels/cuda/cuda_backend.h"
 #endif
 
 namespace rtm::app {
@@ -47,7 +47,7 @@ struct BenchOptions {
   std::string plot;
   int device = 0;
   bool list = false;
-  // --scaling: one grid over the launcher's ranks (solvers/scaling_bench.h)
+  // --scaling: one grid over the launcher's ranks (solvers/drivers/scaling_bench.h)
   std::string scaling;
   std::vector<int> ranks;
   std::string backend = "auto";
@@ -58,7 +58,7 @@ struct BenchOptions {
 void run_scaling(const BenchOptions& o) {
   if (o.scaling != "weak" && o.scaling != "strong")
     throw InputError("--scaling: expected weak or strong, got '" + o.scaling + "'");
-  // A plain `rtm` does not start MPI (solvers/mpi_context.h); the benchmark needs it even on one
+  // A plain `rtm` does not start MPI (kernels/mpi/mpi_context.h); the benchmark needs it even on one
   // rank, so it starts it itself when nobody has.
   int initialised = 0;
   MPI_Initialized(&initialised);
@@ -94,7 +94,7 @@ void run_scaling(const BenchOptions& o) {
 }
 
 // `rtm bench --backend cpu`: the CPU step against the triad bandwidth of the same cores, measured
-// in the same run (solvers/cpu_bench.h, docs/variants.md "The CPU backend"). `grid_given` and
+// in the same run (solvers/drivers/cpu_bench.h, docs/variants.md "The CPU backend"). `grid_given` and
 // `steps_given`: whether the user chose them (the GPU defaults would take minutes on a CPU).
 void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, bool repeats_given) {
   const std::vector<int> grid = grid_given ? o.grid : std::vector<int>{256, 256, 256};

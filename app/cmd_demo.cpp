@@ -7,16 +7,16 @@
 
 #include "app/commands.h"
 #include "app/options.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/path_checks.h"
 #include "io/png_image.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
-#include "solvers/migration.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
-#include "solvers/smoothing.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/smoothing.h"
 
 namespace rtm::app {
 namespace {

@@ -6,7 +6,7 @@
 #include "app/commands.h"
 #include "io/array_file.h"
 #include "io/atomic_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/path_checks.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"

@@ -8,11 +8,11 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "io/atomic_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/path_checks.h"
 #include "io/velocity_model.h"
-#include "solvers/acquisition.h"
-#include "solvers/model_builder.h"
+#include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/model_builder.h"
 
 namespace rtm::app {
 namespace {

@@ -7,13 +7,13 @@
 #include "app/options.h"
 #include "io/array_file.h"
 #include "io/atomic_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/path_checks.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/xdmf_sidecar.h"
-#include "solvers/wavelet.h"
+#include "solvers/drivers/wavelet.h"
 
 namespace rtm::app {
 namespace {

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "solvers/backend.h"
+#include "solvers/drivers/backend.h"
 
 #ifdef RTM_HAVE_CUDA
-#include "kernels/bench.h"
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda/bench.h"
+#include "kernels/cuda/cuda_backend.h"
 #endif
 
 namespace rtm::app {

@@ -14,7 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/result_table.h"
 #include "kernels/micro/memory_model.h"
 #ifdef RTM_HAVE_CUDA

@@ -9,17 +9,17 @@
 #include "app/stop_signals.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint_file.h"
-#include "io/errors.h"
-#include "io/format.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 #include "io/path_checks.h"
 #include "io/png_image.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
-#include "solvers/migration.h"
-#include "solvers/progress.h"
-#include "solvers/shot_parallel.h"
-#include "solvers/smoothing.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/progress.h"
+#include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/smoothing.h"
 
 namespace rtm::app {
 namespace {

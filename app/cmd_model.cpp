@@ -7,16 +7,16 @@
 #include "app/options.h"
 #include "app/stop_signals.h"
 #include "io/atomic_file.h"
-#include "io/errors.h"
-#include "io/format.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 #include "io/path_checks.h"
 #include "io/shot_checkpoint.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
-#include "solvers/modeling.h"
-#include "solvers/progress.h"
-#include "solvers/shot_parallel.h"
-#include "solvers/wavelet.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/progress.h"
+#include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/wavelet.h"
 
 namespace rtm::app {
 namespace {

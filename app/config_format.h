@@ -22,7 +22,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm::app {
 

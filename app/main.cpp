@@ -8,14 +8,14 @@
 // an error on any rank then ends all of them (MPI_Abort) with the same status.
 #include "app/cli.h"
 #include "io/provenance.h"
-#include "solvers/denormals.h"
-#include "solvers/mpi_context.h"
+#include "kernels/cpu/denormals.h"
+#include "kernels/mpi/mpi_context.h"
 
 int main(int argc, char** argv) {
   const rtm::MpiRuntime mpi(&argc, &argv); // initialises MPI only under an MPI launcher
   rtm::set_provenance_command_line(argc, argv); // recorded in every file written (io/provenance.h)
   // Subnormal floats in a decaying wavefield cost x86 cores a microcode assist per operation; every
-  // thread of every rank flushes them to zero (solvers/denormals.h says why and how).
+  // thread of every rank flushes them to zero (kernels/cpu/denormals.h says why and how).
   rtm::flush_denormals_on_all_threads();
   rtm::app::Cli cli = rtm::app::build_cli();
   return rtm::app::run_cli(cli, argc, argv);

@@ -9,9 +9,9 @@
 #include "io/path_checks.h"
 #include "io/result_table.h"
 #include "io/velocity_model.h"
-#include "solvers/backend.h"
-#include "solvers/modeling.h"
-#include "solvers/shot_parallel.h"
+#include "solvers/drivers/backend.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/shot_parallel.h"
 
 namespace rtm::app {
 
@@ -28,7 +28,7 @@ void add_point_interpolation_option(CLI::App* cmd, PointInterpolation& kind);
 void add_time_options(CLI::App* cmd, ModelingParams& params);
 // --time-dispersion-transform on|off (default on): docs/physics.md, "Time dispersion"
 void add_time_dispersion_option(CLI::App* cmd, bool& enabled);
-// --progress S: seconds between progress updates inside a shot (solvers/progress.h)
+// --progress S: seconds between progress updates inside a shot (solvers/drivers/progress.h)
 void add_progress_option(CLI::App* cmd, double& interval_s);
 // --csv / --json (text by default)
 struct FormatFlags {

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm {
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/hdf5_util.h"
 
 namespace rtm {

@@ -12,7 +12,7 @@
 
 #include "io/atomic_file.h"
 #include "io/provenance.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/host_memory.h"
 
 namespace rtm::h5 {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm {
 

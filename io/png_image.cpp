@@ -10,7 +10,7 @@
 #include <png.h>
 
 #include "io/atomic_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm {
 namespace {

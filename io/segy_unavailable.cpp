@@ -1,5 +1,5 @@
 // SEG-Y in a build without libsegyio (the GPU machine's image lacks it): every call says so.
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/segy_file.h"
 
 namespace rtm {

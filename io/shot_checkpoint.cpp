@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "io/atomic_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm {
 namespace {

@@ -7,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "io/errors.h"
-#include "io/format.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 #include "io/hdf5_util.h"
 
 namespace rtm {

@@ -4,7 +4,7 @@
 //   /shots/NNNN/data     float32 [nrec][nt]; attribute source [z,y,x] (m)
 //   root attributes      nt, dt, and the model's shape [nz,ny,nx], spacing and origin (optional);
 //                        time_dispersion_removed (0/1, optional, 0 when absent): the traces had
-//                        the time-stepping dispersion removed (solvers/time_dispersion.h)
+//                        the time-stepping dispersion removed (solvers/drivers/time_dispersion.h)
 #pragma once
 
 #include <string>

@@ -5,27 +5,12 @@
 //   /receivers float64 [nrec][3]   (z,y,x in metres), optional
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "solvers/contracts/velocity_model.h"
+
 namespace rtm {
-
-using Position = std::array<double, 3>; // (z, y, x) in metres, the HDF5 order
-
-struct VelocityModel {
-  int nx = 0, ny = 0, nz = 0;
-  double dx = 0, dy = 0, dz = 0; // spacing (m)
-  double ox = 0, oy = 0, oz = 0; // origin of cell (0,0,0) (m)
-  std::vector<float> vp;         // m/s, [nz][ny][nx], x fastest
-
-  int64_t cells() const { return int64_t(nx) * ny * nz; }
-  float& at(int i, int j, int k) { return vp[(int64_t(k) * ny + j) * nx + i]; }
-  float at(int i, int j, int k) const { return vp[(int64_t(k) * ny + j) * nx + i]; }
-  float vmin() const;
-  float vmax() const;
-};
 
 // Acquisition positions that may travel with a model file.
 struct ModelGeometry {
@@ -33,25 +18,10 @@ struct ModelGeometry {
   std::vector<Position> receivers;
 };
 
-// P velocities of seismic media lie between these (m/s): dry soil and air-filled sediment near
-// 300, the fastest crystalline rocks well under 10 000. Values outside are nearly always a units
-// mistake (km/s written without a units attribute runs, and models garbage), so every model that
-// enters the program passes check_plausible_velocities (docs/robustness.md).
-constexpr double kMinPlausibleVelocity = 300;
-constexpr double kMaxPlausibleVelocity = 10000;
-
 enum class VelocityCheck {
   plausible,    // refuse values outside [kMinPlausibleVelocity, kMaxPlausibleVelocity]
   any_positive, // an unusual medium on purpose (--allow-unusual-velocities)
 };
-
-// Throws InputError when a velocity of `model` (m/s) lies outside the plausible range, naming
-// `source` (e.g. "m.h5: dataset /vp"), the range found and a hint: `km_per_s_hint` when the values
-// would be plausible in km/s, `thousandfold_hint` when they would be plausible divided by 1000;
-// else a general one. Every way a model enters (HDF5 files, generated models, importers) calls it.
-void check_plausible_velocities(const VelocityModel& model, const std::string& source,
-                                const std::string& km_per_s_hint,
-                                const std::string& thousandfold_hint);
 
 // Reads /vp (or `dataset`) and checks everything docs/io.md lists: the file exists and is HDF5, the
 // dataset exists with rank 3 and a float type, every value finite and positive, spacing positive,

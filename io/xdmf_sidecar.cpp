@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm {
 

@@ -7,13 +7,13 @@
 #include <sstream>
 #include <vector>
 
-#include "solvers/acquisition.h"
-#include "solvers/backend.h"
-#include "solvers/migration.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
-#include "solvers/simulation.h"
-#include "solvers/wavelet.h"
+#include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/backend.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/simulation.h"
+#include "solvers/drivers/wavelet.h"
 
 namespace rtm::test {
 

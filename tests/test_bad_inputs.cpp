@@ -504,7 +504,7 @@ std::string shot_file(const std::string& file, int n, int nt, double f0) {
 
 TEST_F(BadInput, ModelingThatDoesNotFitInTheGpuIsRefused) {
   // RTM_FAKE_FREE_GPU_BYTES stands in for a GPU with 0.10 MiB free, so that the device check is
-  // reached on a machine without one (solvers/backend.h).
+  // reached on a machine without one (solvers/drivers/backend.h).
   const ScopedEnvironment fake("RTM_FAKE_FREE_GPU_BYTES", "104858");
   const std::string err = expect_model_refused(
       good_model(), {}, {"rtm model: this run needs ", "of GPU memory but 0.10 MiB are free", "To fit:"});

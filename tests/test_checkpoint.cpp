@@ -11,11 +11,11 @@
 #include <sstream>
 
 #include "io/checkpoint_file.h"
-#include "io/errors.h"
-#include "solvers/acquisition.h"
-#include "solvers/migration.h"
-#include "solvers/model_builder.h"
-#include "solvers/shot_parallel.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/shot_parallel.h"
 
 using namespace rtm;
 using ::testing::AllOf;

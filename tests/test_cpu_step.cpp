@@ -1,6 +1,6 @@
-// The CPU step's speed-related set-up: subnormals flushed in every thread that steps (solvers/
+// The CPU step's speed-related set-up: subnormals flushed in every thread that steps (kernels/cpu/
 // denormals.h), the instruction-set variants of the row loop bit-identical, and the CPU bench's
-// building blocks (solvers/cpu_bench.h). No timed assertions: speed is checked by what makes it.
+// building blocks (solvers/drivers/cpu_bench.h). No timed assertions: speed is checked by what makes it.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "solvers/cpu_bench.h"
-#include "solvers/cpu_propagator.h"
-#include "solvers/denormals.h"
+#include "solvers/drivers/cpu_bench.h"
+#include "kernels/cpu/cpu_propagator.h"
+#include "kernels/cpu/denormals.h"
 
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>

@@ -27,8 +27,8 @@
 #include <tuple>
 #include <vector>
 
-#include "kernels/cuda_backend.h"
-#include "solvers/cpu_propagator.h"
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cpu/cpu_propagator.h"
 #include "tests/support/cuda_test_support.h"
 
 namespace rtm {
@@ -252,7 +252,7 @@ TEST_P(VariantChecks, DampedStepMatchesReference) {
   EXPECT_GT(interior_relative_l2(g, plain_cur, cpu_cur), 0.05);
 }
 
-// Random C-PML coefficients (kernels/cpml.h) in layers of different widths on each face: every
+// Random C-PML coefficients (solvers/contracts/cpml.h) in layers of different widths on each face: every
 // region of the GPU's C-PML passes and every face's index arithmetic is used.
 void add_random_cpml(PropagatorSetup& setup, std::mt19937_64& rng) {
   const GridLayout& g = setup.layout;
@@ -315,7 +315,7 @@ TEST_P(VariantChecks, CpmlStepMatchesReference) {
   EXPECT_GT(interior_relative_l2(g, plain_cur, cpu_cur), 1e-3);
 }
 
-// A random separable stencil (kernels/propagator.h): 1 to kMaxPointTaps cells per axis (so sinc,
+// A random separable stencil (solvers/contracts/propagator.h): 1 to kMaxPointTaps cells per axis (so sinc,
 // trilinear and single-cell shapes, and boxes that stop at the grid's faces), weights of either sign
 // like a windowed sinc's.
 PointStencil random_point(const GridLayout& g, std::mt19937_64& rng) {
@@ -403,7 +403,7 @@ TEST_P(VariantChecks, PointSetsInjectAndRecordLikeReference) {
     ref2 += std::pow(double(recorded[0][n]), 2);
   }
   expect_error_within(variant, std::sqrt(diff2 / ref2), "recorded traces");
-  // On the same float32 field the GPU sums in the CPU's order (kernels/propagator.h): equal bits.
+  // On the same float32 field the GPU sums in the CPU's order (solvers/contracts/propagator.h): equal bits.
   if (!is_fp16(variant)) EXPECT_EQ(recorded_first[1], recorded_first[0]) << "record on the initial field";
   std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
   cpu.get_state(cpu_prev, cpu_cur);

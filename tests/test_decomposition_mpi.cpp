@@ -1,4 +1,4 @@
-// Domain decomposition (solvers/decomposed_propagator.h) against the undivided grid. Run under the
+// Domain decomposition (kernels/mpi/decomposed_propagator.h) against the undivided grid. Run under the
 // MPI launcher with 1, 2 and 3 ranks (tests/CMakeLists.txt): every rank computes the undivided
 // reference itself (the grids are small) and the decomposed result over all ranks, and compares.
 //
@@ -15,12 +15,13 @@
 #include <cstring>
 #include <sstream>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "rtm_test_problem.h"
-#include "solvers/born.h"
-#include "solvers/decomposed_propagator.h"
+#include "solvers/drivers/born.h"
+#include "kernels/mpi/decomposed_propagator.h"
+#include "solvers/drivers/decomposed_backend.h"
 #ifdef RTM_HAVE_CUDA
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 #endif
 
 namespace rtm::test {

@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "io/array_file.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"

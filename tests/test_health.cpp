@@ -1,4 +1,4 @@
-// Numerical health checks (kernels/field_health.h, Propagator::check_health, solvers/health.h):
+// Numerical health checks (solvers/contracts/field_health.h, Propagator::check_health, solvers/drivers/health.h):
 // the worst cell is found and named the same way by every implementation, and a run made unstable
 // on purpose (a dt above the CFL limit, set through the Propagator API, which does not check it)
 // is stopped with the step, the cell and the value, while the same run within the limit is not;
@@ -14,14 +14,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "solvers/acquisition.h"
-#include "solvers/cpu_propagator.h"
-#include "solvers/health.h"
-#include "solvers/migration.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
-#include "solvers/numerics.h"
-#include "solvers/wavelet.h"
+#include "solvers/drivers/acquisition.h"
+#include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/health.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/wavelet.h"
 
 namespace rtm {
 namespace {

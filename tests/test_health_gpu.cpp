@@ -1,4 +1,4 @@
-// CudaPropagator::check_health (kernels/health.cu) against the CPU reference's, for every variant
+// CudaPropagator::check_health (kernels/cuda/health.cu) against the CPU reference's, for every variant
 // (float32 and half storage): same finiteness, same worst value, same cell, on shapes that are
 // multiples of no block size, with NaN in the halo and padding that must not be seen; and an
 // unstable run on the GPU is stopped like on the CPU. Label gpu: skips where no GPU is usable.
@@ -11,12 +11,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "kernels/cuda_backend.h"
-#include "solvers/cpu_propagator.h"
-#include "solvers/health.h"
-#include "solvers/modeling.h"
-#include "solvers/numerics.h"
-#include "solvers/wavelet.h"
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/health.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/wavelet.h"
 
 namespace rtm {
 namespace {

@@ -12,12 +12,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "io/errors.h"
-#include "solvers/acquisition.h"
-#include "solvers/data_phase_filter.h"
-#include "solvers/migration.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/data_phase_filter.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
 
 namespace rtm {
 namespace {

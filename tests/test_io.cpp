@@ -20,7 +20,7 @@
 #include <hdf5_hl.h>
 #include <png.h>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/hdf5_util.h"
 #include "io/png_image.h"
 #include "io/shot_file.h"

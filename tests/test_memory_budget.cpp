@@ -1,4 +1,4 @@
-// solvers/memory_budget.h: the memory a run needs, item by item from the grid, and the refusal
+// solvers/drivers/memory_budget.h: the memory a run needs, item by item from the grid, and the refusal
 // when it does not fit (both numbers and a hint), and MemAvailable read from /proc/meminfo text.
 #include <cstdlib>
 #include <sstream>
@@ -7,10 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/host_memory.h"
-#include "solvers/backend.h"
-#include "solvers/memory_budget.h"
+#include "solvers/drivers/backend.h"
+#include "solvers/drivers/memory_budget.h"
 
 namespace rtm {
 namespace {
@@ -144,7 +144,7 @@ TEST(MemoryBudget, ModelingHintsAtFewerShots) {
   EXPECT_THAT(message, HasSubstr("model fewer shots per run"));
 }
 
-// The environment variable that stands in for a GPU's free memory (solvers/backend.h), set for
+// The environment variable that stands in for a GPU's free memory (solvers/drivers/backend.h), set for
 // the lifetime of one test.
 class FakeFreeGpuBytes {
 public:

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <string>
 
-#include "io/errors.h"
-#include "solvers/acquisition.h"
-#include "solvers/model_builder.h"
-#include "solvers/numerics.h"
-#include "solvers/simulation.h"
-#include "solvers/wavelet.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/simulation.h"
+#include "solvers/drivers/wavelet.h"
 
 namespace rtm {
 namespace {

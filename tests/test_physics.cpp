@@ -7,12 +7,12 @@
 #include <random>
 #include <vector>
 
-#include "solvers/cpu_propagator.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
-#include "solvers/numerics.h"
-#include "solvers/simulation.h"
-#include "solvers/wavelet.h"
+#include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/simulation.h"
+#include "solvers/drivers/wavelet.h"
 #include "tests/support/relative_l2.h"
 
 namespace rtm {

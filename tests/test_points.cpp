@@ -1,4 +1,4 @@
-// Sources and receivers between grid nodes (solvers/point_interpolation.h): the windowed-sinc
+// Sources and receivers between grid nodes (solvers/drivers/point_interpolation.h): the windowed-sinc
 // weights themselves, a point off the grid against the same point on a node, against the analytic
 // solution, and next to the free surface. docs/physics.md quotes the figures these tests print.
 #include <gtest/gtest.h>
@@ -10,13 +10,13 @@
 #include <cstdio>
 #include <vector>
 
-#include "solvers/cpu_propagator.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
-#include "solvers/numerics.h"
-#include "solvers/point_interpolation.h"
-#include "solvers/simulation.h"
-#include "solvers/wavelet.h"
+#include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/point_interpolation.h"
+#include "solvers/drivers/simulation.h"
+#include "solvers/drivers/wavelet.h"
 #include "tests/support/relative_l2.h"
 
 namespace rtm {

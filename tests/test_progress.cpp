@@ -1,4 +1,4 @@
-// Progress inside a shot (solvers/progress.h): the time-left estimates driven by a fake clock, so
+// Progress inside a shot (solvers/drivers/progress.h): the time-left estimates driven by a fake clock, so
 // the figures are exact and the test cannot be flaky: exact when every step costs the same, within
 // 25% once 10% of the run is done when the sweeps of a shot cost differently (migration's backward
 // sweeps also image), and the output: plain lines in a log, one line rewritten on a terminal, at
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "solvers/progress.h"
+#include "solvers/drivers/progress.h"
 
 using namespace rtm;
 using ::testing::HasSubstr;

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <vector>
 
-#include "io/errors.h"
-#include "solvers/born.h"
-#include "solvers/cpu_propagator.h"
-#include "solvers/migration.h"
-#include "solvers/smoothing.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/drivers/born.h"
+#include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/smoothing.h"
 #include "tests/rtm_test_problem.h"
 
 namespace rtm {

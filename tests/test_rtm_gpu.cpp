@@ -8,8 +8,8 @@
 #include <sstream>
 #include <vector>
 
-#include "solvers/born.h"
-#include "solvers/migration.h"
+#include "solvers/drivers/born.h"
+#include "solvers/drivers/migration.h"
 #include "tests/rtm_test_problem.h"
 
 namespace rtm {

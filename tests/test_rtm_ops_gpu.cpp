@@ -1,4 +1,4 @@
-// The RTM operations of the CUDA propagator (kernels/rtm_ops.cu, docs/rtm.md section 10) against
+// The RTM operations of the CUDA propagator (kernels/cuda/rtm_ops.cu, docs/rtm.md section 10) against
 // the CPU reference, for every variant (label gpu; each test skips where no GPU is usable).
 //
 // What is checked, and why it can fail:
@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cuda_backend.h"
-#include "solvers/cpu_propagator.h"
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cpu/cpu_propagator.h"
 #include "tests/support/cuda_test_support.h"
 
 namespace rtm {

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "solvers/cpu_propagator.h"
+#include "kernels/cpu/cpu_propagator.h"
 
 namespace rtm {
 namespace {

@@ -1,5 +1,5 @@
-// Time-dispersion transforms (solvers/time_dispersion.h) and the accuracy check that counts the
-// time step (solvers/numerics.h): the operators themselves, then point-source runs through
+// Time-dispersion transforms (solvers/drivers/time_dispersion.h) and the accuracy check that counts the
+// time step (solvers/drivers/numerics.h): the operators themselves, then point-source runs through
 // model_shots against the analytic solution w(t - r/v) / (4 pi r).
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "solvers/migration.h"
-#include "solvers/model_builder.h"
-#include "solvers/modeling.h"
-#include "solvers/numerics.h"
-#include "solvers/time_dispersion.h"
-#include "solvers/wavelet.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/time_dispersion.h"
+#include "solvers/drivers/wavelet.h"
 #include "tests/support/relative_l2.h"
 
 namespace rtm {

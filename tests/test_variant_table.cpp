@@ -1,11 +1,11 @@
-// The CUDA variant table (kernels/cuda_backend.h) on the CPU: no GPU needed, only a CUDA build.
+// The CUDA variant table (kernels/cuda/cuda_backend.h) on the CPU: no GPU needed, only a CUDA build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 #include <string>
 
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 namespace rtm {
 namespace {

@@ -16,7 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli.h"
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 
 namespace {
 

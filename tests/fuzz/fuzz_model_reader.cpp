@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "io/errors.h"
+#include "solvers/contracts/errors.h"
 #include "io/velocity_model.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // Scaffolding shared by the tests of the CUDA backend against the CPU reference
 // (test_cuda_variants, test_rtm_ops_gpu): skipping where no GPU is usable, the variant table,
-// fresh random seeds and random wavefield values. Host code only (kernels/cuda_backend.h is the
+// fresh random seeds and random wavefield values. Host code only (kernels/cuda/cuda_backend.h is the
 // plain C++ contract), so it compiles with the host compiler; the tests link rtm_cuda.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda/cuda_backend.h"
 
 namespace rtm::test {
 

@@ -1,0 +1,537 @@
+#include "kernels/cpu/cpu_propagator.h"
+
+#include "kernels/cpu/denormals.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#if defined(__GNUC__)
+#define RTM_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define RTM_ALWAYS_INLINE inline
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define RTM_X86_DISPATCH 1
+#endif
+
+namespace rtm {
+
+namespace {
+
+// One row of the step, x = 0 .. nx-1. Pointers are to cell (0, j, k); the row loop is written so
+// the compiler vectorises it (restrict pointers, no branch inside). This is the step's arithmetic,
+// the one place it is written for the CPU.
+template <bool kDamped>
+RTM_ALWAYS_INLINE void step_row(int nx, int64_t sy, int64_t sz, const LaplacianWeights& w,
+                                const float* __restrict p_cur, float* __restrict p_prev_next,
+                                const float* __restrict v2dt2, const float* __restrict damp_x,
+                                float damp_yz) {
+#pragma omp simd
+  for (int i = 0; i < nx; ++i) {
+    const float* c = p_cur + i;
+    float lap = w.c0 * c[0];
+    for (int r = 1; r <= kHalo; ++r) {
+      lap += w.wx[r] * (c[-r] + c[r]);
+      lap += w.wy[r] * (c[-r * sy] + c[r * sy]);
+      lap += w.wz[r] * (c[-r * sz] + c[r * sz]);
+    }
+    const float undamped = 2.0f * c[0] - p_prev_next[i] + v2dt2[i] * lap;
+    if constexpr (kDamped) {
+      const float e = damp_x[i] + damp_yz;
+      // (2p - (1-e) p_prev + v2dt2 lap) / (1+e), written as a correction of the undamped value
+      p_prev_next[i] = (undamped + e * p_prev_next[i]) / (1.0f + e);
+    } else {
+      p_prev_next[i] = undamped;
+    }
+  }
+}
+
+// The arguments of one step, shared by every row.
+struct StepArgs {
+  const GridLayout& g;
+  const LaplacianWeights& w;
+  const float* v2dt2;
+  const DampingProfiles& damping;
+  const float* p_cur;
+  float* p_prev_next;
+};
+
+// Row j of plane k.
+RTM_ALWAYS_INLINE void step_row_at(const StepArgs& a, int j, int k) {
+  const GridLayout& g = a.g;
+  const int64_t row = g.index(0, j, k);
+  if (!a.damping.empty())
+    step_row<true>(g.nx, g.pitch, g.plane, a.w, a.p_cur + row, a.p_prev_next + row, a.v2dt2 + row,
+                   a.damping.x.data(), a.damping.y[size_t(j)] + a.damping.z[size_t(k)]);
+  else
+    step_row<false>(g.nx, g.pitch, g.plane, a.w, a.p_cur + row, a.p_prev_next + row, a.v2dt2 + row,
+                    nullptr, 0.0f);
+}
+
+// The row compiled twice: for the build's baseline instruction set and, on x86, for AVX2 (8 floats
+// per instruction instead of SSE's 4). AVX2 without FMA: every lane performs the same IEEE
+// operations in the same order as the baseline code, so both give bit-identical results (no
+// multiply-add can be fused: FMA is not enabled). Measured on the 2-core development machine
+// (docs/variants.md, "The CPU backend"): AVX2 is about 1.2x the baseline per core.
+void step_row_baseline(const StepArgs& a, int j, int k) { step_row_at(a, j, k); }
+#ifdef RTM_X86_DISPATCH
+__attribute__((target("avx2"))) void step_row_avx2(const StepArgs& a, int j, int k) {
+  step_row_at(a, j, k);
+}
+#endif
+
+using StepRow = void (*)(const StepArgs&, int, int);
+
+StepRow step_row_of(CpuStepIsa isa) {
+#ifdef RTM_X86_DISPATCH
+  if (isa == CpuStepIsa::avx2) return &step_row_avx2;
+#endif
+  (void)isa;
+  return &step_row_baseline;
+}
+
+// Adds the wall time from construction to destruction to `total_ms`, when timing is on.
+class OpClock {
+public:
+  OpClock(bool on, double& total_ms) : total_ms_(on ? &total_ms : nullptr) {
+    if (total_ms_) start_ = std::chrono::steady_clock::now();
+  }
+  ~OpClock() {
+    if (total_ms_)
+      *total_ms_ +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+  OpClock(const OpClock&) = delete;
+  OpClock& operator=(const OpClock&) = delete;
+
+private:
+  double* total_ms_;
+  std::chrono::steady_clock::time_point start_{};
+};
+
+} // namespace
+
+bool cpu_step_isa_available(CpuStepIsa isa) {
+  if (isa == CpuStepIsa::baseline) return true;
+#ifdef RTM_X86_DISPATCH
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+#else
+  return false;
+#endif
+}
+
+const char* cpu_step_isa_name(CpuStepIsa isa) { return isa == CpuStepIsa::avx2 ? "avx2" : "baseline"; }
+
+CpuStepIsa best_cpu_step_isa() {
+  return cpu_step_isa_available(CpuStepIsa::avx2) ? CpuStepIsa::avx2 : CpuStepIsa::baseline;
+}
+
+void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeights& w,
+                       const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
+                       float* p_prev_next, int k_begin, int k_end) {
+  if (!cpu_step_isa_available(isa))
+    throw std::invalid_argument(std::string("cpu_wave_step_isa: this CPU cannot run ") +
+                                cpu_step_isa_name(isa));
+  const StepRow step_row_isa = step_row_of(isa);
+  if (k_end < 0) k_end = g.nz;
+  const StepArgs args{g, w, v2dt2, damping, p_cur, p_prev_next};
+#pragma omp parallel
+  {
+    // Every thread that steps flushes subnormals (kernels/cpu/denormals.h): the pool's workers were
+    // set at start-up, this covers threads created since by anyone else. One register write.
+    flush_denormals_on_this_thread();
+#pragma omp for collapse(2) schedule(static)
+    for (int k = k_begin; k < k_end; ++k)
+      for (int j = 0; j < g.ny; ++j) step_row_isa(args, j, k);
+  }
+}
+
+void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
+                   const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
+                   int k_begin, int k_end) {
+  static const CpuStepIsa best = best_cpu_step_isa();
+  cpu_wave_step_isa(best, g, w, v2dt2, damping, p_cur, p_prev_next, k_begin, k_end);
+}
+
+CpmlMemory::CpmlMemory(const CpmlProfiles& c, const GridLayout& g) {
+  const int64_t cells[3] = {cpml_cells_x(c, g), cpml_cells_y(c, g), cpml_cells_z(c, g)};
+  for (int d = 0; d < 3; ++d) {
+    psi[0][d].assign(size_t(cells[d]), 0.0f);
+    psi[1][d].assign(size_t(cells[d]), 0.0f);
+    zeta[d].assign(size_t(cells[d]), 0.0f);
+  }
+}
+
+void CpmlMemory::zero() {
+  for (int d = 0; d < 3; ++d) {
+    std::fill(psi[0][d].begin(), psi[0][d].end(), 0.0f);
+    std::fill(psi[1][d].begin(), psi[1][d].end(), 0.0f);
+    std::fill(zeta[d].begin(), zeta[d].end(), 0.0f);
+  }
+}
+
+CpmlView CpmlMemory::view(const CpmlProfiles& c, const GridLayout& g) {
+  CpmlView v;
+  v.x = make_cpml_axis_view(c.x, 1, 1);
+  v.y = make_cpml_axis_view(c.y, g.pitch, g.nx);
+  v.z = make_cpml_axis_view(c.z, g.plane, int64_t(g.nx) * g.ny);
+  CpmlAxisView* axes[3] = {&v.x, &v.y, &v.z};
+  for (int d = 0; d < 3; ++d) {
+    axes[d]->psi_old = psi[old][d].data();
+    axes[d]->psi_new = psi[1 - old][d].data();
+    axes[d]->zeta = zeta[d].data();
+  }
+  return v;
+}
+
+void cpu_cpml_correction(const GridLayout& g, const CpmlView& view, const float* p_cur,
+                         const float* v2dt2, float* p_next, int k_begin, int k_end) {
+  CpmlView v = view;
+  v.x.fresh_lo = v.y.fresh_lo = 0;
+  v.x.fresh_hi = g.nx;
+  v.y.fresh_hi = g.ny;
+  v.z.fresh_lo = k_begin;
+  v.z.fresh_hi = k_end;
+  // Each pass visits the layer cells of each row: the whole row where a y or z layer holds it,
+  // else the two x layers.
+  auto for_layer_cells = [&](auto&& cell) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = k_begin; k < k_end; ++k)
+      for (int j = 0; j < g.ny; ++j) {
+        if (v.z.in_layer(k) || v.y.in_layer(j)) {
+          for (int i = 0; i < g.nx; ++i) cell(i, j, k);
+        } else {
+          for (int i = 0; i < v.x.lo; ++i) cell(i, j, k);
+          for (int i = g.nx - v.x.hi; i < g.nx; ++i) cell(i, j, k);
+        }
+      }
+  };
+  for_layer_cells([&](int i, int j, int k) { cpml_cell_psi(v, g, p_cur, i, j, k); });
+  for_layer_cells([&](int i, int j, int k) { cpml_cell(v, g, p_cur, v2dt2, p_next, i, j, k); });
+}
+
+std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense) {
+  if (int64_t(dense.size()) != g.interior_cells())
+    throw std::invalid_argument("pad_array: expected " + std::to_string(g.interior_cells()) +
+                                " values, got " + std::to_string(dense.size()));
+  std::vector<float> padded(g.size, 0.0f);
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        padded[g.index(i, j, k)] = dense[(int64_t(k) * g.ny + j) * g.nx + i];
+  return padded;
+}
+
+std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& padded) {
+  std::vector<float> dense(g.interior_cells());
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        dense[(int64_t(k) * g.ny + j) * g.nx + i] = padded[g.index(i, j, k)];
+  return dense;
+}
+
+CpuPropagator::CpuPropagator(PropagatorSetup setup) : setup_(std::move(setup)) {
+  // Subnormals would slow every step of a decaying wavefield many times over (kernels/cpu/denormals.h);
+  // set here too, for programs that build a propagator without going through rtm's main().
+  flush_denormals_on_all_threads();
+  const GridLayout& g = setup_.layout;
+  v2dt2_ = pad_array(g, setup_.v2dt2);
+  const DampingProfiles& d = setup_.damping;
+  if (!d.empty() && (int(d.x.size()) != g.nx || int(d.y.size()) != g.ny || int(d.z.size()) != g.nz))
+    throw std::invalid_argument("CpuPropagator: damping profiles must have nx, ny, nz entries");
+  const CpmlProfiles& c = setup_.cpml;
+  if (!c.empty()) {
+    if (c.x.n != g.nx || c.y.n != g.ny || c.z.n != g.nz)
+      throw std::invalid_argument("CpuPropagator: C-PML profiles must be for an nx x ny x nz grid");
+    if (!d.empty()) throw std::invalid_argument("CpuPropagator: a grid has the sponge or the C-PML, not both");
+    cpml_ = CpmlMemory(c, g);
+  }
+  prev_.assign(g.size, 0.0f);
+  cur_.assign(g.size, 0.0f);
+}
+
+void CpuPropagator::set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
+  const auto n = size_t(layout().size);
+  if (p_prev.size() != n || p_cur.size() != n)
+    throw std::invalid_argument("CpuPropagator::set_state: arrays must have layout().size floats");
+  prev_ = p_prev;
+  cur_ = p_cur;
+  cpml_.zero();
+}
+
+void CpuPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
+  p_prev = prev_;
+  p_cur = cur_;
+}
+
+void CpuPropagator::zero_state() {
+  std::fill(prev_.begin(), prev_.end(), 0.0f);
+  std::fill(cur_.begin(), cur_.end(), 0.0f);
+  cpml_.zero();
+}
+
+void CpuPropagator::step_planes(int k_begin, int k_end) {
+  const GridLayout& g = setup_.layout;
+  if (k_begin < 0 || k_end > g.nz || k_begin > k_end)
+    throw std::invalid_argument("step_planes: planes [" + std::to_string(k_begin) + ", " +
+                                std::to_string(k_end) + ") are not inside 0.." + std::to_string(g.nz));
+  const OpClock timed(timing_on_, timing_.step_ms);
+  cpu_wave_step(g, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(), prev_.data(),
+                k_begin, k_end);
+  if (!setup_.cpml.empty())
+    cpu_cpml_correction(g, cpml_.view(setup_.cpml, g), cur_.data(), v2dt2_.data(), prev_.data(),
+                        k_begin, k_end);
+}
+
+void CpuPropagator::finish_step() {
+  if (timing_on_) ++timing_.steps;
+  std::swap(prev_, cur_);
+  cpml_.swap();
+}
+
+Propagator::PlaneSpan CpuPropagator::next_field_planes(int k_begin, int k_end) {
+  const GridLayout& g = setup_.layout;
+  if (k_begin < -kHalo || k_end > g.nz + kHalo || k_begin > k_end)
+    throw std::invalid_argument("next_field_planes: planes outside the grid and its halo");
+  PlaneSpan span;
+  span.data = prev_.data() + g.index(-kHalo, -kHalo, k_begin);
+  span.bytes = size_t(k_end - k_begin) * size_t(g.plane) * sizeof(float);
+  return span;
+}
+
+int CpuPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
+  if (nt <= 0) throw std::invalid_argument("add_point_set: nt must be positive");
+  for (const PointStencil& p : points)
+    if (!p.fits(layout()))
+      throw std::out_of_range("add_point_set: a point's cells leave the grid (or exceed " +
+                              std::to_string(kMaxPointTaps) + " per axis)");
+  sets_.push_back(PointSet{points, nt, std::vector<float>(size_t(nt) * points.size(), 0.0f)});
+  return int(sets_.size()) - 1;
+}
+
+const CpuPropagator::PointSet& CpuPropagator::point_set(int set) const {
+  if (set < 0 || set >= int(sets_.size()))
+    throw std::out_of_range("CpuPropagator: no point set " + std::to_string(set));
+  return sets_[size_t(set)];
+}
+
+void CpuPropagator::upload_series(int set, const std::vector<float>& series) {
+  const PointSet& ps = point_set(set);
+  if (series.size() != ps.series.size())
+    throw std::invalid_argument("upload_series: expected nt x points = " +
+                                std::to_string(ps.series.size()) + " values, got " +
+                                std::to_string(series.size()));
+  sets_[size_t(set)].series = series;
+}
+
+std::vector<float> CpuPropagator::download_series(int set) const { return point_set(set).series; }
+
+// Both follow the arithmetic order PointStencil (solvers/contracts/propagator.h) defines; the CUDA kernels
+// do the same.
+void CpuPropagator::inject(int set, int t, float scale) {
+  const OpClock timed(timing_on_, timing_.points_ms);
+  const PointSet& ps = point_set(set);
+  if (t < 0 || t >= ps.nt) throw std::out_of_range("inject: time index outside the series");
+  const GridLayout& g = setup_.layout;
+  const size_t np = ps.points.size();
+  for (size_t p = 0; p < np; ++p) {
+    const float amp = scale * ps.series[size_t(t) * np + p];
+    const PointStencil& s = ps.points[p];
+    for (int c = 0; c < s.nz; ++c)
+      for (int b = 0; b < s.ny; ++b) {
+        const float wzy = s.wz[c] * s.wy[b];
+        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+        for (int a = 0; a < s.nx; ++a) cur_[row + a] += wzy * s.wx[a] * v2dt2_[row + a] * amp;
+      }
+  }
+}
+
+void CpuPropagator::record(int set, int t) {
+  const OpClock timed(timing_on_, timing_.points_ms);
+  PointSet& ps = sets_.at(size_t(set));
+  if (t < 0 || t >= ps.nt) throw std::out_of_range("record: time index outside the series");
+  const GridLayout& g = setup_.layout;
+  const size_t np = ps.points.size();
+  for (size_t p = 0; p < np; ++p) {
+    const PointStencil& s = ps.points[p];
+    float v = 0.0f;
+    for (int c = 0; c < s.nz; ++c) {
+      float plane = 0.0f;
+      for (int b = 0; b < s.ny; ++b) {
+        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+        float sum = 0.0f;
+        for (int a = 0; a < s.nx; ++a) sum += s.wx[a] * cur_[row + a];
+        plane += s.wy[b] * sum;
+      }
+      v += s.wz[c] * plane;
+    }
+    ps.series[size_t(t) * np + p] = v;
+  }
+}
+
+void CpuPropagator::reverse_time() {
+  std::swap(prev_, cur_);
+  cpml_.zero();
+}
+
+void CpuPropagator::check_box(const Box& box, const char* what) const {
+  if (!box.inside(layout()))
+    throw std::invalid_argument(std::string(what) + ": the box is empty or leaves the grid");
+}
+
+const CpuPropagator& CpuPropagator::same_backend(const Propagator& other, const char* what) const {
+  const auto* cpu = dynamic_cast<const CpuPropagator*>(&other);
+  if (!cpu)
+    throw std::invalid_argument(std::string(what) + ": the other propagator is " + other.name() +
+                                ", not cpu; both fields must live on the same backend");
+  if (!cpu->layout().same_shape(layout()))
+    throw std::invalid_argument(std::string(what) + ": the two propagators have different grids");
+  return *cpu;
+}
+
+void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
+  if (!ring_box_fits(box, layout()))
+    throw std::invalid_argument("allocate_boundary_store: the box is empty, leaves the grid along x or y, or misses its planes");
+  if (steps < 1) throw std::invalid_argument("allocate_boundary_store: steps must be positive");
+  ring_box_ = box;
+  ring_index_ = boundary_ring_indices(layout(), box);
+  ring_steps_ = steps;
+  ring_store_.assign(ring_index_.size() * size_t(steps), 0.0f);
+}
+
+void CpuPropagator::save_boundary(int step) {
+  const OpClock timed(timing_on_, timing_.boundary_ms);
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range("save_boundary: step " + std::to_string(step) + " outside the store");
+  float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
+#pragma omp parallel for
+  for (size_t c = 0; c < ring_index_.size(); ++c) slot[c] = cur_[ring_index_[c]];
+}
+
+void CpuPropagator::restore_boundary(int step) {
+  const OpClock timed(timing_on_, timing_.boundary_ms);
+  if (step < 0 || step >= ring_steps_)
+    throw std::out_of_range("restore_boundary: step " + std::to_string(step) + " outside the store");
+  const float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
+#pragma omp parallel for
+  for (size_t c = 0; c < ring_index_.size(); ++c) cur_[ring_index_[c]] = slot[c];
+}
+
+void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+  const OpClock timed(timing_on_, timing_.box_copy_ms);
+  check_box(box, "copy_current");
+  dense.resize(size_t(box.cells()));
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j) {
+      float* row = dense.data() + (size_t(k - box.z0) * box.ny() + (j - box.y0)) * box.nx();
+      std::copy_n(cur_.data() + g.index(box.x0, j, k), box.nx(), row);
+    }
+}
+
+void CpuPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+  const OpClock timed(timing_on_, timing_.box_copy_ms);
+  check_box(box, "set_current");
+  if (int64_t(dense.size()) != box.cells())
+    throw std::invalid_argument("set_current: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(dense.size()));
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = box.z0; k < box.z1; ++k)
+    for (int j = box.y0; j < box.y1; ++j) {
+      const float* row = dense.data() + (size_t(k - box.z0) * box.ny() + (j - box.y0)) * box.nx();
+      std::copy_n(row, box.nx(), cur_.data() + g.index(box.x0, j, k));
+    }
+}
+
+void CpuPropagator::allocate_image(const Box& box) {
+  check_box(box, "allocate_image");
+  image_box_ = box;
+  image_.assign(size_t(box.cells()), 0.0f);
+  illumination_.assign(size_t(box.cells()), 0.0f);
+}
+
+void CpuPropagator::accumulate_image(const Propagator& source_field, float weight) {
+  const OpClock timed(timing_on_, timing_.imaging_ms);
+  if (image_.empty()) throw std::logic_error("accumulate_image: call allocate_image first");
+  const std::vector<float>& s = same_backend(source_field, "accumulate_image").cur_;
+  const Box& b = image_box_;
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i) {
+        const float sv = s[c0 + i];
+        image_[row + i] += weight * sv * cur_[c0 + i];
+        illumination_[row + i] += weight * sv * sv;
+      }
+    }
+}
+
+void CpuPropagator::set_image(const std::vector<float>& image,
+                              const std::vector<float>& illumination) {
+  if (image_.empty()) throw std::logic_error("set_image: call allocate_image first");
+  if (image.size() != image_.size() || illumination.size() != illumination_.size())
+    throw std::invalid_argument("set_image: expected " + std::to_string(image_.size()) +
+                                " values for the image box, got " + std::to_string(image.size()) +
+                                " (image) and " + std::to_string(illumination.size()) +
+                                " (illumination)");
+  image_ = image;
+  illumination_ = illumination;
+}
+
+void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
+  check_box(box, "set_born_perturbation");
+  if (int64_t(m.size()) != box.cells())
+    throw std::invalid_argument("set_born_perturbation: expected " + std::to_string(box.cells()) +
+                                " values for the box, got " + std::to_string(m.size()));
+  born_box_ = box;
+  born_m_ = m;
+}
+
+void CpuPropagator::inject_born_source(const Propagator& background) {
+  const OpClock timed(timing_on_, timing_.born_ms);
+  if (born_m_.empty()) throw std::logic_error("inject_born_source: call set_born_perturbation first");
+  const std::vector<float>& s = same_backend(background, "inject_born_source").cur_;
+  const Box& b = born_box_;
+  const GridLayout& g = layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i)
+        cur_[c0 + i] += v2dt2_[c0 + i] * born_m_[row + i] * s[c0 + i];
+    }
+}
+
+void CpuPropagator::enable_timing(bool on) {
+  if (on) timing_ = PropagatorTiming{};
+  timing_on_ = on;
+}
+
+FieldHealth CpuPropagator::check_health() const {
+  const GridLayout& g = layout();
+  WorstCell worst;
+#pragma omp parallel
+  {
+    WorstCell mine;
+#pragma omp for schedule(static)
+    for (int k = 0; k < g.nz; ++k) mine.merge(worst_cell_in_planes(g, cur_.data(), k, k + 1));
+#pragma omp critical(rtm_check_health)
+    worst.merge(mine); // merge() breaks ties by index, so the result does not depend on threads
+  }
+  return field_health_of(g, cur_.data(), worst);
+}
+
+} // namespace rtm

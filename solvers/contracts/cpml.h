@@ -1,0 +1,224 @@
+// The convolutional PML (C-PML) of the absorbing layers, as a correction ADDED to the undamped step
+// (docs/physics.md, "Absorbing layers"; Pasalic & McGarry, SEG 2010):
+//
+//   p_tt = v² ( lap p + sum_d ( D_d psi_d + zeta_d ) )            d = x, y, z, in d's layers only
+//   psi_d  = b psi_d  + a D_d p                                    (memory variables, per cell)
+//   zeta_d = b zeta_d + a ( D2_d p + D_d psi_d )
+//   b = exp(-(d0 + alpha) dt),  a = d0 / (d0 + alpha) (b - 1)      (per axis position, kappa = 1)
+//
+// D_d is the 8th-order centred first derivative, D2_d the axis' part of the 8th-order Laplacian.
+// So a backend runs its ordinary undamped step over the whole grid, then adds
+//   p[n+1] += v2dt2 * sum_d ( D_d psi_d[n] + zeta_d[n] )
+// on the layer cells. Plain C++ shared by the CPU reference and the CUDA kernel (kernels/cuda/cpml.cu):
+// one definition of the per-cell arithmetic, so both round the same way.
+//
+// Memory variables live only in the layers: per axis, a compact array over the cells of that
+// axis' two layers (lo + hi cells along the axis, the full extent along the other two). psi is
+// read at neighbours (D_d psi_d), so it is double-buffered: a step (or part of one, step_planes
+// over planes k0..k1-1) first stores psi[n] of its own cells from psi[n-1] and p[n] (pass 1), then
+// adds the corrections (pass 2), reading psi[n] where pass 1 stored it and recomputing it from
+// psi[n-1] and p[n] elsewhere (only across the ends of the plane range, along z): the same
+// arithmetic, so the same bits. Any split of a step into plane ranges gives every cell the bits a
+// whole step gives it. zeta is read at its own cell only, and updated in place.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "solvers/contracts/grid_layout.h"
+#include "solvers/contracts/stencil.h"
+
+#if defined(__CUDACC__)
+#define RTM_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define RTM_HOST_DEVICE inline
+#endif
+
+namespace rtm {
+
+// dp/dx ~ (1/h) sum_{r=1..4} g_r (p[i+r] - p[i-r]), 8th order; index 0 unused.
+constexpr double kFirstDerivC[5] = {0.0, 4.0 / 5.0, -1.0 / 5.0, 4.0 / 105.0, -1.0 / 280.0};
+
+// One axis of the C-PML: layers of `lo` cells at the low end and `hi` at the high end of n cells,
+// and the recursive-convolution coefficients a, b at every position (0 outside the layers).
+struct CpmlAxis {
+  int n = 0, lo = 0, hi = 0;
+  double h = 1;            // grid spacing along the axis (m)
+  std::vector<float> a, b; // n entries each (empty when lo = hi = 0)
+  int layer_cells() const { return lo + hi; }
+};
+
+// The three axes; empty(): no C-PML (a run without layers, or with the sponge).
+struct CpmlProfiles {
+  CpmlAxis x, y, z;
+  bool empty() const { return x.layer_cells() + y.layer_cells() + z.layer_cells() == 0; }
+};
+
+// Floats of each axis' memory-variable array (psi or zeta) on a grid nx x ny x nz.
+inline int64_t cpml_cells_x(const CpmlProfiles& c, const GridLayout& g) {
+  return int64_t(c.x.layer_cells()) * g.ny * g.nz;
+}
+inline int64_t cpml_cells_y(const CpmlProfiles& c, const GridLayout& g) {
+  return int64_t(g.nx) * c.y.layer_cells() * g.nz;
+}
+inline int64_t cpml_cells_z(const CpmlProfiles& c, const GridLayout& g) {
+  return int64_t(g.nx) * g.ny * c.z.layer_cells();
+}
+// All memory variables of one propagator: psi twice (double-buffered) and zeta, per axis.
+inline int64_t cpml_memory_floats(const CpmlProfiles& c, const GridLayout& g) {
+  return 3 * (cpml_cells_x(c, g) + cpml_cells_y(c, g) + cpml_cells_z(c, g));
+}
+
+// What the per-cell arithmetic reads of one axis: plain pointers, usable on the host and on a GPU.
+struct CpmlAxisView {
+  int n = 0, lo = 0, hi = 0;
+  const float* a = nullptr; // n entries
+  const float* b = nullptr;
+  int64_t field_stride = 0;   // floats between neighbours along the axis in the padded field
+  int64_t compact_stride = 0; // floats between neighbours along the axis in the compact arrays
+  float d1[5] = {0, 0, 0, 0, 0}; // first-derivative weights g_r / h (index 0 unused)
+  float d2[5] = {0, 0, 0, 0, 0}; // second derivative: c_0 / h², c_r / h² (the Laplacian's)
+  const float* psi_old = nullptr; // psi[n-1], compact
+  float* psi_new = nullptr;       // psi[n], compact
+  int fresh_lo = 0, fresh_hi = 0; // positions along the axis where psi_new already holds psi[n]
+  float* zeta = nullptr;          // zeta, compact, updated in place
+
+  RTM_HOST_DEVICE bool in_layer(int i) const { return i < lo || i >= n - hi; }
+  // Position along the axis within the compact arrays (for i in a layer).
+  RTM_HOST_DEVICE int layer_index(int i) const { return i < lo ? i : i - (n - hi) + lo; }
+};
+
+// Builds a view of one axis; the caller sets psi_old, psi_new and zeta.
+inline CpmlAxisView make_cpml_axis_view(const CpmlAxis& axis, int64_t field_stride,
+                                        int64_t compact_stride) {
+  const double h = axis.h;
+  CpmlAxisView v;
+  v.n = axis.n;
+  v.lo = axis.lo;
+  v.hi = axis.hi;
+  v.a = axis.a.data();
+  v.b = axis.b.data();
+  v.field_stride = field_stride;
+  v.compact_stride = compact_stride;
+  for (int r = 0; r < 5; ++r) {
+    v.d1[r] = float(kFirstDerivC[r] / h);
+    v.d2[r] = float(kStencilC[r] * (1.0 / (h * h))); // as make_laplacian_weights
+  }
+  return v;
+}
+
+template <class T>
+RTM_HOST_DEVICE float cpml_load(const T* p, int64_t c) {
+  return float(p[c]);
+}
+
+// D p at the padded-field index c.
+template <class T>
+RTM_HOST_DEVICE float cpml_first_derivative(const CpmlAxisView& v, const T* p, int64_t c) {
+  float d = 0.0f;
+  for (int r = 1; r <= kHalo; ++r)
+    d += v.d1[r] * (cpml_load(p, c + r * v.field_stride) - cpml_load(p, c - r * v.field_stride));
+  return d;
+}
+
+// psi[n] at axis position i from psi[n-1] and p[n] (any i: zero outside the grid and outside the
+// layers, where a = 0 has kept it zero); c: the cell's field index, q: its compact index.
+template <class T>
+RTM_HOST_DEVICE float cpml_psi(const CpmlAxisView& v, const T* p, int i, int64_t c, int64_t q) {
+  if (i < 0 || i >= v.n || !v.in_layer(i)) return 0.0f;
+  return v.b[i] * v.psi_old[q] + v.a[i] * cpml_first_derivative(v, p, c);
+}
+
+// psi[n] at a neighbour: read back where this step has already stored it (positions fresh_lo <=
+// i < fresh_hi along the axis), recomputed otherwise: the same arithmetic, so the same bits.
+template <class T>
+RTM_HOST_DEVICE float cpml_psi_new(const CpmlAxisView& v, const T* p, int i, int64_t c, int64_t q) {
+  if (i < 0 || i >= v.n || !v.in_layer(i)) return 0.0f;
+  if (i >= v.fresh_lo && i < v.fresh_hi) return v.psi_new[q];
+  return cpml_psi(v, p, i, c, q);
+}
+
+// The axis' correction D psi + zeta at a layer cell at position i along the axis, field index c,
+// compact index q; updates zeta of the cell. Needs psi[n] of the axis stored on the fresh range.
+template <class T>
+RTM_HOST_DEVICE float cpml_axis_correction(const CpmlAxisView& v, const T* p, int i, int64_t c,
+                                           int64_t q) {
+  float dpsi = 0.0f;
+  float d2p = v.d2[0] * cpml_load(p, c);
+  const int li = v.layer_index(i);
+  for (int r = 1; r <= kHalo; ++r) {
+    // A neighbour's compact index only matters when it lies in a layer (cpml_psi_new checks
+    // first); layer_index numbers the cells of both layers consecutively along the axis.
+    const int ip = i + r, im = i - r;
+    const int64_t qp = q + int64_t(v.layer_index(ip < v.n ? ip : i) - li) * v.compact_stride;
+    const int64_t qm = q + int64_t(v.layer_index(im >= 0 ? im : i) - li) * v.compact_stride;
+    dpsi += v.d1[r] * (cpml_psi_new(v, p, ip, c + r * v.field_stride, qp) -
+                       cpml_psi_new(v, p, im, c - r * v.field_stride, qm));
+    d2p += v.d2[r] * (cpml_load(p, c + r * v.field_stride) + cpml_load(p, c - r * v.field_stride));
+  }
+  const float zeta = v.b[i] * v.zeta[q] + v.a[i] * (d2p + dpsi);
+  v.zeta[q] = zeta;
+  return dpsi + zeta;
+}
+
+// The three axes' views of one propagator.
+struct CpmlView {
+  CpmlAxisView x, y, z;
+};
+
+// Compact indices of cell (i, j, k) in each axis' arrays (valid for a cell in that axis' layer).
+RTM_HOST_DEVICE int64_t cpml_index_x(const CpmlView& v, int i, int j, int k, int ny) {
+  return (int64_t(k) * ny + j) * (v.x.lo + v.x.hi) + v.x.layer_index(i);
+}
+RTM_HOST_DEVICE int64_t cpml_index_y(const CpmlView& v, int i, int j, int k, int nx) {
+  return (int64_t(k) * (v.y.lo + v.y.hi) + v.y.layer_index(j)) * nx + i;
+}
+RTM_HOST_DEVICE int64_t cpml_index_z(const CpmlView& v, int i, int j, int k, int nx, int ny) {
+  return (int64_t(v.z.layer_index(k)) * ny + j) * nx + i;
+}
+
+// Pass 1 of a step on one cell: stores psi[n] of each axis whose layers hold the cell.
+template <class T>
+RTM_HOST_DEVICE void cpml_cell_psi(const CpmlView& v, const GridLayout& g, const T* p_cur, int i,
+                                   int j, int k) {
+  const int64_t c = g.index(i, j, k);
+  if (v.x.in_layer(i)) {
+    const int64_t q = cpml_index_x(v, i, j, k, g.ny);
+    v.x.psi_new[q] = cpml_psi(v.x, p_cur, i, c, q);
+  }
+  if (v.y.in_layer(j)) {
+    const int64_t q = cpml_index_y(v, i, j, k, g.nx);
+    v.y.psi_new[q] = cpml_psi(v.y, p_cur, j, c, q);
+  }
+  if (v.z.in_layer(k)) {
+    const int64_t q = cpml_index_z(v, i, j, k, g.nx, g.ny);
+    v.z.psi_new[q] = cpml_psi(v.z, p_cur, k, c, q);
+  }
+}
+
+// Pass 2: the C-PML update of one cell (i, j, k) of the grid g: adds v2dt2 * (the sum of the corrections
+// of the axes whose layers hold the cell) to p_next (p[n+1], the undamped step's result), reading
+// p_cur (p[n]). Cells in no layer are left alone. T: the fields' storage type (float, or __half on
+// a GPU with fp16 storage: converted to float and back, the memory variables stay float).
+template <class T>
+RTM_HOST_DEVICE void cpml_cell(const CpmlView& v, const GridLayout& g, const T* p_cur,
+                               const T* v2dt2, T* p_next, int i, int j, int k) {
+  const int64_t c = g.index(i, j, k);
+  float correction = 0.0f;
+  bool any = false;
+  if (v.x.in_layer(i)) {
+    correction += cpml_axis_correction(v.x, p_cur, i, c, cpml_index_x(v, i, j, k, g.ny));
+    any = true;
+  }
+  if (v.y.in_layer(j)) {
+    correction += cpml_axis_correction(v.y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
+    any = true;
+  }
+  if (v.z.in_layer(k)) {
+    correction += cpml_axis_correction(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
+    any = true;
+  }
+  if (any) p_next[c] = T(cpml_load(p_next, c) + cpml_load(v2dt2, c) * correction);
+}
+
+} // namespace rtm

@@ -1,0 +1,43 @@
+#include "solvers/contracts/velocity_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
+
+namespace rtm {
+
+float VelocityModel::vmin() const {
+  if (vp.empty()) throw std::logic_error("VelocityModel::vmin: the model has no values");
+  return *std::min_element(vp.begin(), vp.end());
+}
+
+float VelocityModel::vmax() const {
+  if (vp.empty()) throw std::logic_error("VelocityModel::vmax: the model has no values");
+  return *std::max_element(vp.begin(), vp.end());
+}
+
+void check_plausible_velocities(const VelocityModel& model, const std::string& source,
+                                const std::string& km_per_s_hint,
+                                const std::string& thousandfold_hint) {
+  const double low = model.vmin(), high = model.vmax();
+  if (low >= kMinPlausibleVelocity && high <= kMaxPlausibleVelocity) return;
+  const auto plausible = [](double a, double b) {
+    return a >= kMinPlausibleVelocity && b <= kMaxPlausibleVelocity;
+  };
+  std::string hint;
+  if (plausible(low * 1000, high * 1000) && !km_per_s_hint.empty())
+    hint = "the values look like km/s: " + km_per_s_hint;
+  else if (plausible(low / 1000, high / 1000) && !thousandfold_hint.empty())
+    hint = "the values look 1000 times too large: " + thousandfold_hint;
+  else
+    hint = "check the units and the values";
+  throw InputError(source + " holds velocities from " + format_number(low) + " to " +
+                   format_number(high) + " m/s, outside the plausible range for seismic media (" +
+                   format_number(kMinPlausibleVelocity) + " to " +
+                   format_number(kMaxPlausibleVelocity) + " m/s); " + hint +
+                   ". To use an unusual medium on purpose, pass --allow-unusual-velocities");
+}
+
+} // namespace rtm

@@ -1,0 +1,116 @@
+#include "solvers/drivers/backend.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "solvers/contracts/errors.h"
+#include "kernels/cpu/cpu_propagator.h"
+
+#ifdef RTM_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.h"
+#endif
+
+namespace rtm {
+
+bool cuda_built() {
+#ifdef RTM_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool cuda_usable(std::string* why) {
+#ifdef RTM_HAVE_CUDA
+  const cuda::DeviceInfo info = cuda::query_device();
+  if (!info.available && why) *why = info.why_unavailable;
+  return info.available;
+#else
+  if (why) *why = "this build of rtm has no CUDA kernels (configured without a CUDA compiler)";
+  return false;
+#endif
+}
+
+std::string resolve_backend(const std::string& requested, std::ostream& log) {
+  if (requested == "cpu") return "cpu";
+  if (requested != "auto" && requested != "cuda")
+    throw InputError("--backend: expected auto, cpu or cuda, got '" + requested + "'");
+  std::string why;
+  if (cuda_usable(&why)) return "cuda";
+  if (requested == "cuda") throw InputError("--backend cuda: no usable GPU: " + why);
+  log << "rtm: no usable GPU (" << why << "); using the CPU backend\n";
+  return "cpu";
+}
+
+void check_variant_name(const std::string& variant) {
+  if (variant == "auto" || variant == "cpu") return;
+#ifdef RTM_HAVE_CUDA
+  std::string known;
+  for (const cuda::VariantInfo& v : cuda::variant_table()) {
+    if (v.name == variant) return;
+    known += ", " + v.name;
+  }
+  throw InputError("--variant: unknown variant '" + variant + "'; expected auto, cpu" + known);
+#else
+  // Without the CUDA kernels the table of variant names is not in the program, so a name cannot be
+  // told from a typo; and no CUDA variant could run anyway.
+  throw InputError("--variant '" + variant +
+                   "': this build of rtm has no CUDA kernels (configured without a CUDA "
+                   "compiler); expected auto or cpu");
+#endif
+}
+
+uint64_t free_device_bytes(const std::string& backend, int device) {
+  if (const char* fake = std::getenv("RTM_FAKE_FREE_GPU_BYTES")) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long bytes = std::strtoull(fake, &end, 10);
+    if (end == fake || *end != '\0' || errno == ERANGE || bytes == 0 || fake[0] == '-')
+      throw InputError(std::string("RTM_FAKE_FREE_GPU_BYTES: expected a positive number of bytes, "
+                                   "got '") + fake + "'");
+    return uint64_t(bytes);
+  }
+  if (backend != "cuda") return 0;
+#ifdef RTM_HAVE_CUDA
+  const cuda::DeviceInfo info = cuda::query_device(device);
+  return info.available ? uint64_t(info.free_mem_bytes) : 0;
+#else
+  (void)device;
+  return 0;
+#endif
+}
+
+int wavefield_element_bytes(const std::string& variant) {
+#ifdef RTM_HAVE_CUDA
+  for (const cuda::VariantInfo& v : cuda::variant_table())
+    if (v.name == variant) return v.element_bytes;
+#else
+  (void)variant;
+#endif
+  return 4;
+}
+
+std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
+                                            const BackendOptions& options, std::ostream& log) {
+  // Checked before the backend is chosen: a misspelt name is an error on every machine, not only
+  // on those where the GPU is used.
+  check_variant_name(options.variant);
+  const std::string backend = resolve_backend(options.backend, log);
+  if (backend == "cpu") {
+    if (options.variant != "auto" && options.variant != "cpu")
+      log << "rtm: --variant " << options.variant << " applies to the CUDA backend only; ignored\n";
+    return std::make_unique<CpuPropagator>(setup);
+  }
+#ifdef RTM_HAVE_CUDA
+  if (options.variant == "cpu")
+    throw InputError("--variant cpu runs the CPU reference, but --backend chose cuda; use "
+                     "--backend cpu, or --variant auto or a CUDA variant name");
+  cuda::MemoryOptions memory{options.compressible, options.l2_persist};
+  // "auto" times the float32 kernels on this grid and reports its choice on `log`.
+  return cuda::make_propagator(setup, options.variant, memory, options.device, &log);
+#else
+  throw InputError("--backend cuda: this build has no CUDA kernels");
+#endif
+}
+
+} // namespace rtm

@@ -1,0 +1,51 @@
+// Choosing where the wave steps run: the CPU reference or a CUDA variant.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "solvers/contracts/propagator.h"
+
+namespace rtm {
+
+struct BackendOptions {
+  std::string backend = "auto"; // auto | cpu | cuda
+  std::string variant = "auto"; // a CUDA variant name, or auto (the fastest on this grid)
+  bool compressible = false;    // CUDA: compressible wavefield allocations
+  bool l2_persist = false;      // CUDA: L2 persisting access-policy window
+  // How the z-slabs of a grid shared by several ranks trade halo planes: auto (the fastest this
+  // build offers), mpi (CPU), nccl, mpi-cuda-aware, mpi-staged (GPUs); kernels/mpi/decomposed_propagator.h.
+  std::string halo_transport = "auto";
+  int device = 0; // CUDA: the GPU this rank uses (per MPI rank: solvers/drivers/shot_parallel.h)
+};
+
+// True when this build contains the CUDA kernels.
+bool cuda_built();
+// True when the CUDA kernels are built and a usable GPU is present; otherwise `why` says why not.
+bool cuda_usable(std::string* why = nullptr);
+
+// "cpu" or "cuda" for a requested backend. "auto" picks cuda when usable and says on `log` when it
+// falls back to the CPU; "cuda" without a usable GPU throws InputError with the reason.
+std::string resolve_backend(const std::string& requested, std::ostream& log);
+
+// Refuses (InputError listing the known names) a --variant that is neither auto, cpu nor a row of
+// the CUDA variant table; in a build without CUDA only auto and cpu are accepted.
+void check_variant_name(const std::string& variant);
+
+// Free memory, in bytes, of GPU `device` for a run on `backend` ("cpu" or "cuda", resolved); 0
+// on the CPU backend (nothing to check). For tests of the memory check on a machine
+// without a GPU, the environment variable RTM_FAKE_FREE_GPU_BYTES (a positive integer) replaces
+// the device's figure, and makes even a CPU run check the device side as if it ran on such a GPU.
+uint64_t free_device_bytes(const std::string& backend, int device = 0);
+
+// Bytes per wavefield element the variant stores on the device: 2 for a half-precision variant,
+// 4 otherwise ("auto" only picks float32 kernels; "cpu", and any name in a build without CUDA, 4).
+int wavefield_element_bytes(const std::string& variant);
+
+// Builds the propagator the options ask for (the backend already resolved or "auto").
+std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
+                                            const BackendOptions& options, std::ostream& log);
+
+} // namespace rtm

@@ -1,0 +1,214 @@
+#include "solvers/drivers/data_phase_filter.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <stdexcept>
+
+#include "solvers/contracts/errors.h"
+
+namespace rtm {
+
+DataPhaseFilter parse_data_phase_filter(const std::string& name) {
+  if (name == "auto") return DataPhaseFilter::automatic;
+  if (name == "none") return DataPhaseFilter::none;
+  if (name == "half") return DataPhaseFilter::half;
+  if (name == "full") return DataPhaseFilter::full;
+  throw InputError("--data-phase-filter: expected auto, none, half or full, got '" + name + "'");
+}
+
+const char* data_phase_filter_name(DataPhaseFilter f) {
+  switch (f) {
+  case DataPhaseFilter::automatic: return "auto";
+  case DataPhaseFilter::none: return "none";
+  case DataPhaseFilter::half: return "half";
+  case DataPhaseFilter::full: return "full";
+  }
+  return "?";
+}
+
+double data_phase_filter_order(DataPhaseFilter f) {
+  switch (f) {
+  case DataPhaseFilter::none: return 0.0;
+  case DataPhaseFilter::half: return 0.5;
+  case DataPhaseFilter::full: return 1.0;
+  case DataPhaseFilter::automatic: break;
+  }
+  throw std::invalid_argument("data_phase_filter_order: 'auto' has no order until it is chosen");
+}
+
+namespace {
+
+// Eigenvectors of a symmetric 3x3 matrix by cyclic Jacobi rotations (columns of v).
+void symmetric_eigenvectors(std::array<std::array<double, 3>, 3> a,
+                            std::array<std::array<double, 3>, 3>& v) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) v[i][j] = i == j ? 1.0 : 0.0;
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    if (off <= 1e-30 * (a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2]) || off == 0) break;
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        if (a[p][q] == 0) continue;
+        const double theta = 0.5 * std::atan2(2 * a[p][q], a[q][q] - a[p][p]);
+        const double c = std::cos(theta), s = std::sin(theta);
+        for (int k = 0; k < 3; ++k) { // a := a J
+          const double akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; ++k) { // a := J^T a
+          const double apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 3; ++k) {
+          const double vkp = v[k][p], vkq = v[k][q];
+          v[k][p] = c * vkp - s * vkq;
+          v[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+}
+
+double distance(const Position& a, const Position& b) {
+  const double dz = a[0] - b[0], dy = a[1] - b[1], dx = a[2] - b[2];
+  return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// In-place radix-2 complex FFT (n a power of two); inverse without the 1/n.
+void fft(std::vector<std::complex<double>>& a, bool inverse) {
+  const size_t n = a.size();
+  for (size_t i = 1, j = 0; i < n; ++i) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  for (size_t len = 2; len <= n; len <<= 1) {
+    const double angle = 2 * M_PI / double(len) * (inverse ? 1 : -1);
+    const std::complex<double> wlen(std::cos(angle), std::sin(angle));
+    for (size_t i = 0; i < n; i += len) {
+      std::complex<double> w(1);
+      for (size_t j = 0; j < len / 2; ++j) {
+        const std::complex<double> u = a[i + j], t = a[i + j + len / 2] * w;
+        a[i + j] = u + t;
+        a[i + j + len / 2] = u - t;
+        w *= wlen;
+      }
+    }
+  }
+}
+
+} // namespace
+
+ReceiverSpread describe_receiver_spread(const std::vector<Position>& receivers, double velocity,
+                                        double f0) {
+  ReceiverSpread s;
+  s.receivers = int(receivers.size());
+  s.wavelength = velocity / f0;
+  if (receivers.size() < 2) return s;
+
+  // Median nearest-neighbour distance, over at most ~500 receivers as queries (all as candidates):
+  // enough for a median, and linear in the receivers.
+  const size_t n = receivers.size(), stride = std::max<size_t>(1, n / 500);
+  std::vector<double> nearest;
+  for (size_t i = 0; i < n; i += stride) {
+    double best = INFINITY;
+    for (size_t j = 0; j < n; ++j)
+      if (j != i) best = std::min(best, distance(receivers[i], receivers[j]));
+    nearest.push_back(best);
+  }
+  std::nth_element(nearest.begin(), nearest.begin() + nearest.size() / 2, nearest.end());
+  s.spacing = nearest[nearest.size() / 2];
+
+  // Principal axes of the positions, and the extent of the receivers along each.
+  Position mean{0, 0, 0};
+  for (const Position& r : receivers)
+    for (int a = 0; a < 3; ++a) mean[a] += r[a] / double(n);
+  std::array<std::array<double, 3>, 3> cov{}, axes{};
+  for (const Position& r : receivers)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) cov[a][b] += (r[a] - mean[a]) * (r[b] - mean[b]);
+  symmetric_eigenvectors(cov, axes);
+  std::array<double, 3> extent{};
+  for (int e = 0; e < 3; ++e) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (const Position& r : receivers) {
+      double p = 0;
+      for (int a = 0; a < 3; ++a) p += (r[a] - mean[a]) * axes[a][e];
+      lo = std::min(lo, p);
+      hi = std::max(hi, p);
+    }
+    extent[e] = hi - lo;
+  }
+  std::sort(extent.begin(), extent.end(), std::greater<double>());
+  for (int e = 0; e < 3; ++e) s.extent[e] = extent[e];
+
+  s.dense = s.spacing > 0 && s.spacing <= 0.5 * s.wavelength;
+  if (!s.dense) return s;
+  int long_axes = 0;
+  for (int e = 0; e < 3; ++e)
+    if (extent[e] >= 2 * s.wavelength) ++long_axes;
+  long_axes = std::min(long_axes, 2);
+  if (long_axes == 2) {
+    // Areal only if the receivers fill at least half of their rectangle at their own spacing.
+    const double cells = (extent[0] / s.spacing + 1) * (extent[1] / s.spacing + 1);
+    if (double(n) < 0.5 * cells) long_axes = 1;
+  }
+  s.dense_axes = long_axes;
+  return s;
+}
+
+DataPhaseFilter choose_data_phase_filter(const ReceiverSpread& spread) {
+  if (spread.dense_axes >= 2) return DataPhaseFilter::full;
+  if (spread.dense_axes == 1) return DataPhaseFilter::half;
+  return DataPhaseFilter::none;
+}
+
+std::string describe(const ReceiverSpread& s) {
+  const char* kind = s.dense_axes >= 2 ? "areal" : s.dense_axes == 1 ? "line" : "points";
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s: %d receiver(s) %.3g m apart (median nearest neighbour; dense below half the "
+                "dominant wavelength %.3g m), extents %.3g x %.3g x %.3g m along the principal axes",
+                kind, s.receivers, s.spacing, s.wavelength, s.extent[0], s.extent[1], s.extent[2]);
+  return text;
+}
+
+void apply_data_phase_filter(std::vector<float>& traces, int nrec, int nt, double dt, double order,
+                             double f0) {
+  if (order == 0) return;
+  if (traces.size() != size_t(nrec) * size_t(nt))
+    throw std::invalid_argument("apply_data_phase_filter: traces must be [nrec][nt]");
+  if (!(dt > 0) || !(f0 > 0)) throw std::invalid_argument("apply_data_phase_filter: dt, f0 > 0");
+  size_t n = 1;
+  while (n < 2 * size_t(nt)) n <<= 1; // zero padding keeps the filter's tails from wrapping round
+  // H(omega) = (|omega| / omega0)^order exp(-i order pi/2 sign(omega)) = (-i omega / omega0)^order,
+  // the principal power: with the forward transform exp(-i omega t), d/dt is i omega.
+  std::vector<std::complex<double>> response(n);
+  const double omega0 = 2 * M_PI * f0;
+  for (size_t k = 0; k < n; ++k) {
+    const double signed_k = k <= n / 2 ? double(k) : double(k) - double(n);
+    const double omega = 2 * M_PI * signed_k / (double(n) * dt);
+    const double gain = std::pow(std::abs(omega) / omega0, order);
+    const double phase = -order * M_PI / 2 * (omega > 0 ? 1 : omega < 0 ? -1 : 0);
+    response[k] = std::polar(gain, phase);
+  }
+  // Nyquist: a real signal's bin must stay real; keep the real part (its cosine).
+  response[n / 2] = std::complex<double>(response[n / 2].real(), 0.0);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int r = 0; r < nrec; ++r) {
+    std::vector<std::complex<double>> a(n, 0.0);
+    float* trace = traces.data() + size_t(r) * size_t(nt);
+    for (int t = 0; t < nt; ++t) a[size_t(t)] = trace[t];
+    fft(a, false);
+    for (size_t k = 0; k < n; ++k) a[k] *= response[k];
+    fft(a, true);
+    for (int t = 0; t < nt; ++t) trace[t] = float(a[size_t(t)].real() / double(n));
+  }
+}
+
+} // namespace rtm

@@ -1,0 +1,161 @@
+#include "solvers/drivers/memory_budget.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "solvers/contracts/errors.h"
+#include "io/host_memory.h"
+#include "solvers/contracts/propagator.h"
+#include "solvers/drivers/backend.h"
+
+namespace rtm {
+namespace {
+
+// A run may use this fraction of what is free: the rest is headroom for the CUDA context, library
+// workspaces, fragmentation and other processes on a shared machine.
+constexpr double kUsableFraction = 0.95;
+
+uint64_t sum(const std::vector<MemoryItem>& items) {
+  uint64_t total = 0;
+  for (const MemoryItem& item : items) total += item.bytes;
+  return total;
+}
+
+// "boundary store 60.10 GiB, wavefields 16.00 GiB, v2dt2 8.00 GiB"
+std::string largest_items(std::vector<MemoryItem> items) {
+  std::sort(items.begin(), items.end(),
+            [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
+  std::string text;
+  for (size_t n = 0; n < items.size() && n < 3; ++n)
+    text += (n ? ", " : "") + items[n].what + " " + memory_size_string(items[n].bytes);
+  return text;
+}
+
+} // namespace
+
+uint64_t MemoryEstimate::device_bytes() const { return sum(device); }
+uint64_t MemoryEstimate::host_bytes() const { return sum(host); }
+
+std::string memory_size_string(uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1ull << 30) / 100)
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
+  else
+    std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / double(1ull << 20));
+  return text;
+}
+
+MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
+  const GridLayout& g = plan.layout;
+  const uint64_t padded = uint64_t(g.size);
+  const uint64_t interior = uint64_t(g.interior_cells());
+  Box box = plan.box;
+  if (box.empty()) box = Box{0, g.nx, 0, g.ny, 0, g.nz};
+  const uint64_t box_cells = uint64_t(box.cells());
+  const uint64_t element = uint64_t(plan.field_bytes);
+  const uint64_t f32 = sizeof(float);
+  const uint64_t nt = uint64_t(std::max(plan.nt, 0));
+  const uint64_t receivers = uint64_t(std::max(plan.receivers, 0));
+  const uint64_t shots = uint64_t(std::max(plan.shots, 1));
+  // Each propagating field is its own propagator with its own v2dt2 (as CudaPropagator allocates).
+  const uint64_t propagators = plan.migration ? 2 : 1;
+  // Per axis, the profile rounded up to whole 32-float segments (damping_profile_length).
+  const uint64_t damping = uint64_t(g.nx + g.ny + g.nz + 3 * (kHalo + 32)) * f32;
+
+  MemoryEstimate e;
+  e.device.push_back({"wavefields", propagators * 2 * padded * element});
+  e.device.push_back({"v2dt2", propagators * padded * element});
+  e.device.push_back({"damping profiles", propagators * damping});
+  if (plan.cpml) {
+    // Layer cells per axis: the grid less the box along that axis, the full extent along the others.
+    const uint64_t lx = uint64_t(g.nx - box.nx()), ly = uint64_t(g.ny - box.ny()),
+                   lz = uint64_t(g.nz - box.nz());
+    const uint64_t nx = uint64_t(g.nx), ny = uint64_t(g.ny), nz = uint64_t(g.nz);
+    const uint64_t floats = 3 * (lx * ny * nz + nx * ly * nz + nx * ny * lz) + 2 * (nx + ny + nz);
+    e.device.push_back({"C-PML memory variables", propagators * floats * f32});
+  }
+  e.device.push_back({"upload staging", std::max(padded, interior) * f32});
+  // The receivers on the receiver field (migration) or the one field (modeling), one source per
+  // shot on the source field.
+  e.device.push_back({"source and receiver series",
+                      nt * (receivers + shots) * f32 + (receivers + shots) * sizeof(PointStencil)});
+  if (plan.migration) {
+    e.device.push_back({"image and illumination", 2 * box_cells * f32});
+    if (plan.storage == SourceWavefieldStorage::boundary_saving) {
+      const uint64_t ring = uint64_t(boundary_ring_cells(box));
+      const uint64_t steps = nt > 1 ? nt - 1 : 1; // the last state is the forward run's own
+      e.device.push_back({"boundary store", ring * steps * element + ring * sizeof(int64_t)});
+    } else {
+      e.device.push_back({"snapshot staging", box_cells * f32});
+    }
+  }
+
+  // PropagatorSetup's dense v2dt2, and the padded copy a backend makes of it.
+  e.host.push_back({"v2dt2", interior * f32 + padded * f32});
+  if (plan.migration) {
+    e.host.push_back({"shot data (muted copy and series)", 2 * receivers * nt * f32});
+    // raw image, illumination, normalised and filtered image
+    e.host.push_back({"image and illumination", 4 * box_cells * f32});
+    if (plan.storage == SourceWavefieldStorage::snapshots) {
+      const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
+      const uint64_t count = (nt + interval - 1) / interval;
+      e.host.push_back({"snapshots", count * box_cells * f32});
+    }
+  } else {
+    e.host.push_back({"shot gathers", shots * receivers * nt * f32});
+  }
+  return e;
+}
+
+void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan,
+                       uint64_t device_free, uint64_t host_available, const std::string& context) {
+  const uint64_t device_needed = estimate.device_bytes();
+  if (device_free > 0 && double(device_needed) > kUsableFraction * double(device_free)) {
+    std::string hint;
+    if (plan.migration && plan.storage == SourceWavefieldStorage::boundary_saving)
+      hint += "keep the source field as snapshots in host memory instead of saving its boundary on "
+              "the GPU (--reconstruction snapshots), ";
+    if (plan.field_bytes > 2) hint += "store the wavefields in half precision (--variant fp16_storage), ";
+    hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
+            "more GPUs (more ranks per shot) so that each holds a smaller part";
+    throw InputError(context + ": this run needs " + memory_size_string(device_needed) +
+                     " of GPU memory but " + memory_size_string(device_free) +
+                     " are free on the device (a run may use 95% of it; largest: " +
+                     largest_items(estimate.device) + "). To fit: " + hint + ".");
+  }
+  const uint64_t host_needed = estimate.host_bytes();
+  if (host_available > 0 && double(host_needed) > kUsableFraction * double(host_available)) {
+    std::string hint;
+    if (plan.migration && plan.storage == SourceWavefieldStorage::snapshots)
+      hint += "save the source field's boundary on the device instead of keeping snapshots "
+              "(--reconstruction boundary), or keep fewer snapshots (the interval, now " +
+              std::to_string(std::max(plan.snapshot_interval, 1)) +
+              (plan.snapshot_interval > 1 ? " steps" : " step") + ", follows the Nyquist rate of the data's peak frequency: lower frequency "
+              "data allow a longer one), ";
+    if (!plan.migration) hint += "model fewer shots per run, ";
+    hint += "record a shorter time, or use a smaller model or coarser grid";
+    throw InputError(context + ": this run needs " + memory_size_string(host_needed) +
+                     " of host memory but " + memory_size_string(host_available) +
+                     " are available (MemAvailable in /proc/meminfo; a run may use 95% of it; "
+                     "largest: " + largest_items(estimate.host) + "). To fit: " + hint + ".");
+  }
+}
+
+void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
+                      const std::string& context) {
+  check_variant_name(backend.variant);
+  std::ostringstream quiet; // the driver says which backend it chose when it makes the propagator
+  const std::string resolved = resolve_backend(backend.backend, quiet);
+  RunMemoryPlan device_plan = plan;
+  device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
+  const int sharing = std::max(ranks_on_node, 1);
+  const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
+  check_memory_fits(estimate_run_memory(device_plan), device_plan,
+                    free_device_bytes(resolved, backend.device), host_share,
+                    sharing > 1 ? context + " (each of the " + std::to_string(sharing) +
+                                      " ranks on this node counted with its share of the memory)"
+                                : context);
+}
+
+} // namespace rtm

@@ -1,0 +1,87 @@
+// Will a run fit? The device and host memory a run needs, computed from the grid and the options
+// before anything is allocated, and compared with what is free: a run that cannot fit is refused
+// with both numbers, what takes the space, and what to change (rather than failing an allocation
+// hours in, or being killed by the kernel's out-of-memory killer).
+//
+// estimate_run_memory and check_memory_fits are pure (no allocation, no device query) so they are
+// tested anywhere; check_run_memory asks this machine (the free memory of the GPU the run will use,
+// MemAvailable of the host) and is what the drivers call before they allocate anything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "solvers/contracts/grid_layout.h"
+#include "solvers/contracts/propagator.h"
+#include "solvers/drivers/backend.h"
+
+namespace rtm {
+
+// How the migration gets the source wavefield backwards in time (docs/rtm.md, section 4).
+enum class SourceWavefieldStorage {
+  snapshots,       // every snapshot_interval-th source field kept in host memory
+  boundary_saving, // the 4 outermost interior layers of each face saved every step (device memory),
+                   // the source field re-propagated backwards from its last two states
+};
+
+struct RunMemoryPlan {
+  GridLayout layout;        // the compute grid (absorbing layers included)
+  Box box;                  // the model region (image, boundary ring, snapshots); empty: the interior
+  int nt = 0;               // time steps
+  int receivers = 0;        // receivers per shot
+  int shots = 1;            // shots in the run: each adds a source series on the device; modeling
+                            // holds every gather in host memory until it writes them
+  int field_bytes = 4;      // bytes per wavefield element on the device: 4 float32, 2 half
+  bool migration = true;    // false: forward modeling only (one wavefield, no image)
+  SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
+  int snapshot_interval = 1; // snapshots: steps between kept source fields
+  // C-PML memory variables (solvers/contracts/cpml.h) in the layers between box and grid, per propagator:
+  // psi twice and zeta per axis, float32 (--absorber cpml).
+  bool cpml = false;
+};
+
+struct MemoryItem {
+  std::string what;
+  uint64_t bytes = 0;
+};
+
+struct MemoryEstimate {
+  std::vector<MemoryItem> device; // one GPU's memory
+  std::vector<MemoryItem> host;   // this process's host memory
+  uint64_t device_bytes() const;
+  uint64_t host_bytes() const;
+};
+
+// What a run needs, item by item, as the propagators allocate it. Device, per propagating field
+// (the source field, plus the receiver field in migration): two padded wavefields and a padded
+// v2dt2 in the field's element size, the damping profiles, and its point sets (the receivers'
+// series and stencils, one source series per shot); once, the float32 staging buffer uploads go
+// through. Migration adds the image and illumination over the model box (float32) and either the
+// boundary store (ring cells x (nt - 1) steps in the field's element size, plus the ring's cell
+// list) or the box staging buffer snapshots are copied through. Host: v2dt2 and its padded copy,
+// the gathers (modeling: all shots; migration: one shot's muted copy and its series), the image
+// arrays of migration, and the snapshots (ceil(nt / interval) copies of the box, float32).
+MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan);
+
+// Refuses (InputError) a run whose device or host needs exceed what is available, giving both
+// numbers in GiB, the three largest items and what to change. A run may use 95% of what is free
+// (headroom for the CUDA context, workspaces, fragmentation). `device_free` 0 means "no device
+// used" and `host_available` 0 "unknown": that side is then not checked. `context` starts the
+// message ("rtm migrate").
+void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan,
+                       uint64_t device_free, uint64_t host_available, const std::string& context);
+
+// check_memory_fits with what this machine has, before anything is allocated: the free memory of
+// the GPU `backend` will use (options.device; "auto" resolved quietly here, the driver reports its
+// choice later; nothing for the CPU backend), from free_device_bytes in solvers/drivers/backend.h, which
+// honours RTM_FAKE_FREE_GPU_BYTES; and MemAvailable divided among the `ranks_on_node` ranks that
+// share this node's memory, each holding what `plan` describes. The variant name is checked first,
+// so a misspelt one is reported as such.
+void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
+                      const std::string& context);
+
+// "12.34 GiB"; below 0.01 GiB, where that would read 0.00, "3.25 MiB".
+std::string memory_size_string(uint64_t bytes);
+
+} // namespace rtm

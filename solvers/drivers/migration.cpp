@@ -1,0 +1,696 @@
+#include "solvers/drivers/migration.h"
+
+#include "kernels/mpi/decomposed_propagator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
+#include "io/provenance.h"
+#include "solvers/drivers/memory_budget.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/time_dispersion.h"
+
+namespace rtm {
+
+Reconstruction parse_reconstruction(const std::string& name) {
+  if (name == "boundary") return Reconstruction::boundary;
+  if (name == "snapshots") return Reconstruction::snapshots;
+  throw InputError("--reconstruction: expected boundary or snapshots, got '" + name + "'");
+}
+
+const char* reconstruction_name(Reconstruction r) {
+  return r == Reconstruction::boundary ? "boundary" : "snapshots";
+}
+
+DirectWaveRemoval parse_direct_wave_removal(const std::string& name) {
+  if (name == "none") return DirectWaveRemoval::none;
+  if (name == "mute") return DirectWaveRemoval::mute;
+  throw InputError("--direct-wave: expected mute or none, got '" + name + "'");
+}
+
+int snapshot_interval(double dt, double f0) {
+  const double f_max = kRickerFmaxOverF0 * f0;
+  return std::max(1, int(std::floor(1.0 / (2.0 * f_max * dt))));
+}
+
+ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0) {
+  ReconstructionMemory m;
+  const Box box = model_box(sim);
+  m.ring_cells = boundary_ring_cells(box);
+  m.ring_steps = std::max(1, nt - 1);
+  m.box_cells = box.cells();
+  m.snapshot_interval = snapshot_interval(sim.dt, f0);
+  m.snapshot_count = (nt - 1) / m.snapshot_interval + 1; // steps 0, k, 2k, ... <= nt - 1
+  return m;
+}
+
+namespace {
+
+// "shot 3, source wavefield ..." (or the field alone when the shot has no label).
+std::string labelled(const std::string& label, const std::string& field) {
+  return label.empty() ? field : label + ", " + field;
+}
+
+} // namespace
+
+// The index bookkeeping here and in migrate_one_shot makes the image the adjoint of Born
+// modeling; docs/rtm.md derives it. Forward: at the top of iteration n the source field holds
+// S[n]; step + inject(n) make S[n+1]. Backward (boundary saving): from (S[n+1], S[n]) the
+// reversed step + inject(n) make S[n-1], because
+//   S[n+1] = 2 S[n] - S[n-1] + v2dt2 (lap S[n] + f[n])  <=>  S[n-1] = 2 S[n] - S[n+1] + v2dt2 (lap S[n] + f[n]),
+// exactly in the box's interior; the ring saved at step n-1 then replaces what the reversed step
+// computed from the damped cells outside.
+void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
+                          Reconstruction reconstruction, int interval,
+                          const std::function<void(int n, float weight)>& visit) {
+  const int nt = shot.nt;
+  std::vector<std::vector<float>> snapshots;
+  if (reconstruction == Reconstruction::snapshots) {
+    if (interval < 1) throw std::invalid_argument("run_source_backwards: snapshot interval must be >= 1");
+    snapshots.resize(size_t((nt - 1) / interval + 1));
+  }
+
+  S.zero_state();
+  for (int n = 0; n < nt; ++n) {
+    if (reconstruction == Reconstruction::boundary) {
+      if (n < nt - 1) S.save_boundary(n); // ring of S[n]; S[nt-1] is the final state itself
+    } else if (n % interval == 0) {
+      S.copy_current(box, snapshots[size_t(n / interval)]);
+    }
+    S.step();
+    S.inject(shot.source_set, n, shot.source_scale);
+    if (shot.source_health && shot.source_health->due(n + 1, nt))
+      check_wavefield(S, *shot.source_health, n + 1, nt,
+                      labelled(shot.label, "source wavefield (forward in time)"));
+    if (shot.progress) shot.progress->tick();
+  }
+
+  if (shot.progress) shot.progress->start_phase(1); // the backward sweeps
+  if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
+  for (int n = nt - 1; n >= 0; --n) {
+    if (reconstruction == Reconstruction::boundary) {
+      visit(n, 1.0f);
+      if (n > 0) {
+        S.step();
+        S.inject(shot.source_set, n, shot.source_scale);
+        S.restore_boundary(n - 1);
+        if (shot.progress) shot.progress->tick();
+      }
+    } else if (n % interval == 0) {
+      S.set_current(box, snapshots[size_t(n / interval)]);
+      visit(n, float(interval)); // each snapshot stands for `interval` steps of the sum over n
+    } else {
+      visit(n, 0.0f);
+    }
+  }
+}
+
+// At the top of iteration n the receiver field holds R[n+1] (R[nt] = R[nt+1] = 0); its step +
+// inject(d[n]) make R[n].
+void migrate_one_shot(Propagator& S, Propagator& R, const ShotSets& shot, const Box& box,
+                      Reconstruction reconstruction, int interval) {
+  R.zero_state();
+  run_source_backwards(S, shot, box, reconstruction, interval, [&](int n, float weight) {
+    if (weight > 0) R.accumulate_image(S, weight);
+    R.step();
+    R.inject(shot.receiver_set, n, 1.0f);
+    const int steps_done = shot.nt - n; // R now holds R[n]
+    if (shot.receiver_health && shot.receiver_health->due(steps_done, shot.nt))
+      check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
+                      labelled(shot.label, "receiver wavefield (backwards in time, now at time "
+                                           "sample " + std::to_string(n) + ")"));
+    if (shot.progress) shot.progress->tick();
+  });
+}
+
+void mute_direct_wave(std::vector<float>& traces, const Position& source,
+                      const std::vector<Position>& receivers, int nt, double dt, double t0, double f0,
+                      double velocity) {
+  if (traces.size() != receivers.size() * size_t(nt))
+    throw std::invalid_argument("mute_direct_wave: traces must be [nrec][nt]");
+  if (!(velocity > 0)) throw InputError("direct-wave mute: velocity must be positive");
+  const double ramp = 0.5 / f0;
+  for (size_t r = 0; r < receivers.size(); ++r) {
+    const double dz = receivers[r][0] - source[0], dy = receivers[r][1] - source[1],
+                 dx = receivers[r][2] - source[2];
+    const double passed = t0 + std::sqrt(dx * dx + dy * dy + dz * dz) / velocity + 1.0 / f0;
+    for (int t = 0; t < nt; ++t) {
+      const double time = t * dt;
+      double gain = 1.0;
+      if (time <= passed) gain = 0.0;
+      else if (time < passed + ramp) gain = 0.5 - 0.5 * std::cos(M_PI * (time - passed) / ramp);
+      traces[r * size_t(nt) + size_t(t)] *= float(gain);
+    }
+  }
+}
+
+std::vector<float> normalise_image(const std::vector<float>& image,
+                                   const std::vector<float>& illumination, double eps_fraction) {
+  if (image.size() != illumination.size())
+    throw std::invalid_argument("normalise_image: image and illumination differ in size");
+  double mean = 0;
+  for (float v : illumination) mean += v;
+  mean /= std::max<size_t>(1, illumination.size());
+  const double eps = eps_fraction * mean;
+  std::vector<float> out(image.size());
+  for (size_t c = 0; c < image.size(); ++c) {
+    const double denominator = double(illumination[c]) + eps;
+    out[c] = denominator > 0 ? float(image[c] / denominator) : 0.0f;
+  }
+  return out;
+}
+
+std::vector<float> laplacian_filter(const std::vector<float>& v, int nx, int ny, int nz, double dx,
+                                    double dy, double dz) {
+  if (v.size() != size_t(nx) * ny * nz)
+    throw std::invalid_argument("laplacian_filter: volume is not nz*ny*nx");
+  const double ix = 1 / (dx * dx), iy = 1 / (dy * dy), iz = 1 / (dz * dz);
+  auto at = [&](int i, int j, int k) {
+    i = std::clamp(i, 0, nx - 1);
+    j = std::clamp(j, 0, ny - 1);
+    k = std::clamp(k, 0, nz - 1);
+    return double(v[(size_t(k) * ny + j) * nx + i]);
+  };
+  std::vector<float> out(v.size());
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const double c = at(i, j, k);
+        const double lap = ix * (at(i - 1, j, k) - 2 * c + at(i + 1, j, k)) +
+                           iy * (at(i, j - 1, k) - 2 * c + at(i, j + 1, k)) +
+                           iz * (at(i, j, k - 1) - 2 * c + at(i, j, k + 1));
+        out[(size_t(k) * ny + j) * nx + i] = float(-lap);
+      }
+  return out;
+}
+
+namespace {
+
+std::string megabytes(int64_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
+  return text;
+}
+
+// The migration velocity at a position (nearest cell), for the direct-wave mute.
+double velocity_at(const VelocityModel& m, const Position& zyx) {
+  auto cell = [](double x, double o, double d, int n) {
+    return std::clamp(int(std::lround((x - o) / d)), 0, n - 1);
+  };
+  return m.at(cell(zyx[2], m.ox, m.dx, m.nx), cell(zyx[1], m.oy, m.dy, m.ny),
+              cell(zyx[0], m.oz, m.dz, m.nz));
+}
+
+// Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
+// available memory (shared by the ranks on this node), before anything is allocated. A group of
+// several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h) and is not
+// estimated here; each slab's CudaPropagator still refuses an allocation larger than its free memory.
+void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
+                            const MigrationParams& params, const ParallelContext& parallel) {
+  if (parallel.ranks_per_shot() > 1) return;
+  RunMemoryPlan plan;
+  plan.layout = sim.layout;
+  plan.box = model_box(sim);
+  plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
+  plan.nt = shots.nt;
+  plan.receivers = int(shots.receivers.size());
+  plan.shots = int(shots.shots.size());
+  plan.migration = true;
+  plan.storage = params.reconstruction == Reconstruction::boundary
+                     ? SourceWavefieldStorage::boundary_saving
+                     : SourceWavefieldStorage::snapshots;
+  plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
+  check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
+}
+
+// What a resumed run carries over from earlier checkpoints: the finished shots on every rank,
+// the sums on the ranks of group 0 (which goes on accumulating onto them).
+struct ResumeState {
+  std::vector<long long> finished;
+  std::vector<std::string> absorbed; // ids of the checkpoints merged
+  std::vector<float> raw_image, illumination;
+};
+
+// World rank 0 reads every checkpoint of the output, checks each belongs to this run, merges them
+// into the file of group 0 (written before the others are deleted: a stop in between leaves files
+// that the merged one lists as absorbed) and shares the result. Without resume, checkpoints left
+// by an earlier run are refused. Collective.
+ResumeState carry_over_checkpoints(const MigrationControl& control, const VelocityModel& model,
+                                   int nshots, const ParallelContext& parallel, std::ostream& info) {
+  ResumeState state;
+  const std::string& output = control.checkpoint_output;
+  if (parallel.is_root()) {
+    const std::vector<std::string> paths = find_checkpoints(output);
+    if (!control.resume && !paths.empty())
+      throw InputError(paths.front() + ": a checkpoint of an interrupted migration to " + output +
+                       " exists; `rtm migrate --resume` with the same options continues it, or "
+                       "delete " + output + ".checkpoint-*.h5 to start afresh");
+    if (control.resume && paths.empty())
+      info << "rtm: --resume: no checkpoint of " << output << " found; starting from the first shot\n";
+    if (control.resume && !paths.empty()) {
+      std::vector<MigrationCheckpoint> saved;
+      for (const std::string& path : paths) {
+        saved.push_back(read_checkpoint(path));
+        check_same_run(saved.back().identity, control.identity, path);
+        const MigrationCheckpoint& c = saved.back();
+        if (c.nx != model.nx || c.ny != model.ny || c.nz != model.nz)
+          throw InputError(path + ": image of " + std::to_string(c.nx) + "x" + std::to_string(c.ny) +
+                           "x" + std::to_string(c.nz) + " cells; the migration model has " +
+                           std::to_string(model.nx) + "x" + std::to_string(model.ny) + "x" +
+                           std::to_string(model.nz));
+      }
+      MigrationCheckpoint merged = merge_checkpoints(saved, paths);
+      merged.group = 0;
+      merged.identity = control.identity;
+      const std::string merged_path = checkpoint_path(output, 0);
+      write_checkpoint(merged_path, merged);
+      for (const std::string& path : paths)
+        if (path != merged_path) std::remove(path.c_str());
+      info << "rtm: resuming from " << paths.size() << " checkpoint file(s): " << merged.finished.size()
+           << " of " << nshots << " shot(s) already migrated\n";
+      state.finished = std::move(merged.finished);
+      state.absorbed = std::move(merged.absorbed);
+      state.raw_image = std::move(merged.raw_image);
+      state.illumination = std::move(merged.illumination);
+    }
+  }
+  if (!parallel.uses_mpi()) return state;
+  long long count = static_cast<long long>(state.finished.size());
+  check_mpi(MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast (resumed shots)");
+  state.finished.resize(size_t(count));
+  if (count > 0)
+    check_mpi(MPI_Bcast(state.finished.data(), int(count), MPI_LONG_LONG, 0, MPI_COMM_WORLD),
+              "MPI_Bcast (resumed shots)");
+  if (count > 0 && parallel.group_index() == 0 && parallel.group_comm() != MPI_COMM_NULL) {
+    state.raw_image.resize(size_t(model.cells()));
+    state.illumination.resize(size_t(model.cells()));
+    broadcast_from_root(state.raw_image, parallel.group_comm());
+    broadcast_from_root(state.illumination, parallel.group_comm());
+  }
+  return state;
+}
+
+} // namespace
+
+CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile& shots,
+                                      const std::string& shots_path, const MigrationParams& params) {
+  CheckpointIdentity id;
+  id.shot_file = shots_path;
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(shots_path, ec);
+  id.shot_file_bytes = ec ? 0 : static_cast<long long>(bytes); // 0: not a file (tests)
+  id.shot_count = static_cast<long long>(shots.shots.size());
+  // What the migration reads of the shot file, in a fixed order.
+  uint64_t h = kFingerprintSeed;
+  auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
+  add(&shots.nt, sizeof shots.nt);
+  add(&shots.dt, sizeof shots.dt);
+  add(&shots.f0, sizeof shots.f0);
+  add(&shots.t0, sizeof shots.t0);
+  add(shots.wavelet.data(), shots.wavelet.size() * sizeof(float));
+  add(shots.receivers.data(), shots.receivers.size() * sizeof(Position));
+  for (const ShotGather& gather : shots.shots) {
+    add(&gather.source, sizeof gather.source);
+    add(gather.data.data(), gather.data.size() * sizeof(float));
+  }
+  id.shots_fingerprint = h;
+  h = kFingerprintSeed;
+  for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
+  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
+  add(model.vp.data(), model.vp.size() * sizeof(float));
+  id.model_fingerprint = h;
+
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
+                "data_phase_filter = %s\n"
+                "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
+                "point_interpolation = %s\nabsorber = %s\n",
+                reconstruction_name(params.reconstruction),
+                params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
+                params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
+                params.boundary.width,
+                params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
+                point_interpolation_name(params.point_interpolation),
+                absorber_name(params.boundary.absorber));
+  id.parameters = text;
+  return id;
+}
+
+MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& log, RunStats* stats,
+                              const MigrationControl& control) {
+  const auto setup_start = std::chrono::steady_clock::now();
+  const ParallelContext one_rank;
+  const ParallelContext& parallel = control.parallel ? *control.parallel : one_rank;
+  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
+  if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
+  if (shots.receivers.empty()) throw InputError("migration: the shot file holds no receivers");
+  if (!(params.illumination_eps > 0))
+    throw InputError("--illumination-eps must be positive, got " +
+                     std::to_string(params.illumination_eps));
+  // The data fix dt: migrating with it needs it stable in the migration model.
+  // Said here in the data's terms: `rtm migrate` has no --dt to blame.
+  const double dt_limit = cfl_dt_limit(model.vmax(), model.dx, model.dy, model.dz);
+  if (!(shots.dt <= dt_limit))
+    throw InputError("the shot file's dt = " + format_number(shots.dt) +
+                     " s is above the stability limit of the migration model, " +
+                     format_number(dt_limit) + " s (v_max " + format_number(model.vmax()) +
+                     " m/s, spacing (" + format_number(model.dz) + ", " + format_number(model.dy) +
+                     ", " + format_number(model.dx) +
+                     ") m): migrate in a slower or coarser model, or model the shots with a "
+                     "smaller --dt");
+  BoundaryConfig boundary = params.boundary;
+  if (boundary.frequency == 0 && shots.f0 > 0 && std::isfinite(shots.f0))
+    boundary.frequency = shots.f0; // the C-PML's alpha
+  const SimulationGrid sim = make_simulation_grid(model, boundary, shots.dt);
+  if (!(shots.f0 > 0))
+    throw InputError("the shot file's /wavelet has no f0 attribute (peak frequency): migration "
+                     "needs it for the snapshot interval and the direct-wave mute");
+  const double f0 = shots.f0;
+  const std::string warning = dispersion_warning(model.vmin(), f0, model.dx, model.dy, model.dz);
+  if (!warning.empty()) info << "rtm: " << warning << "\n";
+
+  const Box box = model_box(sim);
+  const int nt = shots.nt;
+  MigrationResult result;
+  result.memory = reconstruction_memory(sim, nt, f0);
+  const ReconstructionMemory& mem = result.memory;
+  info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
+      << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
+      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
+      << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
+      << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
+      << reconstruction_name(params.reconstruction) << "\n";
+
+  std::vector<PointStencil> receivers;
+  for (size_t r = 0; r < shots.receivers.size(); ++r)
+    receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r),
+                                     params.point_interpolation));
+
+  // The data's phase correction (docs/rtm.md, 6a): one filter for every shot (they share the
+  // receivers), chosen from the receiver geometry unless the user named one.
+  result.data_phase_filter = params.data_phase_filter;
+  {
+    double v_receivers = INFINITY;
+    for (const Position& r : shots.receivers) v_receivers = std::min(v_receivers, velocity_at(model, r));
+    const ReceiverSpread spread = describe_receiver_spread(shots.receivers, v_receivers, f0);
+    if (result.data_phase_filter == DataPhaseFilter::automatic)
+      result.data_phase_filter = choose_data_phase_filter(spread);
+    info << "rtm: data phase filter: " << data_phase_filter_name(result.data_phase_filter)
+         << " ((-i omega / omega0)^" << data_phase_filter_order(result.data_phase_filter)
+         << (params.data_phase_filter == DataPhaseFilter::automatic ? ", chosen from the receivers"
+                                                                     : ", as asked")
+         << "); receivers: " << describe(spread) << "\n";
+  }
+  const double data_phase_order = data_phase_filter_order(result.data_phase_filter);
+
+  check_migration_memory(sim, shots, params, parallel);
+  const PropagatorSetup setup = make_propagator_setup(sim);
+  auto source_field = make_shot_propagator(setup, params.backend, parallel, info);
+  // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
+  // the variant, so "auto" does not time the candidates a second time.
+  BackendOptions same = params.backend;
+  const Propagator* undivided = source_field.get(); // the slab's own propagator, when decomposed
+  if (const auto* slabs = dynamic_cast<const DecomposedPropagator*>(undivided))
+    undivided = &slabs->local();
+  const std::string name = undivided->name();
+  same.backend = name == "cpu" ? "cpu" : "cuda";
+  if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
+  auto receiver_field = make_shot_propagator(setup, same, parallel, info);
+  const int nrec = int(receivers.size());
+  const int receiver_set = receiver_field->add_point_set(receivers, nt);
+  receiver_field->allocate_image(box);
+  if (params.reconstruction == Reconstruction::boundary)
+    source_field->allocate_boundary_store(box, mem.ring_steps);
+
+  // Resuming: the shots finished before, and group 0 carries their sums on.
+  const int nshots = int(shots.shots.size());
+  const bool checkpointing = !control.checkpoint_output.empty();
+  ResumeState resumed = checkpointing ? carry_over_checkpoints(control, model, nshots, parallel, info)
+                                      : ResumeState{};
+  if (parallel.group_index() == 0 && !resumed.finished.empty())
+    receiver_field->set_image(resumed.raw_image, resumed.illumination);
+  std::vector<int> remaining; // shot indices still to migrate, in the shot file's order
+  {
+    std::vector<char> done(size_t(nshots), 0);
+    for (long long shot : resumed.finished) done[size_t(shot)] = 1;
+    for (int s = 0; s < nshots; ++s)
+      if (!done[size_t(s)]) remaining.push_back(s);
+  }
+  // What this group's checkpoints hold: for group 0 the carried shots too.
+  std::vector<long long> group_finished;
+  std::vector<std::string> group_absorbed;
+  if (parallel.group_index() == 0) {
+    group_finished = resumed.finished;
+    group_absorbed = resumed.absorbed;
+  }
+  resumed.raw_image = {};
+  resumed.illumination = {};
+
+  const GridLayout& g = sim.layout;
+  info << "rtm: migrating " << remaining.size() << " shot(s)";
+  if (int(remaining.size()) != nshots) info << " (" << nshots - int(remaining.size()) << " resumed)";
+  info << " on " << source_field->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
+       << " (absorbing layers of " << params.boundary.width << " cells included), " << nt
+       << " steps of dt = " << shots.dt << " s, " << nrec << " receivers ("
+       << point_interpolation_name(params.point_interpolation) << " point interpolation)";
+  if (parallel.size() > 1)
+    info << "; " << parallel.group_count() << " shot group(s) of " << parallel.ranks_per_shot()
+         << " rank(s)";
+  info << "\n";
+  // What shaped the image, for the output file's provenance (io/provenance.h).
+  record_run_parameter("propagator", source_field->name());
+  record_run_parameter("dt_s", format_number(shots.dt));
+  record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
+                                       std::to_string(params.boundary.width) + " cells" +
+                                       (params.boundary.free_surface ? ", free surface" : ""));
+  record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
+  record_run_parameter("direct_wave", params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none");
+  record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
+  if (checkpointing && control.checkpoint_every > 0)
+    info << "rtm: checkpoints every " << control.checkpoint_every << " shot(s) per group to "
+         << checkpoint_path(control.checkpoint_output, 0)
+         << (parallel.group_count() > 1 ? " (one file per group)" : "") << "\n";
+
+  auto write_group_checkpoint = [&]() {
+    // Every rank of the group downloads (a split propagator assembles the arrays collectively);
+    // the leader writes.
+    MigrationCheckpoint c;
+    c.raw_image = receiver_field->download_image();
+    c.illumination = receiver_field->download_illumination();
+    if (!parallel.is_leader()) return;
+    c.id = new_checkpoint_id();
+    c.absorbed = group_absorbed;
+    c.group = parallel.group_index();
+    c.identity = control.identity;
+    c.finished = group_finished;
+    c.nx = model.nx;
+    c.ny = model.ny;
+    c.nz = model.nz;
+    write_checkpoint(checkpoint_path(control.checkpoint_output, c.group), c);
+  };
+
+  const double propagations = params.reconstruction == Reconstruction::boundary ? 3 : 2;
+  if (params.profile) {
+    source_field->enable_timing(true);
+    receiver_field->enable_timing(true);
+  }
+  // Traces with the time dispersion removed are time-continuous; the propagators step in time as
+  // modeling did, so the wavelet and the data both get the forward transform (docs/rtm.md, "Time
+  // dispersion"). Traces as the time stepping made them already carry it: used as they are.
+  std::vector<float> source_wavelet = shots.wavelet;
+  std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
+  if (shots.time_dispersion_removed) {
+    source_wavelet = time_dispersion_transformed(shots.wavelet, TimeDispersion::add);
+    add_time_dispersion = std::make_unique<TimeDispersionTransform>(nt, TimeDispersion::add);
+    info << "rtm: the shot file's traces have the time dispersion removed: the wavelet and the "
+            "data get the forward transform before they are propagated\n";
+  }
+  // One wavelet for every shot: one source limit; the receiver limit follows each shot's data.
+  const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
+  const HealthCheck source_health = make_health_check(
+      sim, runaway_limit(injected_amplitude(source_wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
+  const int done_before = nshots - int(remaining.size());
+  // Phases of a shot for the progress estimate: nt forward source steps, then the backward
+  // sweeps: nt receiver steps and (boundary saving) nt - 1 source steps. A backward step also
+  // images, and restores the boundary ring; kBackwardStepCost is its cost relative to a forward
+  // step, a guess used only until the first backward sweep has been timed.
+  constexpr double kBackwardStepCost = 1.1;
+  const long long backward_steps =
+      params.reconstruction == Reconstruction::boundary ? 2LL * nt - 1 : nt;
+  ShotProgress progress(log, parallel.is_root(), control.progress);
+  progress.start_run(nshots, done_before, {{nt, 1.0}, {backward_steps, kBackwardStepCost}},
+                     double(g.interior_cells()), parallel.group_count());
+  ShotDispenser dispenser(parallel, int(remaining.size()));
+  int local_signal = 0, done_here = 0, unsaved = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
+    const int next = dispenser.next(local_signal != 0);
+    if (next < 0) break;
+    // Checkpoint when due and another shot is on its way: after a group's last shot the final
+    // image follows at once, so a checkpoint there (a whole image written) would be wasted.
+    if (checkpointing && control.checkpoint_every > 0 && unsaved >= control.checkpoint_every) {
+      write_group_checkpoint();
+      unsaved = 0;
+    }
+    const int s = remaining[size_t(next)];
+    if (parallel.is_root() && control.shot_started)
+      control.shot_started(s, done_before + done_here + 1, nshots);
+    progress.start_shot(s);
+    const ShotGather& gather = shots.shots[size_t(s)];
+    std::vector<float> data = gather.data;
+    if (add_time_dispersion) add_time_dispersion->apply(data);
+    if (params.direct_wave == DirectWaveRemoval::mute) {
+      const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
+                                                       : velocity_at(model, gather.source);
+      mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
+    }
+    apply_data_phase_filter(data, nrec, nt, shots.dt, data_phase_order, f0);
+    receiver_field->upload_series(receiver_set, traces_to_series(data, nrec, nt));
+    ShotSets sets;
+    sets.source_set = source_field->add_point_set(
+        {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
+                      params.point_interpolation)},
+        nt);
+    source_field->upload_series(sets.source_set, source_wavelet);
+    sets.receiver_set = receiver_set;
+    sets.nt = nt;
+    sets.source_scale = sim.injection_scale();
+    HealthCheck receiver_health = source_health;
+    receiver_health.runaway_limit = runaway_limit(injected_amplitude(data, 1.0, max_v2dt2), 0.0, nt);
+    sets.source_health = &source_health;
+    sets.receiver_health = &receiver_health;
+    sets.label = "shot " + std::to_string(gather.id);
+    sets.progress = &progress;
+    migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
+                     mem.snapshot_interval);
+    receiver_field->synchronize();
+    progress.end_shot();
+    group_finished.push_back(s);
+    ++done_here;
+    ++unsaved;
+
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double gcells = double(g.interior_cells()) * nt * propagations * done_here / elapsed * 1e-9;
+    if (parallel.is_leader())
+      progress.line(shot_progress_line(parallel, "migrated", s, done_here, done_before, nshots,
+                                       elapsed, gcells));
+  }
+  progress.finish();
+  const auto loop_end = std::chrono::steady_clock::now();
+
+  // A stop on any rank stops them all: checkpoint what is not saved yet, return no image.
+  result.stop_signal = agree_on_stop(parallel, local_signal);
+  if (result.stop_signal != 0) {
+    if (checkpointing && unsaved > 0) write_group_checkpoint();
+    return result;
+  }
+  result.shots_migrated = int(remaining.size());
+  if (stats) {
+    stats->seconds = std::chrono::duration<double>(loop_end - start).count();
+    stats->cell_updates = double(g.interior_cells()) * nt * propagations * double(remaining.size());
+  }
+  MigrationProfile& profile = result.profile;
+  if (params.profile) {
+    profile.measured = true;
+    profile.propagator = source_field->name();
+    profile.grid = g;
+    profile.shots = done_here;
+    profile.nt = nt;
+    profile.sweeps = int(propagations);
+    profile.setup_s = std::chrono::duration<double>(start - setup_start).count();
+    profile.loop_s = std::chrono::duration<double>(loop_end - start).count();
+    profile.timing = source_field->timing();
+    profile.timing += receiver_field->timing();
+  }
+
+  const auto finish_start = std::chrono::steady_clock::now();
+  result.raw_image = receiver_field->download_image();
+  result.illumination = receiver_field->download_illumination();
+  // The groups' partial stacks summed on world rank 0, which alone finishes and writes the image.
+  if (parallel.is_leader() && parallel.group_count() > 1) {
+    sum_to_root(result.raw_image, parallel.leaders_comm());
+    sum_to_root(result.illumination, parallel.leaders_comm());
+  }
+  if (!parallel.is_root()) {
+    result.raw_image.clear();
+    result.illumination.clear();
+    return result;
+  }
+  result.image = normalise_image(result.raw_image, result.illumination, params.illumination_eps);
+  if (params.laplacian_filter)
+    result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
+                                    model.dz);
+  if (params.profile) {
+    profile.finish_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
+    print_migration_profile(profile, log);
+  }
+  return result;
+}
+
+double MigrationProfile::rtm_gcells_per_s() const {
+  return loop_s > 0 ? double(grid.interior_cells()) * nt * 2.0 * shots / loop_s * 1e-9 : 0.0;
+}
+
+double MigrationProfile::sweep_gcells_per_s() const {
+  return loop_s > 0 ? double(grid.interior_cells()) * nt * double(sweeps) * shots / loop_s * 1e-9
+                    : 0.0;
+}
+
+void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
+  const PropagatorTiming& t = p.timing;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "rtm: profile of the shot loop: %d shot(s) x %d time steps on %s, grid %dx%dx%d, "
+                "%d wave-step sweeps per shot\n",
+                p.shots, p.nt, p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.sweeps);
+  out << line;
+  auto row = [&](const char* what, double seconds, const char* note) {
+    std::snprintf(line, sizeof line, "rtm: profile:   %-24s %9.3f s %6.1f%%%s\n", what, seconds,
+                  p.loop_s > 0 ? 100.0 * seconds / p.loop_s : 0.0, note);
+    out << line;
+  };
+  char per_step[64] = "";
+  if (t.steps > 0) std::snprintf(per_step, sizeof per_step, "  (%lld steps, %.3f ms each)",
+                                 static_cast<long long>(t.steps), t.step_ms / double(t.steps));
+  row("wall", p.loop_s, "");
+  row("wave-step kernels", t.step_ms * 1e-3, per_step);
+  row("imaging", t.imaging_ms * 1e-3, "");
+  row("boundary save/restore", t.boundary_ms * 1e-3, "");
+  row("injection/recording", t.points_ms * 1e-3, "");
+  row("snapshot copies", t.box_copy_ms * 1e-3, "");
+  row("host, transfers, idle", p.host_s(), "  (the wall less the operations above)");
+  std::snprintf(line, sizeof line,
+                "rtm: profile: outside the loop: %.3f s before (propagators, stores), %.3f s after "
+                "(image download, normalisation, filter)\n",
+                p.setup_s, p.finish_s);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "rtm: profile: RTM throughput %.2f Gcells/s (cells x steps x 2: forward and backward "
+                "propagation); %.2f Gcells/s counting all %d sweeps\n",
+                p.rtm_gcells_per_s(), p.sweep_gcells_per_s(), p.sweeps);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "PERFORMANCE rtm-migrate backend=%s grid=%dx%dx%d shots=%d nt=%d sweeps=%d "
+                "total_s=%.3f loop_s=%.3f step_s=%.3f step_fraction=%.3f other_device_s=%.3f "
+                "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f\n",
+                p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.shots, p.nt, p.sweeps,
+                p.setup_s + p.loop_s + p.finish_s, p.loop_s, t.step_ms * 1e-3,
+                p.loop_s > 0 ? t.step_ms * 1e-3 / p.loop_s : 0.0, t.non_step_ms() * 1e-3,
+                p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s());
+  out << line << std::flush;
+}
+
+} // namespace rtm

@@ -1,0 +1,204 @@
+// Reverse time migration (docs/rtm.md): per shot, the source wavefield forward in time, the
+// receiver wavefield backwards from the recorded data, the zero-lag cross-correlation imaging
+// condition with source-illumination normalisation; stacking; a Laplacian post-filter.
+//
+// Written once against the Propagator interface, so the same driver runs on the CPU and the GPU.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "io/checkpoint_file.h"
+#include "io/shot_file.h"
+#include "solvers/drivers/backend.h"
+#include "solvers/drivers/data_phase_filter.h"
+#include "kernels/mpi/mpi_context.h"
+#include "solvers/drivers/modeling.h"
+#include "solvers/drivers/progress.h"
+#include "solvers/drivers/simulation.h"
+
+namespace rtm {
+
+// How the source wavefield is made available backwards in time.
+enum class Reconstruction {
+  boundary,  // save the boundary ring of the model region each step, re-propagate backwards
+  snapshots, // keep the model region every k steps in host memory, image only at those steps
+};
+Reconstruction parse_reconstruction(const std::string& name); // "boundary" | "snapshots"
+const char* reconstruction_name(Reconstruction r);
+
+// How the direct (source-to-receiver) wave is kept out of the image.
+enum class DirectWaveRemoval {
+  none,
+  mute, // zero each trace before the direct arrival has passed (mute_direct_wave)
+};
+DirectWaveRemoval parse_direct_wave_removal(const std::string& name); // "none" | "mute"
+
+struct MigrationParams {
+  Reconstruction reconstruction = Reconstruction::boundary;
+  DirectWaveRemoval direct_wave = DirectWaveRemoval::mute;
+  double direct_wave_velocity = 0; // m/s for the mute; 0: the migration velocity at each source
+  // Phase correction of the data before back-propagation (solvers/drivers/data_phase_filter.h):
+  // automatic chooses it from the receiver geometry.
+  DataPhaseFilter data_phase_filter = DataPhaseFilter::automatic;
+  // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
+  double illumination_eps = 1e-2;
+  bool laplacian_filter = true;
+  // Time every propagator operation (Propagator::enable_timing) and print where the time went
+  // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
+  bool profile = false;
+  BoundaryConfig boundary;
+  // How sources and receivers between nodes are spread over them (solvers/drivers/point_interpolation.h).
+  PointInterpolation point_interpolation = PointInterpolation::sinc;
+  BackendOptions backend;
+};
+
+// Memory each reconstruction strategy needs for one shot, in bytes (float32 values).
+struct ReconstructionMemory {
+  int64_t ring_cells = 0; // boundary ring of the model region
+  int ring_steps = 0;     // slots stored: nt - 1 (the last state is the forward run's own)
+  int64_t box_cells = 0;  // model region
+  int snapshot_interval = 1;
+  int snapshot_count = 0;
+  int64_t boundary_bytes() const { return ring_cells * ring_steps * int64_t(sizeof(float)); }
+  int64_t snapshot_bytes() const { return box_cells * snapshot_count * int64_t(sizeof(float)); }
+};
+
+// Snapshot interval from the Nyquist rate of f_max = 2.5 f0: k = floor(1 / (2 f_max dt)), >= 1.
+int snapshot_interval(double dt, double f0);
+ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0);
+
+// One shot's wavefields and work buffers on a pair of propagators of the same backend and grid.
+// `source_field` carries the source point set, `receiver_field` the receiver set (data uploaded
+// as [t][receiver]) and the image (allocate_image on the model box beforehand). Accumulates
+//   image += sum_n S[n] * R[n+1]   and   illumination += sum_n S[n]^2
+// where S[n] is the source wavefield at step n (sources injected as in model_one_shot) and R[n+1]
+// the receiver wavefield that the data samples d[m], m >= n+1, produce when injected in reverse
+// time. This pairing makes the raw image the exact adjoint of born_model_one_shot (docs/rtm.md).
+// Boundary reconstruction needs source_field.allocate_boundary_store(box, nt - 1) beforehand.
+struct ShotSets {
+  int source_set = -1;   // on source_field: one point, the wavelet uploaded
+  int receiver_set = -1; // on receiver_field: the receivers, the (muted) data uploaded
+  int nt = 0;
+  float source_scale = 1; // injection scale of the source (SimulationGrid::injection_scale)
+  // Numerical health (solvers/drivers/health.h): when set, the source field is checked while it runs
+  // forward and the receiver field while it runs backwards, at the steps HealthCheck::due names,
+  // and a failed check throws NumericalInstability naming `label` ("shot 3"), the field and the
+  // step. The source field's backward re-propagation (boundary saving) is not checked: outside the
+  // box it runs the damping in reverse and grows by design; inside it repeats the checked forward run.
+  const HealthCheck* source_health = nullptr;
+  const HealthCheck* receiver_health = nullptr;
+  std::string label;
+  // When set, every wave step of either field is ticked on it: per shot nt forward source steps,
+  // then nt receiver steps and (boundary reconstruction) nt - 1 backward source steps.
+  ShotProgress* progress = nullptr;
+};
+void migrate_one_shot(Propagator& source_field, Propagator& receiver_field, const ShotSets& shot,
+                      const Box& box, Reconstruction reconstruction, int snapshot_interval);
+
+// The source half of migrate_one_shot: runs the source field forward over nt steps, saving what
+// `reconstruction` needs, then calls visit(n, weight) for n = nt-1 down to 0. With weight > 0 the
+// source field's current field holds S[n] inside `box` (exactly for boundary saving, weight 1; a
+// snapshot for every `snapshot_interval`-th n, weight = the interval); weight 0: no S at this n.
+void run_source_backwards(Propagator& source_field, const ShotSets& shot, const Box& box,
+                          Reconstruction reconstruction, int snapshot_interval,
+                          const std::function<void(int n, float weight)>& visit);
+
+// Zeroes each trace [nrec][nt] before the direct wave has passed: t < t0 + r / v + 1 / f0, with a
+// half-cosine ramp up to full amplitude over the next 0.5 / f0 (r: source-receiver distance).
+void mute_direct_wave(std::vector<float>& traces, const Position& source,
+                      const std::vector<Position>& receivers, int nt, double dt, double t0, double f0,
+                      double velocity);
+
+// image / (illumination + eps), eps = eps_fraction * mean(illumination).
+std::vector<float> normalise_image(const std::vector<float>& image,
+                                   const std::vector<float>& illumination, double eps_fraction);
+// -lap of a [nz][ny][nx] volume, 2nd-order 7-point stencil with the grid spacings, edge values
+// repeated outside the volume. Suppresses the low-wavenumber backscatter RTM leaves.
+std::vector<float> laplacian_filter(const std::vector<float>& volume, int nx, int ny, int nz,
+                                    double dx, double dy, double dz);
+
+// Where the time of a migration went (MigrationParams::profile). `loop_s` is the loop over the
+// shots, the part that scales with shots and steps; the propagators' operations inside it are
+// in `timing` (both propagators together), and what is left is host work, transfers of whole
+// series, synchronisation and idle device time.
+struct MigrationProfile {
+  bool measured = false;
+  std::string propagator;  // the source field's name, e.g. cuda/regqueue_vec4
+  GridLayout grid;         // the compute grid (absorbing layers included)
+  int shots = 0, nt = 0;
+  int sweeps = 0;          // wave-step sweeps per shot: 3 with boundary saving, 2 with snapshots
+  double setup_s = 0;      // before the loop: propagators (variant choice), stores, receivers
+  double loop_s = 0;       // the shot loop, wall clock
+  double finish_s = 0;     // after the loop: image download, normalisation, filter
+  PropagatorTiming timing; // inside the loop
+
+  double host_s() const { return loop_s - timing.total_ms() * 1e-3; }
+  // RTM throughput: compute cells x time steps x 2 (forward and backward propagation, each
+  // time step counted once per direction) per second of the loop.
+  double rtm_gcells_per_s() const;
+  // Wave-step throughput: every sweep counted (the reconstruction's backward source sweep too).
+  double sweep_gcells_per_s() const;
+};
+// The profile as lines of text ("rtm: profile: ...") and a closing PERFORMANCE line.
+void print_migration_profile(const MigrationProfile& profile, std::ostream& out);
+
+// How a migration is shared among MPI ranks, checkpointed and stopped (docs/parallel.md,
+// docs/robustness.md). The default is one rank, no checkpoints, never stopped.
+struct MigrationControl {
+  const ParallelContext* parallel = nullptr; // nullptr: one rank
+  // Checkpoints: "" writes none; otherwise the output file whose checkpoints they are
+  // (checkpoint_path(output, group)). Each shot group writes its partial sums every
+  // `checkpoint_every` shots it finishes, and when the run is stopped.
+  std::string checkpoint_output;
+  int checkpoint_every = 1;
+  // Continue from the checkpoints of `checkpoint_output` (any number of them, from any number of
+  // ranks): their shots are not migrated again and their sums are carried on. Without resume,
+  // existing checkpoints are refused (they hold work that a fresh run would throw away).
+  bool resume = false;
+  CheckpointIdentity identity; // of this run (migration_identity); checked against checkpoints
+  // Asked at every shot boundary: a signal number when the run must stop (then it checkpoints
+  // and returns MigrationResult::stop_signal), 0 to go on.
+  std::function<int()> stop_requested;
+  // Called on world rank 0 as its group starts a shot: the shot's index, its ordinal among all
+  // the run's shots (resumed ones counted; exact with one shot group) and the number of shots.
+  std::function<void(int shot, int ordinal, int total)> shot_started;
+  ProgressOptions progress; // inside-the-shot progress on world rank 0 (solvers/drivers/progress.h)
+};
+
+// The identity of a migration for its checkpoints: `shots_path`'s size and a fingerprint of its
+// content, the migration velocities, and the parameters that change the raw image.
+CheckpointIdentity migration_identity(const VelocityModel& migration_model, const ShotFile& shots,
+                                      const std::string& shots_path, const MigrationParams& params);
+
+struct MigrationResult {
+  std::vector<float> image;        // final: normalised, filtered; [nz][ny][nx] of the model
+  std::vector<float> raw_image;    // stacked sum_n S R, before normalisation and filtering
+  std::vector<float> illumination; // stacked sum_n S^2
+  ReconstructionMemory memory;
+  MigrationProfile profile;        // measured when MigrationParams::profile
+  DataPhaseFilter data_phase_filter = DataPhaseFilter::none; // the one applied (never automatic)
+  // With several ranks only world rank 0 holds the image, raw image and illumination (the other
+  // ranks' are empty). A run stopped by MigrationControl::stop_requested returns no image and the
+  // signal here (every rank the same), its checkpoints written.
+  int stop_signal = 0;
+  int shots_migrated = 0;          // by this run, over all ranks (resumed shots not counted)
+};
+
+// Migrates every shot of `shots` in `migration_model`. Prints the memory of both reconstruction
+// strategies before the run and progress per shot (with time left) to `log`. The data's dt must be
+// stable in the migration model (InputError otherwise). stats counts both propagations (and the
+// backward source propagation of boundary reconstruction) as cell updates. With params.profile
+// the profile is measured, printed to `log` at the end and returned in the result.
+//
+// With `control`, shots are shared over its ranks (collective: every rank calls it with the same
+// arguments; progress lines name the rank; other messages come from world rank 0 only), and the
+// run checkpoints, resumes and stops as it says.
+MigrationResult migrate_shots(const VelocityModel& migration_model, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& log,
+                              RunStats* stats = nullptr, const MigrationControl& control = {});
+
+} // namespace rtm

@@ -1,0 +1,345 @@
+#include "solvers/drivers/modeling.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "io/checkpoint_file.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
+#include "io/provenance.h"
+#include "io/shot_checkpoint.h"
+#include "solvers/drivers/memory_budget.h"
+#include "solvers/drivers/numerics.h"
+#include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/time_dispersion.h"
+#include "solvers/drivers/wavelet.h"
+
+namespace rtm {
+
+void check_modeling_params(const ModelingParams& p) {
+  if (!(p.wavelet.f0 > 0) || !std::isfinite(p.wavelet.f0))
+    throw InputError("--f0: the wavelet's peak frequency must be positive, got " +
+                     format_number(p.wavelet.f0));
+  if (!std::isfinite(p.wavelet.t0))
+    throw InputError("--t0: the wavelet delay must be finite");
+  if (!(p.record_time > 0) || !std::isfinite(p.record_time))
+    throw InputError("--record-time must be positive, got " + format_number(p.record_time));
+  if (p.dt < 0 || !std::isfinite(p.dt))
+    throw InputError("--dt must be positive (or 0 to derive it from CFL), got " +
+                     format_number(p.dt));
+}
+
+std::vector<float> series_to_traces(const std::vector<float>& series, int npoints, int nt) {
+  std::vector<float> traces(series.size());
+  for (int t = 0; t < nt; ++t)
+    for (int r = 0; r < npoints; ++r)
+      traces[size_t(r) * nt + t] = series[size_t(t) * npoints + r];
+  return traces;
+}
+
+std::vector<float> traces_to_series(const std::vector<float>& traces, int npoints, int nt) {
+  std::vector<float> series(traces.size());
+  for (int t = 0; t < nt; ++t)
+    for (int r = 0; r < npoints; ++r)
+      series[size_t(t) * npoints + r] = traces[size_t(r) * nt + t];
+  return series;
+}
+
+std::vector<float> model_one_shot(Propagator& prop, float injection_scale, int source_set,
+                                  int receiver_set, int nreceivers, int nt,
+                                  const HealthCheck* health, const std::string& context,
+                                  ShotProgress* progress) {
+  prop.zero_state();
+  for (int n = 0; n < nt; ++n) {
+    prop.record(receiver_set, n);
+    prop.step();
+    prop.inject(source_set, n, injection_scale);
+    if (health && health->due(n + 1, nt)) check_wavefield(prop, *health, n + 1, nt, context);
+    if (progress) progress->tick();
+  }
+  return series_to_traces(prop.download_series(receiver_set), nreceivers, nt);
+}
+
+namespace {
+
+// World rank 0 receives the shots the other groups' leaders modelled (each leader's in the order
+// it made them) and sorts all by shot number. Collective over the leaders.
+void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelContext& parallel,
+                           size_t values_per_shot) {
+  MPI_Comm leaders = parallel.leaders_comm();
+  int leader = 0, leader_count = 1;
+  check_mpi(MPI_Comm_rank(leaders, &leader), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(leaders, &leader_count), "MPI_Comm_size");
+  if (values_per_shot > size_t(INT_MAX))
+    throw std::runtime_error("modeling: a shot of " + std::to_string(values_per_shot) +
+                             " samples is too large for one MPI message");
+  // Per shot: its id, the source position, then the traces.
+  if (leader != 0) {
+    int count = int(gathers.size());
+    check_mpi(MPI_Send(&count, 1, MPI_INT, 0, 0, leaders), "MPI_Send (shot count)");
+    for (ShotGather& gather : gathers) {
+      check_mpi(MPI_Send(&gather.id, 1, MPI_INT, 0, 1, leaders), "MPI_Send (shot id)");
+      check_mpi(MPI_Send(gather.source.data(), 3, MPI_DOUBLE, 0, 2, leaders), "MPI_Send (source)");
+      check_mpi(MPI_Send(gather.data.data(), int(values_per_shot), MPI_FLOAT, 0, 3, leaders),
+                "MPI_Send (traces)");
+    }
+    gathers.clear();
+    return;
+  }
+  for (int from = 1; from < leader_count; ++from) {
+    int count = 0;
+    check_mpi(MPI_Recv(&count, 1, MPI_INT, from, 0, leaders, MPI_STATUS_IGNORE), "MPI_Recv (shot count)");
+    for (int k = 0; k < count; ++k) {
+      ShotGather gather;
+      gather.data.resize(values_per_shot);
+      check_mpi(MPI_Recv(&gather.id, 1, MPI_INT, from, 1, leaders, MPI_STATUS_IGNORE), "MPI_Recv (shot id)");
+      check_mpi(MPI_Recv(gather.source.data(), 3, MPI_DOUBLE, from, 2, leaders, MPI_STATUS_IGNORE),
+                "MPI_Recv (source)");
+      check_mpi(MPI_Recv(gather.data.data(), int(values_per_shot), MPI_FLOAT, from, 3, leaders,
+                         MPI_STATUS_IGNORE),
+                "MPI_Recv (traces)");
+      gathers.push_back(std::move(gather));
+    }
+  }
+  std::sort(gathers.begin(), gathers.end(),
+            [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
+}
+
+// What makes two modeling runs the same computation, for the checkpoint: the velocities and their
+// grid, the sources and receivers, the time axis and wavelet, the absorbing boundary.
+std::string modeling_identity(const VelocityModel& model, const Acquisition& acq,
+                              const ModelingParams& params, const ShotFile& header) {
+  auto hash = [](const void* data, size_t bytes) { return fingerprint(data, bytes); };
+  uint64_t grid = kFingerprintSeed;
+  for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
+  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
+    grid = fingerprint(&x, sizeof x, grid);
+  grid = fingerprint(model.vp.data(), model.vp.size() * sizeof(float), grid);
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "format = rtm-modeling-checkpoint 1\nmodel = %dx%dx%d cells, fingerprint %016llx\n"
+                "sources = %zu, fingerprint %016llx\nreceivers = %zu, fingerprint %016llx\n"
+                "nt = %d\ndt = %.17g\nf0 = %.17g\nt0 = %.17g\nboundary_width = %d\n"
+                "free_surface = %s\nboundary_reflection = %.17g\ntime_dispersion_transform = %s\n"
+                "point_interpolation = %s\nabsorber = %s\n",
+                model.nx, model.ny, model.nz, static_cast<unsigned long long>(grid),
+                acq.sources.size(),
+                static_cast<unsigned long long>(
+                    hash(acq.sources.data(), acq.sources.size() * sizeof(Position))),
+                acq.receivers.size(),
+                static_cast<unsigned long long>(
+                    hash(acq.receivers.data(), acq.receivers.size() * sizeof(Position))),
+                header.nt, header.dt, header.f0, header.t0, params.boundary.width,
+                params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
+                params.time_dispersion_transform ? "on" : "off",
+                point_interpolation_name(params.point_interpolation),
+                absorber_name(params.boundary.absorber));
+  return text;
+}
+
+// World rank 0 reads the checkpoint of the output (or refuses a stale one without --resume, or
+// starts a fresh one) and tells every rank which shots are finished. Collective.
+std::vector<ShotGather> carry_over_shots(const ModelingControl& control, const std::string& identity,
+                                         const ShotFile& header, int nshots,
+                                         const ParallelContext& parallel, std::ostream& info,
+                                         std::vector<char>& finished) {
+  std::vector<ShotGather> resumed;
+  const std::string& output = control.checkpoint_output;
+  if (parallel.is_root()) {
+    const bool exists = shot_checkpoint_exists(output);
+    if (exists && !control.resume)
+      throw InputError(shot_checkpoint_dir(output) + ": the checkpoint of an interrupted modeling "
+                       "run to " + output + " exists; `rtm model --resume` with the same options "
+                       "continues it, or delete " + shot_checkpoint_dir(output) +
+                       " to start afresh");
+    if (exists) {
+      resumed = read_shot_checkpoint(output, identity, header, nshots);
+      info << "rtm: resuming from " << shot_checkpoint_dir(output) << ": " << resumed.size()
+           << " of " << nshots << " shot(s) already modeled\n";
+    } else {
+      if (control.resume)
+        info << "rtm: --resume: no checkpoint of " << output << " found; starting from the first shot\n";
+      start_shot_checkpoint(output, identity);
+    }
+  }
+  finished.assign(size_t(nshots), 0);
+  for (const ShotGather& gather : resumed) finished[size_t(gather.id)] = 1;
+  if (parallel.uses_mpi())
+    check_mpi(MPI_Bcast(finished.data(), nshots, MPI_CHAR, 0, MPI_COMM_WORLD),
+              "MPI_Bcast (resumed shots)");
+  return resumed;
+}
+
+} // namespace
+
+ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const ModelingParams& params,
+                     std::ostream& log, RunStats* stats, const ParallelContext* parallel_context,
+                     ModelingControl* control_in) {
+  ModelingControl no_control;
+  ModelingControl& control = control_in ? *control_in : no_control;
+  const ParallelContext one_rank;
+  const ParallelContext& parallel = parallel_context ? *parallel_context : one_rank;
+  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
+  check_modeling_params(params);
+  if (acq.sources.empty()) throw InputError("modeling: no sources given");
+  if (acq.receivers.empty()) throw InputError("modeling: no receivers given");
+
+  BoundaryConfig boundary = params.boundary;
+  if (boundary.frequency == 0) boundary.frequency = params.wavelet.f0; // the C-PML's alpha
+  const SimulationGrid sim = make_simulation_grid(model, boundary, params.dt);
+  const std::string warning =
+      dispersion_warning(model.vmin(), params.wavelet.f0, model.dx, model.dy, model.dz);
+  if (!warning.empty()) info << "rtm: " << warning << "\n";
+
+  std::vector<PointStencil> receivers;
+  for (size_t r = 0; r < acq.receivers.size(); ++r)
+    receivers.push_back(locate_point(sim, acq.receivers[r], "receiver " + std::to_string(r),
+                                     params.point_interpolation));
+  std::vector<PointStencil> sources;
+  for (size_t s = 0; s < acq.sources.size(); ++s)
+    sources.push_back(locate_point(sim, acq.sources[s], "source " + std::to_string(s),
+                                   params.point_interpolation));
+
+  ShotFile out;
+  out.nt = int(std::floor(params.record_time / sim.dt + 1e-9)) + 1;
+  out.dt = sim.dt;
+  out.f0 = params.wavelet.f0;
+  out.t0 = params.wavelet.t0 >= 0 ? params.wavelet.t0 : default_ricker_delay(params.wavelet.f0);
+  out.wavelet = ricker_wavelet(out.nt, out.dt, out.f0, out.t0);
+  // Time dispersion: the source injects the wavelet's forward transform, and the inverse on the
+  // traces makes them what the time-continuous equation gives for out.wavelet (docs/physics.md).
+  std::vector<float> source_wavelet = out.wavelet;
+  std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
+  if (params.time_dispersion_transform) {
+    source_wavelet = time_dispersion_transformed(out.wavelet, TimeDispersion::add);
+    remove_time_dispersion = std::make_unique<TimeDispersionTransform>(out.nt, TimeDispersion::remove);
+    out.time_dispersion_removed = true;
+  }
+  AccuracyCase accuracy{model.vmin(), model.vmax(), out.f0, model.dx, model.dy, model.dz, sim.dt,
+                        std::max(0.0, params.record_time - out.t0), out.time_dispersion_removed};
+  const std::string accuracy_text = accuracy_warning(accuracy);
+  if (!accuracy_text.empty()) info << "rtm: " << accuracy_text << "\n";
+  out.receivers = acq.receivers;
+  out.nx = model.nx; out.ny = model.ny; out.nz = model.nz;
+  out.dx = model.dx; out.dy = model.dy; out.dz = model.dz;
+  out.ox = model.ox; out.oy = model.oy; out.oz = model.oz;
+
+  // Refused before anything is allocated when it cannot fit. Only the root keeps every gather,
+  // so the ranks of a node are not given shares of its memory here. A group of several ranks per
+  // shot splits the grid (kernels/mpi/decomposed_propagator.h) and is not estimated.
+  if (parallel.ranks_per_shot() == 1) {
+    RunMemoryPlan plan;
+    plan.layout = sim.layout;
+    plan.box = model_box(sim);
+    plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
+    plan.nt = out.nt;
+    plan.receivers = int(receivers.size());
+    plan.shots = int(sources.size());
+    plan.migration = false;
+    check_run_memory(plan, params.backend, 1, "rtm model");
+  }
+  auto propagator = make_shot_propagator(make_propagator_setup(sim), params.backend, parallel, info);
+  const int nrec = int(receivers.size());
+  const int receiver_set = propagator->add_point_set(receivers, out.nt);
+
+  const GridLayout& g = sim.layout;
+  info << "rtm: modeling " << sources.size() << " shot(s) on " << propagator->name() << ": grid "
+      << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of " << params.boundary.width
+      << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
+      << " receivers (" << point_interpolation_name(params.point_interpolation)
+      << " point interpolation)\n";
+  // What shaped the traces, for the output file's provenance (io/provenance.h).
+  record_run_parameter("propagator", propagator->name());
+  record_run_parameter("dt_s", format_number(out.dt));
+  record_run_parameter("wavelet", "Ricker f0 = " + format_number(out.f0) + " Hz, t0 = " +
+                                      format_number(out.t0) + " s");
+  record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
+                                       std::to_string(params.boundary.width) + " cells" +
+                                       (params.boundary.free_surface ? ", free surface" : ""));
+  record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
+  record_run_parameter("time_dispersion_transform", params.time_dispersion_transform ? "on" : "off");
+
+  // One source per shot, all with the same wavelet: one limit serves every shot.
+  const double vmax = model.vmax();
+  const HealthCheck health = make_health_check(
+      sim, runaway_limit(injected_amplitude(source_wavelet, sim.injection_scale(),
+                                            vmax * vmax * sim.dt * sim.dt),
+                         0.0, out.nt));
+
+  // Resuming: the shots finished before are read back, not modeled again.
+  const int nshots = int(sources.size());
+  const bool checkpointing = !control.checkpoint_output.empty();
+  std::vector<char> finished(size_t(nshots), 0);
+  std::vector<ShotGather> resumed;
+  if (checkpointing)
+    resumed = carry_over_shots(control, modeling_identity(model, acq, params, out), out, nshots,
+                               parallel, info, finished);
+  std::vector<int> remaining; // shot numbers still to model, in order
+  for (int s = 0; s < nshots; ++s)
+    if (!finished[size_t(s)]) remaining.push_back(s);
+  const int done_before = nshots - int(remaining.size());
+  control.shots_resumed = done_before;
+
+  ShotProgress progress(log, parallel.is_root(), control.progress);
+  progress.start_run(nshots, done_before, {{out.nt, 1.0}}, double(g.interior_cells()),
+                     parallel.group_count());
+  ShotDispenser dispenser(parallel, int(remaining.size()));
+  int done_here = 0, local_signal = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
+    const int next = dispenser.next(local_signal != 0);
+    if (next < 0) break;
+    const int s = remaining[size_t(next)];
+    if (parallel.is_root() && control.shot_started)
+      control.shot_started(s, done_before + done_here + 1, nshots);
+    progress.start_shot(s);
+    const int source_set = propagator->add_point_set({sources[size_t(s)]}, out.nt);
+    propagator->upload_series(source_set, source_wavelet);
+    ShotGather gather;
+    gather.id = s;
+    gather.source = acq.sources[size_t(s)];
+    gather.data = model_one_shot(*propagator, sim.injection_scale(), source_set, receiver_set, nrec,
+                                 out.nt, &health, "shot " + std::to_string(s), &progress);
+    progress.end_shot();
+    if (parallel.is_leader()) {
+      // Dispersion removed before the shot is checkpointed, so a resumed run stores the same traces.
+      if (remove_time_dispersion) remove_time_dispersion->apply(gather.data);
+      if (checkpointing) write_checkpoint_shot(control.checkpoint_output, out, gather);
+      out.shots.push_back(std::move(gather));
+    }
+    ++done_here;
+
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double gcells = double(g.interior_cells()) * out.nt * done_here / elapsed * 1e-9;
+    if (parallel.is_leader())
+      progress.line(shot_progress_line(parallel, "modeled", s, done_here, done_before, nshots,
+                                       elapsed, gcells));
+  }
+  progress.finish();
+  // A stop on any rank stops them all: every finished shot is in the checkpoint already.
+  control.stop_signal = agree_on_stop(parallel, local_signal);
+  if (control.stop_signal != 0) {
+    out.shots.clear();
+    return out;
+  }
+  if (parallel.is_leader() && parallel.group_count() > 1)
+    collect_shots_on_root(out.shots, parallel, size_t(nrec) * size_t(out.nt));
+  if (parallel.is_root() && !resumed.empty()) {
+    for (ShotGather& gather : resumed) out.shots.push_back(std::move(gather));
+    std::sort(out.shots.begin(), out.shots.end(),
+              [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
+  }
+  if (stats) {
+    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats->cell_updates = double(g.interior_cells()) * out.nt * double(remaining.size());
+  }
+  return out;
+}
+
+} // namespace rtm

@@ -1,0 +1,92 @@
+// Forward modeling: shot gathers from a velocity model and an acquisition.
+#pragma once
+
+#include <functional>
+#include <ostream>
+
+#include "io/shot_file.h"
+#include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/backend.h"
+#include "solvers/drivers/health.h"
+#include "kernels/mpi/mpi_context.h"
+#include "solvers/drivers/progress.h"
+#include "solvers/drivers/simulation.h"
+
+namespace rtm {
+
+struct WaveletParams {
+  double f0 = 10;  // Ricker peak frequency (Hz)
+  double t0 = -1;  // delay (s); negative: default_ricker_delay(f0)
+};
+
+struct ModelingParams {
+  WaveletParams wavelet;
+  double dt = 0;           // time step (s); 0: from CFL
+  double record_time = 1;  // seconds of data per shot
+  // Remove the 2nd-order time stepping's dispersion (solvers/drivers/time_dispersion.h): the forward
+  // transform on the source wavelet, the inverse on the recorded traces; the shot file says so.
+  bool time_dispersion_transform = true;
+  BoundaryConfig boundary;
+  // How sources and receivers between nodes are spread over them (solvers/drivers/point_interpolation.h).
+  PointInterpolation point_interpolation = PointInterpolation::sinc;
+  BackendOptions backend;
+};
+
+// Wall time and work of a run, for the Gcells/s people compare.
+struct RunStats {
+  double seconds = 0;
+  double cell_updates = 0; // compute cells x steps, absorbing layers included
+  double gcells_per_second() const { return seconds > 0 ? cell_updates / seconds * 1e-9 : 0; }
+};
+
+// How a modeling run reports progress, checkpoints, resumes and stops (docs/robustness.md). The
+// default: progress lines every few seconds, no checkpoint, never stopped.
+struct ModelingControl {
+  // Checkpoint: "" writes none; otherwise the output file whose checkpoint it is: each finished
+  // shot is written to shot_checkpoint_dir(output) as it finishes (io/shot_checkpoint.h).
+  std::string checkpoint_output;
+  // Continue from that checkpoint: its shots are not modeled again. Without resume an existing
+  // checkpoint is refused (it holds work a fresh run would throw away).
+  bool resume = false;
+  // Asked at every shot boundary: a signal number when the run must stop (it returns with
+  // stop_signal set, every finished shot saved), 0 to go on.
+  std::function<int()> stop_requested;
+  // Called on world rank 0 as its group starts a shot: the shot's id, its ordinal among all the
+  // run's shots (resumed ones counted; exact with one shot group) and the number of shots.
+  std::function<void(int shot_id, int ordinal, int total)> shot_started;
+  ProgressOptions progress; // inside-the-shot progress on world rank 0 (solvers/drivers/progress.h)
+
+  // Set by model_shots: the agreed stop signal (0: finished) and the shots taken from the checkpoint.
+  int stop_signal = 0;
+  int shots_resumed = 0;
+};
+
+// Checks the parameters and the acquisition against the model (InputError naming the bad value).
+void check_modeling_params(const ModelingParams& params);
+
+// Models every shot of `acquisition` in `model`. Progress goes to `log` (per shot, with time left).
+// With `control`, the run reports, checkpoints, resumes and stops as it says; a stopped run returns
+// no shots and control->stop_signal set (every rank alike).
+// With `parallel`, the shots are shared over its ranks (collective: every rank calls it with the
+// same arguments; solvers/drivers/shot_parallel.h) and world rank 0 returns every shot in shot order, the
+// traces bit for bit those of a one-rank run; the other ranks return the header without shots.
+ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
+                     const ModelingParams& params, std::ostream& log, RunStats* stats = nullptr,
+                     const ParallelContext* parallel = nullptr, ModelingControl* control = nullptr);
+
+// One shot on an existing propagator: resets its state, then for n = 0 .. nt-1 records p[n] at the
+// receivers, steps, and injects source sample n into p[n+1] (docs/physics.md: f[n] enters
+// p[n+1]). `source_set` holds the source with its wavelet uploaded; returns traces [nrec][nt].
+// With `health`, the field is checked as it says (solvers/drivers/health.h) and a broken run throws
+// NumericalInstability naming `context` ("shot 3"). With `progress`, each step is ticked on it.
+std::vector<float> model_one_shot(Propagator& propagator, float injection_scale, int source_set,
+                                  int receiver_set, int nreceivers, int nt,
+                                  const HealthCheck* health = nullptr,
+                                  const std::string& context = {},
+                                  ShotProgress* progress = nullptr);
+
+// [t][point] series (as propagators store them) <-> [point][t] traces (as shot files store them).
+std::vector<float> series_to_traces(const std::vector<float>& series, int npoints, int nt);
+std::vector<float> traces_to_series(const std::vector<float>& traces, int npoints, int nt);
+
+} // namespace rtm

@@ -1,0 +1,236 @@
+#include "solvers/drivers/simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
+#include "solvers/drivers/numerics.h"
+
+namespace rtm {
+
+SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
+                                    double requested_dt) {
+  if (boundary.width < 0)
+    throw InputError("--boundary-width must be >= 0, got " + std::to_string(boundary.width));
+  if (!(boundary.reflection > 0 && boundary.reflection < 1) ||
+      !(boundary.cpml_reflection > 0 && boundary.cpml_reflection < 1))
+    throw InputError("boundary reflection coefficient must be in (0, 1)");
+  if (!(boundary.frequency >= 0) || !std::isfinite(boundary.frequency))
+    throw InputError("absorbing layers: the wavelet frequency must be >= 0 and finite");
+  SimulationGrid sim;
+  sim.model = model;
+  sim.boundary = boundary;
+  const int w = boundary.width;
+  sim.pad_x_lo = sim.pad_x_hi = sim.pad_y_lo = sim.pad_y_hi = sim.pad_z_hi = w;
+  sim.pad_z_lo = boundary.free_surface ? 0 : w;
+  sim.layout = make_layout(model.nx + sim.pad_x_lo + sim.pad_x_hi,
+                           model.ny + sim.pad_y_lo + sim.pad_y_hi,
+                           model.nz + sim.pad_z_lo + sim.pad_z_hi);
+  sim.dt = choose_dt(requested_dt, model.vmax(), model.dx, model.dy, model.dz);
+  return sim;
+}
+
+std::vector<float> compute_v2dt2(const SimulationGrid& sim) {
+  const GridLayout& g = sim.layout;
+  const VelocityModel& m = sim.model;
+  std::vector<float> v2dt2(size_t(g.interior_cells()));
+  const double dt2 = sim.dt * sim.dt;
+#pragma omp parallel for collapse(2)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j) {
+      const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1);
+      const int mj = std::clamp(j - sim.pad_y_lo, 0, m.ny - 1);
+      for (int i = 0; i < g.nx; ++i) {
+        const int mi = std::clamp(i - sim.pad_x_lo, 0, m.nx - 1);
+        const double v = m.at(mi, mj, mk);
+        v2dt2[(size_t(k) * g.ny + j) * g.nx + i] = float(v * v * dt2);
+      }
+    }
+  return v2dt2;
+}
+
+namespace {
+
+// e(i) = eta(i) dt / 2 with eta = eta0 (d/L)^2 inside a layer (d: depth into the layer, L its
+// thickness). The damped equation p_tt + eta p_t = v^2 lap p attenuates a wave's amplitude by
+// exp(-int eta / (2 v) dx) on its way, so the round trip through the layer and back leaves
+// exp(-eta0 L / (3 v)) = R with eta0 = 3 v ln(1/R) / L (half the damping a PML of the same R
+// needs: PML attenuates by exp(-int sigma / v dx)). v = v_max: the fastest waves are damped least.
+std::vector<float> axis_profile(int n, int lo, int hi, double h, double vmax, double dt, double R) {
+  std::vector<float> e(size_t(n), 0.0f);
+  auto eta = [&](double depth_cells, int width) {
+    const double L = width * h;
+    const double eta0 = 3.0 * vmax * std::log(1.0 / R) / L;
+    const double x = depth_cells / width;
+    return eta0 * x * x;
+  };
+  for (int i = 0; i < lo; ++i) e[size_t(i)] = float(0.5 * dt * eta(lo - i, lo));
+  for (int i = n - hi; i < n; ++i) e[size_t(i)] = float(0.5 * dt * eta(i - (n - hi - 1), hi));
+  return e;
+}
+
+// The fastest velocity on one face of the model: the cells a face's layer repeats. axis 0, 1, 2 =
+// x, y, z; high: the face at the high end.
+double face_vmax(const VelocityModel& m, int axis, bool high) {
+  const int n[3] = {m.nx, m.ny, m.nz};
+  const int fixed = high ? n[axis] - 1 : 0;
+  const int u = (axis + 1) % 3, w = (axis + 2) % 3; // the two axes along the face
+  double vmax = 0;
+  for (int b = 0; b < n[w]; ++b)
+    for (int a = 0; a < n[u]; ++a) {
+      int ijk[3];
+      ijk[axis] = fixed;
+      ijk[u] = a;
+      ijk[w] = b;
+      vmax = std::max(vmax, double(m.at(ijk[0], ijk[1], ijk[2])));
+    }
+  return vmax;
+}
+
+// One axis of the C-PML (docs/physics.md, "Absorbing layers"). In a layer of `width` cells at
+// depth x = (cells into the layer) / width, 1/width <= x <= 1 (the outermost cell, next to the
+// zero halo, is x = 1):
+//   d(x)     = d0 x^2,  d0 = 3 v ln(1/R) / (2 L)     (L = width h; the continuous layer returns R)
+//   alpha(x) = pi f (1 - x)                          (the frequency shift: no growth of psi at
+//                                                     low frequencies, grazing waves stay stable)
+//   b = exp(-(d + alpha) dt),  a = d / (d + alpha) (b - 1)
+// v is the fastest velocity on the face the layer extends: the one the layer must absorb soonest,
+// independent of anything faster elsewhere in the model.
+CpmlAxis cpml_axis(int n, int lo, int hi, double h, double v_lo, double v_hi, double dt, double R,
+                   double frequency) {
+  CpmlAxis axis;
+  axis.n = n;
+  axis.lo = lo;
+  axis.hi = hi;
+  axis.h = h;
+  if (lo + hi == 0) return axis;
+  axis.a.assign(size_t(n), 0.0f);
+  axis.b.assign(size_t(n), 0.0f);
+  const double pi = 3.14159265358979323846;
+  auto set = [&](int i, double depth_cells, int width, double v) {
+    const double L = width * h;
+    const double d0 = 3.0 * v * std::log(1.0 / R) / (2.0 * L);
+    const double x = depth_cells / width;
+    const double d = d0 * x * x;
+    const double alpha = pi * frequency * (1.0 - x);
+    const double b = std::exp(-(d + alpha) * dt);
+    axis.b[size_t(i)] = float(b);
+    axis.a[size_t(i)] = d + alpha > 0 ? float(d / (d + alpha) * (b - 1.0)) : 0.0f;
+  };
+  for (int i = 0; i < lo; ++i) set(i, lo - i, lo, v_lo);
+  for (int i = n - hi; i < n; ++i) set(i, i - (n - hi - 1), hi, v_hi);
+  return axis;
+}
+
+} // namespace
+
+CpmlProfiles cpml_profiles(const SimulationGrid& sim) {
+  CpmlProfiles c;
+  const GridLayout& g = sim.layout;
+  c.x.n = g.nx;
+  c.y.n = g.ny;
+  c.z.n = g.nz;
+  c.x.h = sim.hx();
+  c.y.h = sim.hy();
+  c.z.h = sim.hz();
+  if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::cpml) return c;
+  const VelocityModel& m = sim.model;
+  const double R = sim.boundary.cpml_reflection, f = sim.boundary.frequency;
+  c.x = cpml_axis(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), face_vmax(m, 0, false),
+                  face_vmax(m, 0, true), sim.dt, R, f);
+  c.y = cpml_axis(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), face_vmax(m, 1, false),
+                  face_vmax(m, 1, true), sim.dt, R, f);
+  c.z = cpml_axis(g.nz, sim.pad_z_lo, sim.pad_z_hi, sim.hz(), face_vmax(m, 2, false),
+                  face_vmax(m, 2, true), sim.dt, R, f);
+  return c;
+}
+
+const char* absorber_name(Absorber a) { return a == Absorber::cpml ? "cpml" : "sponge"; }
+
+Absorber parse_absorber(const std::string& name) {
+  if (name == "cpml") return Absorber::cpml;
+  if (name == "sponge") return Absorber::sponge;
+  throw InputError("--absorber: expected cpml or sponge, got '" + name + "'");
+}
+
+DampingProfiles damping_profiles(const SimulationGrid& sim) {
+  DampingProfiles d;
+  if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::sponge) return d;
+  const double vmax = sim.model.vmax(), R = sim.boundary.reflection;
+  const GridLayout& g = sim.layout;
+  d.x = axis_profile(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), vmax, sim.dt, R);
+  d.y = axis_profile(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), vmax, sim.dt, R);
+  d.z = axis_profile(g.nz, sim.pad_z_lo, sim.pad_z_hi, sim.hz(), vmax, sim.dt, R);
+  return d;
+}
+
+PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
+  PropagatorSetup s;
+  s.layout = sim.layout;
+  s.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
+  s.v2dt2 = compute_v2dt2(sim);
+  s.damping = damping_profiles(sim);
+  s.cpml = cpml_profiles(sim);
+  return s;
+}
+
+Box model_box(const SimulationGrid& sim) {
+  Box b;
+  b.x0 = sim.pad_x_lo;
+  b.x1 = sim.pad_x_lo + sim.model.nx;
+  b.y0 = sim.pad_y_lo;
+  b.y1 = sim.pad_y_lo + sim.model.ny;
+  b.z0 = sim.pad_z_lo;
+  b.z1 = sim.pad_z_lo + sim.model.nz;
+  return b;
+}
+
+PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what,
+                          PointInterpolation kind) {
+  const VelocityModel& m = sim.model;
+  // Fractional model-cell coordinates.
+  const double fz = (zyx[0] - m.oz) / m.dz, fy = (zyx[1] - m.oy) / m.dy, fx = (zyx[2] - m.ox) / m.dx;
+  // A point a rounding error outside (a position computed as o + i*d in another order, or stored
+  // in float32) is on the edge: 1e-6 cells is far below any physical meaning.
+  const double eps = 1e-6;
+  const bool inside_z = fz >= -eps && fz <= m.nz - 1 + eps;
+  const bool inside_y = fy >= -eps && fy <= m.ny - 1 + eps;
+  const bool inside_x = fx >= -eps && fx <= m.nx - 1 + eps;
+  if (!(inside_z && inside_y && inside_x)) { // also NaN
+    // Name the axis at fault, its coordinate printed with the digits that show it outside.
+    std::string axes;
+    auto describe = [&](bool inside, const char* axis, double value, double lo, double hi) {
+      if (inside) return;
+      const double bound = std::isfinite(value) && value < lo ? lo : hi;
+      axes += std::string(axes.empty() ? "" : ", ") + axis + " = " + format_distinct(value, bound) +
+              " m lies outside " + axis + " [" + format_distinct(lo, value) + ", " +
+              format_distinct(hi, value) + "] m";
+    };
+    describe(inside_z, "z", zyx[0], m.oz, m.oz + (m.nz - 1) * m.dz);
+    describe(inside_y, "y", zyx[1], m.oy, m.oy + (m.ny - 1) * m.dy);
+    describe(inside_x, "x", zyx[2], m.ox, m.ox + (m.nx - 1) * m.dx);
+    throw InputError(what + " at (z, y, x) = (" + format_number(zyx[0]) + ", " +
+                     format_number(zyx[1]) + ", " + format_number(zyx[2]) +
+                     ") m lies outside the model: " + axes);
+  }
+  // Compute-grid coordinates; the walls of axis_weights are the zero halo around the compute grid.
+  const GridLayout& g = sim.layout;
+  const AxisWeights x = axis_weights(kind, std::clamp(fx, 0.0, double(m.nx - 1)) + sim.pad_x_lo, g.nx);
+  const AxisWeights y = axis_weights(kind, std::clamp(fy, 0.0, double(m.ny - 1)) + sim.pad_y_lo, g.ny);
+  const AxisWeights z = axis_weights(kind, std::clamp(fz, 0.0, double(m.nz - 1)) + sim.pad_z_lo, g.nz);
+  PointStencil p;
+  p.i0 = x.first;
+  p.j0 = y.first;
+  p.k0 = z.first;
+  p.nx = x.count;
+  p.ny = y.count;
+  p.nz = z.count;
+  for (int a = 0; a < x.count; ++a) p.wx[a] = float(x.w[a]);
+  for (int b = 0; b < y.count; ++b) p.wy[b] = float(y.w[b]);
+  for (int c = 0; c < z.count; ++c) p.wz[c] = float(z.w[c]);
+  return p;
+}
+
+} // namespace rtm

@@ -1,0 +1,86 @@
+// The compute grid of a simulation: the velocity model extended by absorbing layers, the time step,
+// and where sources and receivers sit on it.
+//
+//   model cell (i, j, k)  ->  compute cell (i + pad_x_lo, j + pad_y_lo, k + pad_z_lo)
+//
+// Velocities in the absorbing layers repeat the model's edge values. With a free surface there is no
+// layer at the top (pad_z_lo = 0) and the zero halo above the first row acts as a pressure-release
+// surface one cell above it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/velocity_model.h"
+#include "solvers/contracts/cpml.h"
+#include "solvers/contracts/propagator.h"
+#include "solvers/drivers/point_interpolation.h"
+
+namespace rtm {
+
+// Absorbing layers (docs/rtm.md, "Absorbing boundaries").
+//   cpml:   a convolutional PML (solvers/contracts/cpml.h) whose strength on each face comes from the fastest
+//           velocity in that face's layer; 20 cells reflect < 1e-3 at normal incidence and < 5e-3
+//           to 60 degrees at 5-10 points per shortest wavelength (tests/test_boundaries.cpp).
+//   sponge: the older damping term eta p_t with a quadratic profile; its step is its own adjoint
+//           (the dot-product tests use it), but 40 cells still return ~0.6% at 5 points per
+//           wavelength and more at finer sampling.
+enum class Absorber { cpml, sponge };
+
+struct BoundaryConfig {
+  int width = 20;            // absorbing-layer cells on each face
+  bool free_surface = false; // no absorbing layer at the top (z = 0)
+  // Sponge only: amplitude left after a normally incident wave crosses the layer twice (in and
+  // back out after the outer wall) in the continuous limit; it sets the damping strength eta0.
+  // Stronger damping (smaller values) reflects more from the damping ramp itself: 3e-3 balanced
+  // the two in the reflection measurements of docs/rtm.md.
+  double reflection = 3e-3;
+  Absorber absorber = Absorber::cpml;
+  // C-PML only: the theoretical normal-incidence reflection of the continuous layer, which sets
+  // d0 (docs/physics.md); and the wavelet's peak frequency (Hz), which sets the frequency shift
+  // alpha = pi f at the layer's inner edge (0: no shift).
+  double cpml_reflection = 1e-4;
+  double frequency = 0;
+};
+
+struct SimulationGrid {
+  VelocityModel model; // the model as given (physical domain)
+  BoundaryConfig boundary;
+  int pad_x_lo = 0, pad_x_hi = 0, pad_y_lo = 0, pad_y_hi = 0, pad_z_lo = 0, pad_z_hi = 0;
+  GridLayout layout; // the compute grid, layers included
+  double dt = 0;
+
+  double hx() const { return model.dx; }
+  double hy() const { return model.dy; }
+  double hz() const { return model.dz; }
+  // 1 / (hx hy hz): turns a point source into a cell-average density (docs/physics.md).
+  float injection_scale() const { return float(1.0 / (model.dx * model.dy * model.dz)); }
+  int64_t compute_cells() const { return layout.interior_cells(); }
+};
+
+// Builds the compute grid; dt is chosen from CFL (requested_dt <= 0) or checked (InputError).
+SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
+                                    double requested_dt);
+
+// v^2 dt^2 on the compute grid (dense), and the absorbing layers' coefficients: the sponge's
+// damping profiles (empty with the C-PML) or the C-PML's profiles (empty with the sponge).
+std::vector<float> compute_v2dt2(const SimulationGrid& sim);
+DampingProfiles damping_profiles(const SimulationGrid& sim);
+CpmlProfiles cpml_profiles(const SimulationGrid& sim);
+// "cpml" or "sponge"; and back (InputError naming --absorber for anything else).
+const char* absorber_name(Absorber a);
+Absorber parse_absorber(const std::string& name);
+PropagatorSetup make_propagator_setup(const SimulationGrid& sim);
+
+// The model region on the compute grid: the grid less its absorbing layers. RTM images there and
+// saves the wavefield's boundary ring around it.
+Box model_box(const SimulationGrid& sim);
+
+// The stencil of a position (z, y, x in metres, model coordinates) on the compute grid: Hicks'
+// windowed sinc (default) or trilinear weights per axis, reflected at the grid's pressure-release
+// walls (solvers/drivers/point_interpolation.h). Throws InputError naming `what` (e.g. "source 3") when
+// the position lies outside the model.
+PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what,
+                          PointInterpolation kind = PointInterpolation::sinc);
+
+} // namespace rtm
