@@ -27,9 +27,13 @@ __device__ __forceinline__ bool region_cell(const CpmlView& v, const GridLayout&
   const int mid = blockIdx.y * blockDim.y + threadIdx.y;
   k = k_first + int(blockIdx.z);
   if constexpr (kRegion == Region::x) {
-    if (fast >= v.x.lo + v.x.hi || mid >= g.ny) return false;
-    i = fast < v.x.lo ? fast : g.nx - v.x.hi + (fast - v.x.lo);
-    j = mid;
+    // One-dimensional blocks over (layer cell, row) pairs of the plane: the two x layers are
+    // narrow (2 x 20 cells), and rows of them in 32-wide blocks left a third of the lanes idle.
+    const int lx = v.x.lo + v.x.hi;
+    if (fast >= lx * g.ny) return false;
+    const int along = fast % lx;
+    i = along < v.x.lo ? along : g.nx - v.x.hi + (along - v.x.lo);
+    j = fast / lx;
     return true;
   } else if constexpr (kRegion == Region::y) {
     if (fast >= g.nx || mid >= v.y.lo + v.y.hi) return false;
@@ -63,8 +67,8 @@ void launch_regions(const CpmlView& v, const GridLayout& g, const T* p_cur, cons
   auto blocks = [](int n, int b) { return unsigned((n + b - 1) / b); };
   const int lx = v.x.lo + v.x.hi, ly = v.y.lo + v.y.hi;
   if (lx > 0) {
-    cpml_kernel<Region::x, kPsiPass, T><<<dim3(blocks(lx, kBlockX), blocks(g.ny, kBlockY),
-                                           unsigned(k_end - k_begin)), block, 0, stream>>>(
+    cpml_kernel<Region::x, kPsiPass, T><<<dim3(blocks(lx * g.ny, kBlockX * kBlockY), 1,
+                                           unsigned(k_end - k_begin)), kBlockX * kBlockY, 0, stream>>>(
         v, g, p_cur, v2dt2, p_next, k_begin);
     CUDA_CHECK_LAUNCH("cpml_kernel (x layers)");
   }

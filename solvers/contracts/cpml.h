@@ -13,7 +13,10 @@
 // one definition of the per-cell arithmetic, so both round the same way.
 //
 // Memory variables live only in the layers: per axis, a compact array over the cells of that
-// axis' two layers (lo + hi cells along the axis, the full extent along the other two). psi is
+// axis' two layers (lo + hi cells along the axis, the full extent along the other two), with kHalo
+// guard cells around each layer along the axis that hold psi = 0 (the value outside the layers):
+// D_d psi_d then reads its eight neighbours without asking where they are, which halved the GPU
+// pass's time (docs/tuning-log.md, section 6). psi is
 // read at neighbours (D_d psi_d), so it is double-buffered: a step (or part of one, step_planes
 // over planes k0..k1-1) first stores psi[n] of its own cells from psi[n-1] and p[n] (pass 1), then
 // adds the corrections (pass 2), reading psi[n] where pass 1 stored it and recomputing it from
@@ -55,14 +58,27 @@ struct CpmlProfiles {
 };
 
 // Floats of each axis' memory-variable array (psi or zeta) on a grid nx x ny x nz.
+// Positions along an axis in its compact arrays: [kHalo guards][lo layer][gap][hi layer][kHalo
+// guards], where the gap keeps min(2 kHalo, n - lo - hi) of the cells between the layers. A
+// neighbour r <= kHalo cells away from a layer cell then sits r positions away in the compact
+// array too: a guard (never written, so psi = 0) when it lies outside both layers, the real cell
+// when a thin interior puts it in the other layer. No layers: no array.
+inline int cpml_gap(int n, int lo, int hi) {
+  const int g = n - lo - hi;
+  return g < 0 ? 0 : (g < 2 * kHalo ? g : 2 * kHalo);
+}
+inline int cpml_compact_length(int n, int lo, int hi) {
+  return lo + hi == 0 ? 0 : lo + hi + 2 * kHalo + cpml_gap(n, lo, hi);
+}
+// Floats in each compact array of an axis (psi[n-1], psi[n] and zeta each have one).
 inline int64_t cpml_cells_x(const CpmlProfiles& c, const GridLayout& g) {
-  return int64_t(c.x.layer_cells()) * g.ny * g.nz;
+  return int64_t(cpml_compact_length(g.nx, c.x.lo, c.x.hi)) * g.ny * g.nz;
 }
 inline int64_t cpml_cells_y(const CpmlProfiles& c, const GridLayout& g) {
-  return int64_t(g.nx) * c.y.layer_cells() * g.nz;
+  return int64_t(g.nx) * cpml_compact_length(g.ny, c.y.lo, c.y.hi) * g.nz;
 }
 inline int64_t cpml_cells_z(const CpmlProfiles& c, const GridLayout& g) {
-  return int64_t(g.nx) * g.ny * c.z.layer_cells();
+  return int64_t(g.nx) * g.ny * cpml_compact_length(g.nz, c.z.lo, c.z.hi);
 }
 // All memory variables of one propagator: psi twice (double-buffered) and zeta, per axis.
 inline int64_t cpml_memory_floats(const CpmlProfiles& c, const GridLayout& g) {
@@ -72,6 +88,8 @@ inline int64_t cpml_memory_floats(const CpmlProfiles& c, const GridLayout& g) {
 // What the per-cell arithmetic reads of one axis: plain pointers, usable on the host and on a GPU.
 struct CpmlAxisView {
   int n = 0, lo = 0, hi = 0;
+  int gap = 0;              // cpml_gap(n, lo, hi)
+  int length = 0;           // cpml_compact_length(n, lo, hi)
   const float* a = nullptr; // n entries
   const float* b = nullptr;
   int64_t field_stride = 0;   // floats between neighbours along the axis in the padded field
@@ -84,8 +102,10 @@ struct CpmlAxisView {
   float* zeta = nullptr;          // zeta, compact, updated in place
 
   RTM_HOST_DEVICE bool in_layer(int i) const { return i < lo || i >= n - hi; }
-  // Position along the axis within the compact arrays (for i in a layer).
-  RTM_HOST_DEVICE int layer_index(int i) const { return i < lo ? i : i - (n - hi) + lo; }
+  // Position along the axis within the compact arrays (for i in a layer; cpml_compact_length).
+  RTM_HOST_DEVICE int layer_index(int i) const {
+    return i < lo ? i + kHalo : i - (n - hi) + lo + kHalo + gap;
+  }
 };
 
 // Builds a view of one axis; the caller sets psi_old, psi_new and zeta.
@@ -96,6 +116,8 @@ inline CpmlAxisView make_cpml_axis_view(const CpmlAxis& axis, int64_t field_stri
   v.n = axis.n;
   v.lo = axis.lo;
   v.hi = axis.hi;
+  v.gap = cpml_gap(axis.n, axis.lo, axis.hi);
+  v.length = cpml_compact_length(axis.n, axis.lo, axis.hi);
   v.a = axis.a.data();
   v.b = axis.b.data();
   v.field_stride = field_stride;
@@ -129,13 +151,15 @@ RTM_HOST_DEVICE float cpml_psi(const CpmlAxisView& v, const T* p, int i, int64_t
   return v.b[i] * v.psi_old[q] + v.a[i] * cpml_first_derivative(v, p, c);
 }
 
-// psi[n] at a neighbour: read back where this step has already stored it (positions fresh_lo <=
-// i < fresh_hi along the axis), recomputed otherwise: the same arithmetic, so the same bits.
+// psi[n] at a neighbour i (compact index q): recomputed from psi[n-1] and p[n] where it lies in a
+// layer outside the fresh range (fresh_lo <= i < fresh_hi, where this step has stored it), read
+// back otherwise: the stored value, or a guard's 0 outside the layers and the grid. Recomputing is
+// the same arithmetic, so the same bits. Only a plane range's ends along z ever recompute.
 template <class T>
 RTM_HOST_DEVICE float cpml_psi_new(const CpmlAxisView& v, const T* p, int i, int64_t c, int64_t q) {
-  if (i < 0 || i >= v.n || !v.in_layer(i)) return 0.0f;
-  if (i >= v.fresh_lo && i < v.fresh_hi) return v.psi_new[q];
-  return cpml_psi(v, p, i, c, q);
+  if ((i < v.fresh_lo || i >= v.fresh_hi) && i >= 0 && i < v.n && v.in_layer(i))
+    return cpml_psi(v, p, i, c, q);
+  return v.psi_new[q];
 }
 
 // The axis' correction D psi + zeta at a layer cell at position i along the axis, field index c,
@@ -145,16 +169,12 @@ RTM_HOST_DEVICE float cpml_axis_correction(const CpmlAxisView& v, const T* p, in
                                            int64_t q) {
   float dpsi = 0.0f;
   float d2p = v.d2[0] * cpml_load(p, c);
-  const int li = v.layer_index(i);
   for (int r = 1; r <= kHalo; ++r) {
-    // A neighbour's compact index only matters when it lies in a layer (cpml_psi_new checks
-    // first); layer_index numbers the cells of both layers consecutively along the axis.
-    const int ip = i + r, im = i - r;
-    const int64_t qp = q + int64_t(v.layer_index(ip < v.n ? ip : i) - li) * v.compact_stride;
-    const int64_t qm = q + int64_t(v.layer_index(im >= 0 ? im : i) - li) * v.compact_stride;
-    dpsi += v.d1[r] * (cpml_psi_new(v, p, ip, c + r * v.field_stride, qp) -
-                       cpml_psi_new(v, p, im, c - r * v.field_stride, qm));
-    d2p += v.d2[r] * (cpml_load(p, c + r * v.field_stride) + cpml_load(p, c - r * v.field_stride));
+    // r cells away along the axis is r positions away in the compact arrays (cpml_compact_length).
+    const int64_t dq = r * v.compact_stride, dc = r * v.field_stride;
+    dpsi += v.d1[r] * (cpml_psi_new(v, p, i + r, c + dc, q + dq) -
+                       cpml_psi_new(v, p, i - r, c - dc, q - dq));
+    d2p += v.d2[r] * (cpml_load(p, c + dc) + cpml_load(p, c - dc));
   }
   const float zeta = v.b[i] * v.zeta[q] + v.a[i] * (d2p + dpsi);
   v.zeta[q] = zeta;
@@ -168,10 +188,10 @@ struct CpmlView {
 
 // Compact indices of cell (i, j, k) in each axis' arrays (valid for a cell in that axis' layer).
 RTM_HOST_DEVICE int64_t cpml_index_x(const CpmlView& v, int i, int j, int k, int ny) {
-  return (int64_t(k) * ny + j) * (v.x.lo + v.x.hi) + v.x.layer_index(i);
+  return (int64_t(k) * ny + j) * v.x.length + v.x.layer_index(i);
 }
 RTM_HOST_DEVICE int64_t cpml_index_y(const CpmlView& v, int i, int j, int k, int nx) {
-  return (int64_t(k) * (v.y.lo + v.y.hi) + v.y.layer_index(j)) * nx + i;
+  return (int64_t(k) * v.y.length + v.y.layer_index(j)) * nx + i;
 }
 RTM_HOST_DEVICE int64_t cpml_index_z(const CpmlView& v, int i, int j, int k, int nx, int ny) {
   return (int64_t(v.z.layer_index(k)) * ny + j) * nx + i;

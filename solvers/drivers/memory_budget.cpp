@@ -6,6 +6,7 @@
 
 #include "solvers/contracts/errors.h"
 #include "io/host_memory.h"
+#include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/drivers/backend.h"
 
@@ -68,9 +69,11 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   e.device.push_back({"v2dt2", propagators * padded * element});
   e.device.push_back({"damping profiles", propagators * damping});
   if (plan.cpml) {
-    // Layer cells per axis: the grid less the box along that axis, the full extent along the others.
-    const uint64_t lx = uint64_t(g.nx - box.nx()), ly = uint64_t(g.ny - box.ny()),
-                   lz = uint64_t(g.nz - box.nz());
+    // Per axis, the layer cells (the grid less the box along that axis) with their guard cells
+    // (cpml_compact_length), the full extent along the others.
+    const uint64_t lx = uint64_t(cpml_compact_length(g.nx, g.nx - box.nx(), 0)),
+                   ly = uint64_t(cpml_compact_length(g.ny, g.ny - box.ny(), 0)),
+                   lz = uint64_t(cpml_compact_length(g.nz, g.nz - box.nz(), 0));
     const uint64_t nx = uint64_t(g.nx), ny = uint64_t(g.ny), nz = uint64_t(g.nz);
     const uint64_t floats = 3 * (lx * ny * nz + nx * ly * nz + nx * ny * lz) + 2 * (nx + ny + nz);
     e.device.push_back({"C-PML memory variables", propagators * floats * f32});
