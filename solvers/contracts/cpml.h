@@ -154,17 +154,21 @@ RTM_HOST_DEVICE float cpml_psi(const CpmlAxisView& v, const T* p, int i, int64_t
 // psi[n] at a neighbour i (compact index q): recomputed from psi[n-1] and p[n] where it lies in a
 // layer outside the fresh range (fresh_lo <= i < fresh_hi, where this step has stored it), read
 // back otherwise: the stored value, or a guard's 0 outside the layers and the grid. Recomputing is
-// the same arithmetic, so the same bits. Only a plane range's ends along z ever recompute.
-template <class T>
+// the same arithmetic, so the same bits. Only a plane range's ends along z ever recompute: the x
+// and y axes are always fresh over their whole length, and kMayRecompute = false leaves the
+// recomputation out of their code (on a GPU it doubled the registers of the pass).
+template <bool kMayRecompute, class T>
 RTM_HOST_DEVICE float cpml_psi_new(const CpmlAxisView& v, const T* p, int i, int64_t c, int64_t q) {
-  if ((i < v.fresh_lo || i >= v.fresh_hi) && i >= 0 && i < v.n && v.in_layer(i))
-    return cpml_psi(v, p, i, c, q);
+  if constexpr (kMayRecompute)
+    if ((i < v.fresh_lo || i >= v.fresh_hi) && i >= 0 && i < v.n && v.in_layer(i))
+      return cpml_psi(v, p, i, c, q);
   return v.psi_new[q];
 }
 
 // The axis' correction D psi + zeta at a layer cell at position i along the axis, field index c,
-// compact index q; updates zeta of the cell. Needs psi[n] of the axis stored on the fresh range.
-template <class T>
+// compact index q; updates zeta of the cell. Needs psi[n] of the axis stored on the fresh range
+// (the whole axis unless kMayRecompute).
+template <bool kMayRecompute, class T>
 RTM_HOST_DEVICE float cpml_axis_correction(const CpmlAxisView& v, const T* p, int i, int64_t c,
                                            int64_t q) {
   float dpsi = 0.0f;
@@ -172,8 +176,8 @@ RTM_HOST_DEVICE float cpml_axis_correction(const CpmlAxisView& v, const T* p, in
   for (int r = 1; r <= kHalo; ++r) {
     // r cells away along the axis is r positions away in the compact arrays (cpml_compact_length).
     const int64_t dq = r * v.compact_stride, dc = r * v.field_stride;
-    dpsi += v.d1[r] * (cpml_psi_new(v, p, i + r, c + dc, q + dq) -
-                       cpml_psi_new(v, p, i - r, c - dc, q - dq));
+    dpsi += v.d1[r] * (cpml_psi_new<kMayRecompute>(v, p, i + r, c + dc, q + dq) -
+                       cpml_psi_new<kMayRecompute>(v, p, i - r, c - dc, q - dq));
     d2p += v.d2[r] * (cpml_load(p, c + dc) + cpml_load(p, c - dc));
   }
   const float zeta = v.b[i] * v.zeta[q] + v.a[i] * (d2p + dpsi);
@@ -227,15 +231,15 @@ RTM_HOST_DEVICE void cpml_cell(const CpmlView& v, const GridLayout& g, const T* 
   float correction = 0.0f;
   bool any = false;
   if (v.x.in_layer(i)) {
-    correction += cpml_axis_correction(v.x, p_cur, i, c, cpml_index_x(v, i, j, k, g.ny));
+    correction += cpml_axis_correction<false>(v.x, p_cur, i, c, cpml_index_x(v, i, j, k, g.ny));
     any = true;
   }
   if (v.y.in_layer(j)) {
-    correction += cpml_axis_correction(v.y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
+    correction += cpml_axis_correction<false>(v.y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
     any = true;
   }
   if (v.z.in_layer(k)) {
-    correction += cpml_axis_correction(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
+    correction += cpml_axis_correction<true>(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
     any = true;
   }
   if (any) p_next[c] = T(cpml_load(p_next, c) + cpml_load(v2dt2, c) * correction);
