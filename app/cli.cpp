@@ -195,6 +195,7 @@ Cli build_cli() {
   register_migrate(rtm);
   register_import(rtm);
   register_export(rtm);
+  register_plot(rtm);
   register_bench(rtm);
   cli.demo = register_demo(rtm);
   register_micro(rtm);

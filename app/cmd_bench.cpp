@@ -18,7 +18,7 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "solvers/contracts/errors.h"
-#include "io/png_image.h"
+#include "io/figure.h"
 #include "io/result_table.h"
 #include "solvers/contracts/median.h"
 #include "solvers/drivers/cpu_bench.h"
@@ -247,8 +247,8 @@ void write_plot(const std::string& path, const std::vector<cuda::PointRun>& runs
     }
     series.push_back(std::move(s));
   }
-  write_png_line_plot(path, "time per step, point source, " + grid_text + ", " + gpu, "step",
-                      "ms per step", series);
+  write_line_plot(path, "time per step, point source, " + grid_text + ", " + gpu, "step",
+                  "ms per step", series);
 }
 
 // The variant table itself: needs no GPU.
@@ -278,6 +278,10 @@ void run_bench(const BenchOptions& o) {
   const bool do_point = o.workload != "random";
   if ((!o.per_step_csv.empty() || !o.plot.empty()) && !do_point)
     throw InputError("--per-step-csv and --plot need the point workload (--workload point or both)");
+  // Said before the run, which goes on: the plot is a by-product (--per-step-csv has its data).
+  if (!o.plot.empty() && !figures_supported())
+    std::cerr << "rtm: warning: --plot " << o.plot << ": no plot: " << no_figure_support_message()
+              << "\n";
 
   const cuda::DeviceInfo device = cuda::query_device(o.device);
   // Not bad input (exit 2) but a missing device (exit 1), with the benchmark that does run here.
@@ -369,7 +373,7 @@ void run_bench(const BenchOptions& o) {
       write_per_step_csv(o.per_step_csv, runs);
       context << "per-step times written to " << o.per_step_csv << "\n";
     }
-    if (!o.plot.empty()) {
+    if (!o.plot.empty() && figures_supported()) {
       write_plot(o.plot, runs, grid_text, device.name);
       context << "per-step plot written to " << o.plot << "\n";
     }

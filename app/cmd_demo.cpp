@@ -9,7 +9,8 @@
 #include "app/options.h"
 #include "solvers/contracts/errors.h"
 #include "io/path_checks.h"
-#include "io/png_image.h"
+#include "io/figure.h"
+#include "io/figure_source.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
@@ -54,9 +55,8 @@ void check_demo_outputs(const DemoArgs& a, const NamedPath& config) {
   std::vector<NamedPath> outputs;
   for (const char* file : {"/model.h5", "/shots.h5", "/image.h5"})
     outputs.push_back({"--output-dir", a.output_dir + file});
-  for (const char* stem : {"/image", "/model"})
-    for (const char* slice : {"_inline.png", "_crossline.png", "_depth.png"})
-      outputs.push_back({"--output-dir", a.output_dir + stem + slice});
+  for (const char* figure : {"/image.png", "/illumination.png", "/model.png"})
+    outputs.push_back({"--output-dir", a.output_dir + figure});
   check_outputs_are_not_inputs(outputs, {config});
 }
 
@@ -104,13 +104,21 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
                 {{"image", &result.image, kImageUnits},
                  {"illumination", &result.illumination, kIlluminationUnits},
                  {"image_raw", &result.raw_image, kRawImageUnits}});
-  std::vector<std::string> pngs =
-      write_png_slices(a.output_dir + "/image", model.nx, model.ny, model.nz, result.image,
-                       ColorScale::seismic, 99.0, -1, -1, -1, kReadablePicturePixels);
-  const std::vector<std::string> model_pngs =
-      write_png_slices(a.output_dir + "/model", model.nx, model.ny, model.nz, model.vp,
-                       ColorScale::range, 100.0, -1, -1, -1, kReadablePicturePixels);
-  pngs.insert(pngs.end(), model_pngs.begin(), model_pngs.end());
+  // Figures of the image, its illumination and the true model, through the middle of the model.
+  std::vector<std::string> pngs;
+  if (figures_supported()) {
+    const SliceCells middle = locate_slices({}, model);
+    auto figure = [&](const std::string& name, const std::vector<float>& values,
+                      const std::string& units, const std::string& source) {
+      const std::string png = a.output_dir + "/" + (name == "vp" ? "model" : name) + ".png";
+      write_figure(png, volume_figure(model, values, volume_kind_of(name), name, units, source,
+                                      middle));
+      pngs.push_back(png);
+    };
+    figure("image", result.image, "relative amplitude", image_path);
+    figure("illumination", result.illumination, "", image_path);
+    figure("vp", model.vp, "m/s", model_path);
+  }
 
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -120,7 +128,9 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
   std::printf("  image        : %s (/image, /illumination, /image_raw), migrated in the model "
               "smoothed over %.0f m, %s reconstruction\n",
               image_path.c_str(), a.smooth, reconstruction_name(reconstruction));
-  for (const std::string& p : pngs) std::printf("  picture      : %s\n", p.c_str());
+  for (const std::string& p : pngs) std::printf("  figure       : %s\n", p.c_str());
+  if (!figures_supported())
+    std::printf("  figures      : none: %s\n", no_figure_support_message().c_str());
   std::printf("PERFORMANCE demo backend=%s modeling_gcells_per_s=%.3f migration_gcells_per_s=%.3f "
               "modeling_s=%.2f migration_s=%.2f total_s=%.2f\n",
               backend.c_str(), modeling.gcells_per_second(), migrating.gcells_per_second(),

@@ -12,7 +12,8 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 #include "io/path_checks.h"
-#include "io/png_image.h"
+#include "io/figure.h"
+#include "io/figure_source.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
@@ -50,9 +51,8 @@ struct MigrateArgs {
 std::vector<NamedPath> migrate_outputs(const MigrateArgs& a) {
   std::vector<NamedPath> outputs = {{"-o", a.output}};
   if (!a.png_dir.empty())
-    for (const char* stem : {"/image", "/illumination"})
-      for (const char* slice : {"_inline.png", "_crossline.png", "_depth.png"})
-        outputs.push_back({"--png-dir", a.png_dir + stem + slice});
+    for (const char* figure : {"/image.png", "/illumination.png"})
+      outputs.push_back({"--png-dir", a.png_dir + figure});
   return outputs;
 }
 
@@ -89,6 +89,14 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
 
   const ParallelContext parallel(a.parallel.ranks_per_shot);
   std::ostream& info = parallel.is_root() ? std::cerr : null_stream(); // one copy of each message
+  // Said before the run, which goes on: the figures are a by-product of the HDF5 image.
+  const bool figures = !a.png_dir.empty() && figures_supported();
+  if (!(a.clip_percentile > 0))
+    throw InputError("--clip-percentile " + format_number(a.clip_percentile) +
+                     ": must be above 0 (and at most 100)");
+  if (!a.png_dir.empty() && !figures)
+    info << "rtm: warning: --png-dir " << a.png_dir << ": no figures: " << no_figure_support_message()
+         << "\n";
   if (parallel.is_root()) { // before the run, not after it
     check_output_path(a.output);
     check_outputs_are_not_inputs(migrate_outputs(a),
@@ -168,18 +176,24 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
               "%.2f s, %.3f Gcells/s\n",
               a.output.c_str(), model.nx, model.ny, model.nz, shots.shots.size(),
               result.shots_migrated, stats.seconds, stats.gcells_per_second());
-  if (!a.png_dir.empty()) {
+  if (figures) {
     std::filesystem::create_directories(a.png_dir);
-    for (const std::string& p :
-         write_png_slices(a.png_dir + "/image", model.nx, model.ny, model.nz, result.image,
-                          a.colors == "grey" ? ColorScale::grey : ColorScale::seismic,
-                          a.clip_percentile, -1, -1, -1, kReadablePicturePixels))
-      std::printf("wrote %s\n", p.c_str());
-    for (const std::string& p :
-         write_png_slices(a.png_dir + "/illumination", model.nx, model.ny, model.nz,
-                          result.illumination, ColorScale::range, 100.0, -1, -1, -1,
-                          kReadablePicturePixels))
-      std::printf("wrote %s\n", p.c_str());
+    FigureOptions options;
+    options.clip_percentile = a.clip_percentile;
+    options.signed_colours = a.colors == "grey" ? ColourMap::grey : ColourMap::seismic;
+    const SliceCells middle = locate_slices({}, model);
+    const struct {
+      const char* name;
+      const std::vector<float>& values;
+      const char* units;
+    } figures_to_draw[] = {{"image", result.image, "relative amplitude"},
+                           {"illumination", result.illumination, ""}};
+    for (const auto& f : figures_to_draw) {
+      const std::string png = a.png_dir + "/" + f.name + ".png";
+      write_figure(png, volume_figure(model, f.values, volume_kind_of(f.name), f.name, f.units,
+                                      a.output, middle, options));
+      std::printf("wrote %s\n", png.c_str());
+    }
   }
 }
 
@@ -187,7 +201,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
 
 void register_migrate(CLI::App& rtm) {
   auto args = std::make_shared<MigrateArgs>();
-  CLI::App* cmd = rtm.add_subcommand("migrate", "Reverse time migration: image into HDF5 (+ PNG slices)");
+  CLI::App* cmd = rtm.add_subcommand("migrate", "Reverse time migration: image into HDF5 (+ figures)");
   cmd->add_option("-s,--shots", args->shots_path, "Shot gathers (HDF5, from `rtm model`)")->required();
   auto* model = cmd->add_option("-m,--model", args->model_path,
                                 "Velocity model to smooth into the migration model (HDF5 /vp)");
@@ -228,13 +242,14 @@ void register_migrate(CLI::App& rtm) {
                 "PERFORMANCE line; timed operations are serialised, so the run may be a little slower");
   cmd->add_option("-o,--output", args->output, "Output image file (HDF5)")->required();
   cmd->add_option("--png-dir", args->png_dir,
-                  "Also write PNG slices (inline, crossline, depth) of the image and illumination here");
+                  "Also write figures (PNG: inline, crossline and depth slices through the middle, in "
+                  "metres) of the image and the illumination here: image.png, illumination.png");
   cmd->add_option("--clip-percentile", args->clip_percentile,
-                  "PNG colour scale clipped symmetrically at this percentile of |values|")
+                  "Image figure: colours clipped symmetrically at this percentile of |image|")
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   cmd->add_option("--colors", args->colors,
-                  "Colour scale of the image PNGs, symmetric about zero: seismic (blue-white-red) or grey")
+                  "Colour scale of the image figure, symmetric about zero: seismic (blue-white-red) or grey")
       ->check(CLI::IsMember({"seismic", "grey"}))
       ->capture_default_str();
   cmd->add_flag("--resume", args->resume,

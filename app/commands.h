@@ -26,5 +26,6 @@ void register_bench(CLI::App& rtm);
 void register_micro(CLI::App& rtm);
 void register_import(CLI::App& rtm);
 void register_export(CLI::App& rtm);
+void register_plot(CLI::App& rtm);
 
 } // namespace rtm::app

@@ -621,10 +621,10 @@ TEST_F(BadInput, OutputThatIsAnInputIsRefusedNamingBoth) {
                                   path("shots.h5"), "--backend", "cpu"});
   EXPECT_EQ(over_shots.status, 2);
   EXPECT_THAT(over_shots.err, HasSubstr("same file as --shots shots.h5"));
-  std::ofstream(path("image_depth.png")) << "[migrate]\nbackend = \"cpu\"\n";
+  std::ofstream(path("image.png")) << "[migrate]\nbackend = \"cpu\"\n";
   const Outcome over_config =
       run({"migrate", "-s", "shots.h5", "--migration-model", model, "-o", path("image.h5"),
-           "--png-dir", dir_.string(), "--config", path("image_depth.png")});
+           "--png-dir", dir_.string(), "--config", path("image.png")});
   EXPECT_EQ(over_config.status, 2);
   EXPECT_THAT(over_config.err, HasSubstr("same file as --config"));
   EXPECT_FALSE(fs::exists(path("image.h5")));

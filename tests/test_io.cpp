@@ -1,5 +1,5 @@
 // io/: HDF5 velocity models, shot files and volumes (round trips and every refusal the readers
-// promise), atomic writing, PNG slices and plots. The invalid files are built here with the plain
+// promise), atomic writing (figures: test_figures.cpp). The invalid files are built here with the plain
 // HDF5 C API, independently of the code under test.
 #include <unistd.h>
 
@@ -18,11 +18,9 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
-#include <png.h>
 
 #include "solvers/contracts/errors.h"
 #include "io/hdf5_util.h"
-#include "io/png_image.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
@@ -145,36 +143,6 @@ rtm::VelocityModel small_model() {
   for (int i = 0; i < 60; ++i) model.vp.push_back(1500.0f + 10.0f * float(i));
   return model;
 }
-
-// ---- PNG read-back through libpng's simplified API -----------------------------------------------
-
-struct RgbImage {
-  int width = 0, height = 0;
-  std::vector<unsigned char> rgb;
-  std::array<int, 3> at(int x, int y) const {
-    const size_t i = 3 * (size_t(y) * width + x);
-    return {rgb[i], rgb[i + 1], rgb[i + 2]};
-  }
-};
-
-RgbImage read_png(const std::string& path) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  RgbImage result;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) {
-    ADD_FAILURE() << path << ": " << image.message;
-    return result;
-  }
-  image.format = PNG_FORMAT_RGB;
-  result.width = int(image.width), result.height = int(image.height);
-  result.rgb.resize(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, result.rgb.data(), 0, nullptr))
-    ADD_FAILURE() << path << ": " << image.message;
-  return result;
-}
-
-using Colour = std::array<int, 3>;
-const Colour kRed = {255, 0, 0}, kWhite = {255, 255, 255}, kBlue = {0, 0, 255};
 
 } // namespace
 
@@ -599,116 +567,4 @@ TEST_F(IoTest, VolumeRoundTrip) {
   EXPECT_THAT(input_error([&] { rtm::read_volume(path("image.h5"), "stack", read_grid); }),
               HasSubstr("image.h5: dataset /stack not found"));
   EXPECT_EQ(files_in_directory(), (std::vector<std::string>{"image.h5", "image.xmf"}));
-}
-
-// ---- PNG -----------------------------------------------------------------------------------------
-
-TEST_F(IoTest, SeismicSliceColoursPositiveZeroNegative) {
-  // 3 x 2 image; row 0 at the top.
-  const std::vector<float> values = {-2, 0, 2, 1, -1, 0};
-  rtm::write_png_slice(path("slice.png"), 3, 2, values, rtm::ColorScale::seismic, 100.0);
-  const RgbImage image = read_png(path("slice.png"));
-  ASSERT_EQ(image.width, 3);
-  ASSERT_EQ(image.height, 2);
-  EXPECT_EQ(image.at(0, 0), kBlue);
-  EXPECT_EQ(image.at(1, 0), kWhite);
-  EXPECT_EQ(image.at(2, 0), kRed);
-  const Colour half_red = image.at(0, 1), half_blue = image.at(1, 1);
-  EXPECT_EQ(half_red[0], 255);
-  EXPECT_NEAR(half_red[1], 128, 1);
-  EXPECT_NEAR(half_blue[0], 128, 1);
-  EXPECT_EQ(half_blue[2], 255);
-  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"slice.png"});
-}
-
-TEST_F(IoTest, GreySliceRunsFromBlackToWhite) {
-  rtm::write_png_slice(path("grey.png"), 3, 1, {-1, 0, 1}, rtm::ColorScale::grey, 100.0);
-  const RgbImage image = read_png(path("grey.png"));
-  EXPECT_EQ(image.at(0, 0), (Colour{0, 0, 0}));
-  EXPECT_NEAR(image.at(1, 0)[0], 128, 1);
-  EXPECT_EQ(image.at(2, 0), kWhite);
-}
-
-TEST_F(IoTest, PercentileClipSaturatesOutliers) {
-  std::vector<float> values(100, 1.0f);
-  values[0] = 1000.0f;
-  rtm::write_png_slice(path("clip99.png"), 100, 1, values, rtm::ColorScale::seismic, 99.0);
-  rtm::write_png_slice(path("clip100.png"), 100, 1, values, rtm::ColorScale::seismic, 100.0);
-  EXPECT_EQ(read_png(path("clip99.png")).at(5, 0), kRed) << "1 is the 99th percentile: full red";
-  EXPECT_EQ(read_png(path("clip99.png")).at(0, 0), kRed);
-  EXPECT_GT(read_png(path("clip100.png")).at(5, 0)[1], 250) << "1/1000 of the clip: nearly white";
-}
-
-TEST_F(IoTest, ThreeSlicesHaveTheirShapesAndDepthPointsDown) {
-  const int nx = 4, ny = 3, nz = 2;
-  std::vector<float> volume(nx * ny * nz);
-  for (int k = 0; k < nz; ++k)
-    for (int i = 0; i < ny * nx; ++i) volume[k * ny * nx + i] = k == 0 ? -1.0f : 1.0f;
-  const std::vector<std::string> paths = rtm::write_png_slices(
-      path("vol"), nx, ny, nz, volume, rtm::ColorScale::seismic, 100.0, -1, -1, 0);
-  ASSERT_EQ(paths.size(), 3u);
-  EXPECT_EQ(paths[0], path("vol_inline.png"));
-  const RgbImage inline_image = read_png(paths[0]), crossline = read_png(paths[1]),
-                 depth = read_png(paths[2]);
-  EXPECT_EQ(inline_image.width, nx);
-  EXPECT_EQ(inline_image.height, nz);
-  EXPECT_EQ(crossline.width, ny);
-  EXPECT_EQ(crossline.height, nz);
-  EXPECT_EQ(depth.width, nx);
-  EXPECT_EQ(depth.height, ny);
-  EXPECT_EQ(inline_image.at(0, 0), kBlue) << "z = 0 is the top row";
-  EXPECT_EQ(inline_image.at(0, 1), kRed);
-  EXPECT_EQ(crossline.at(2, 1), kRed);
-  EXPECT_EQ(depth.at(3, 2), kBlue) << "the depth slice was asked for at z = 0";
-  EXPECT_THAT(input_error([&] {
-                rtm::write_png_slices(path("bad"), nx, ny, nz, volume, rtm::ColorScale::grey, 99.0,
-                                      nx);
-              }),
-              HasSubstr("x = 4 is outside the grid (0..3)"));
-}
-
-TEST_F(IoTest, LinePlotDrawsEachSeriesInItsOwnColour) {
-  rtm::PlotSeries a{"naive_32x32", {}, {}}, b{"blockz_128x8", {}, {}};
-  for (int step = 0; step < 50; ++step) {
-    a.x.push_back(step), a.y.push_back(2.0e-3 + 1e-4 * std::sin(step));
-    b.x.push_back(step), b.y.push_back(1.2e-3 + 1e-4 * std::cos(step));
-  }
-  rtm::write_png_line_plot(path("plot.png"), "Time per step", "step", "time (s)", {a, b});
-  const RgbImage image = read_png(path("plot.png"));
-  ASSERT_EQ(image.width, 900);
-  ASSERT_EQ(image.height, 500);
-  // The first two colours of the palette (tab10 blue and orange) and black text are all there.
-  int blue = 0, orange = 0, black = 0;
-  for (int y = 0; y < image.height; ++y)
-    for (int x = 0; x < image.width; ++x) {
-      const Colour c = image.at(x, y);
-      blue += c == Colour{31, 119, 180};
-      orange += c == Colour{255, 127, 14};
-      black += c == Colour{0, 0, 0};
-    }
-  EXPECT_GT(blue, 200);
-  EXPECT_GT(orange, 200);
-  EXPECT_GT(black, 500);
-  EXPECT_EQ(files_in_directory(), std::vector<std::string>{"plot.png"});
-}
-
-// Small grids are enlarged by a whole factor so a person can read them; the range scale maps
-// min..max to black..white for all-positive fields.
-TEST(Png, SlicesAreEnlargedAndRangeScaleSpansBlackToWhite) {
-  const int nx = 10, ny = 4, nz = 5;
-  std::vector<float> volume(size_t(nx) * ny * nz);
-  for (size_t i = 0; i < volume.size(); ++i) volume[i] = 1500.0f + float(i % nx) * 100.0f;
-  const auto paths = rtm::write_png_slices(::testing::TempDir() + "/zoom", nx, ny, nz, volume,
-                                           rtm::ColorScale::range, 100.0, -1, -1, -1, 100);
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  ASSERT_TRUE(png_image_begin_read_from_file(&image, paths[0].c_str()));
-  EXPECT_EQ(image.width, 100u); // 10 cells x 10
-  EXPECT_EQ(image.height, 50u); // 5 cells x 10
-  image.format = PNG_FORMAT_RGB;
-  std::vector<uint8_t> rgb(PNG_IMAGE_SIZE(image));
-  ASSERT_TRUE(png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr));
-  EXPECT_EQ(rgb[0], 0);                        // x = 0: the minimum, black
-  EXPECT_EQ(rgb[3 * 99], 255);                 // x = 9: the maximum, white
-  EXPECT_EQ(rgb[3 * 9], 0);                    // still cell x = 0 (nearest neighbour)
 }
