@@ -7,9 +7,9 @@ namespace rtm {
 bool figures_supported() { return false; }
 
 std::string no_figure_support_message() {
-  return "this rtm was built without figure support (Cairo was not found at build time; install "
-         "libcairo2-dev and rebuild, or draw the HDF5 files later with `rtm plot` on a build "
-         "that has it)";
+  return "this rtm was built without figure support (Cairo was not found at build time, or "
+         "-DRTM_ENABLE_FIGURES=OFF; install libcairo2-dev and rebuild, or draw the HDF5 files "
+         "later with `rtm plot` on a build that has it)";
 }
 
 void write_figure(const std::string& path, const Figure&) {

@@ -557,7 +557,7 @@ TEST_F(PlotCommand, DrawsModelsImagesAndGathersOrSaysItCannot) {
     const Outcome o = run({"plot", path("model.h5")});
     EXPECT_EQ(o.status, 2);
     EXPECT_THAT(o.err, HasSubstr("rtm plot: this rtm was built without figure support"));
-    EXPECT_EQ(files(), (std::vector<std::string>{"model.h5", "shots.h5"}));
+    EXPECT_FALSE(fs::exists(path("model_vp.png")));
     GTEST_SKIP() << "this build has no figure support: only the refusal was checked";
   }
   const Outcome model = run({"plot", path("model.h5"), "--slice", "x=50,z=100"});
