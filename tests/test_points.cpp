@@ -167,15 +167,15 @@ std::vector<std::vector<double>> run_traces(const Experiment& e, PointInterpolat
   model.oy = e.origin[1];
   model.ox = e.origin[2];
   const SimulationGrid sim = make_simulation_grid(model, e.boundary, e.dt);
-  CpuPropagator prop(make_propagator_setup(sim));
-  const int source_set =
-      prop.add_point_set({locate_point(sim, {source[0], source[1], source[2]}, "source", kind)}, e.nt);
-  prop.upload_series(source_set, ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
+  CpuWavefield prop(make_propagator_setup(sim));
+  const auto source_set =
+      prop.add_points({locate_point(sim, {source[0], source[1], source[2]}, "source", kind)}, e.nt);
+  source_set->upload_series(ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
   std::vector<PointStencil> points;
   for (const Vec3& r : receivers) points.push_back(locate_point(sim, {r[0], r[1], r[2]}, "receiver", kind));
-  const int receiver_set = prop.add_point_set(points, e.nt);
-  const std::vector<float> traces = model_one_shot(prop, sim.injection_scale(), source_set,
-                                                   receiver_set, int(receivers.size()), e.nt);
+  const auto receiver_set = prop.add_points(points, e.nt);
+  const std::vector<float> traces = model_one_shot(prop, sim.injection_scale(), *source_set,
+                                                   *receiver_set, int(receivers.size()), e.nt);
   std::vector<std::vector<double>> out;
   for (size_t r = 0; r < receivers.size(); ++r)
     out.emplace_back(traces.begin() + long(r * e.nt), traces.begin() + long((r + 1) * e.nt));
@@ -390,13 +390,13 @@ SurfaceShot surface_shot(double depth_cells, AboveSurface rule = AboveSurface::m
       else if (rule == AboveSurface::add && node < -1) src.wz[-2 - node - src.k0] += float(w);
     }
   }
-  CpuPropagator prop(make_propagator_setup(sim));
-  const int source_set = prop.add_point_set({src}, e.nt);
-  prop.upload_series(source_set, ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
-  const int receiver_set =
-      prop.add_point_set({locate_point(sim, {receiver[0], receiver[1], receiver[2]}, "receiver")}, e.nt);
+  CpuWavefield prop(make_propagator_setup(sim));
+  const auto source_set = prop.add_points({src}, e.nt);
+  source_set->upload_series(ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
+  const auto receiver_set =
+      prop.add_points({locate_point(sim, {receiver[0], receiver[1], receiver[2]}, "receiver")}, e.nt);
   const std::vector<float> trace =
-      model_one_shot(prop, sim.injection_scale(), source_set, receiver_set, 1, e.nt);
+      model_one_shot(prop, sim.injection_scale(), *source_set, *receiver_set, 1, e.nt);
   SurfaceShot shot;
   shot.trace.assign(trace.begin(), trace.end());
   shot.dt = e.dt;
