@@ -1,5 +1,5 @@
 // Small RTM problems shared by the CPU and GPU tests: a model on its compute grid, a source and
-// receivers located on it, and propagator pairs built by the backend options given.
+// receivers located on it, and shot fields built by the backend options given.
 #pragma once
 
 #include <memory>
@@ -51,27 +51,40 @@ inline RtmProblem layered_problem(int nx = 30, int ny = 20, int nz = 26, int wid
   return p;
 }
 
-// Source and receiver propagators of one backend with the problem's point sets.
-struct PropagatorPair {
-  std::unique_ptr<Propagator> source_field, receiver_field;
+// A shot's source and receiver fields of one backend with the problem's point sets (the source's
+// wavelet uploaded) and, once make_boundary_store is called, the source field's boundary store.
+struct ShotPair {
+  std::unique_ptr<ShotFields> fields; // first: the point sets and the store go before it
+  std::unique_ptr<PointSet> source, receivers;
+  std::unique_ptr<BoundaryStore> boundary;
   ShotSets sets;
+
+  Wavefield& S() { return fields->source(); }
+  Wavefield& R() { return fields->receiver(); }
+  void make_boundary_store(const Box& box, int steps) {
+    boundary = fields->source().make_boundary_store(box, steps);
+    sets.boundary = boundary.get();
+  }
 };
 
-inline PropagatorPair make_propagator_pair(const RtmProblem& p, const std::string& backend) {
-  PropagatorPair pair;
+inline ShotPair make_shot_pair(const RtmProblem& p, std::unique_ptr<ShotFields> fields) {
+  ShotPair pair;
+  pair.fields = std::move(fields);
+  pair.sets.nt = p.nt;
+  pair.sets.source_scale = p.sim.injection_scale();
+  pair.source = pair.fields->source().add_points({locate_point(p.sim, p.source, "source")}, p.nt);
+  pair.source->upload_series(p.wavelet);
+  pair.receivers = pair.fields->receiver().add_points(p.receiver_points, p.nt);
+  pair.sets.source = pair.source.get();
+  pair.sets.receiver = pair.receivers.get();
+  return pair;
+}
+
+inline ShotPair make_shot_pair(const RtmProblem& p, const std::string& backend) {
   BackendOptions options;
   options.backend = backend;
   std::ostringstream log;
-  const PropagatorSetup setup = make_propagator_setup(p.sim);
-  pair.source_field = make_propagator(setup, options, log);
-  pair.receiver_field = make_propagator(setup, options, log);
-  pair.sets.nt = p.nt;
-  pair.sets.source_scale = p.sim.injection_scale();
-  pair.sets.source_set =
-      pair.source_field->add_point_set({locate_point(p.sim, p.source, "source")}, p.nt);
-  pair.source_field->upload_series(pair.sets.source_set, p.wavelet);
-  pair.sets.receiver_set = pair.receiver_field->add_point_set(p.receiver_points, p.nt);
-  return pair;
+  return make_shot_pair(p, make_shot_fields(make_propagator_setup(p.sim), options, log));
 }
 
 inline std::vector<float> random_values(size_t n, unsigned seed) {

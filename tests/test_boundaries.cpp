@@ -32,15 +32,15 @@ std::vector<float> traces_in(const VelocityModel& model, const BoundaryConfig& b
                              double* dt, double f0) {
   const SimulationGrid sim = make_simulation_grid(model, boundary, 0.0);
   *dt = sim.dt;
-  CpuPropagator prop(make_propagator_setup(sim));
-  const int source_set = prop.add_point_set({locate_point(sim, {sz * kH, sy * kH, sx * kH}, "source")}, nt);
-  prop.upload_series(source_set, ricker_wavelet(nt, sim.dt, f0, default_ricker_delay(f0)));
+  CpuWavefield prop(make_propagator_setup(sim));
+  const auto source_set = prop.add_points({locate_point(sim, {sz * kH, sy * kH, sx * kH}, "source")}, nt);
+  source_set->upload_series(ricker_wavelet(nt, sim.dt, f0, default_ricker_delay(f0)));
   std::vector<PointStencil> receivers;
   for (const CellOffset& o : offsets)
     receivers.push_back(
         locate_point(sim, {(sz + o[0]) * kH, (sy + o[1]) * kH, (sx + o[2]) * kH}, "receiver"));
-  const int receiver_set = prop.add_point_set(receivers, nt);
-  return model_one_shot(prop, sim.injection_scale(), source_set, receiver_set, int(offsets.size()), nt);
+  const auto receiver_set = prop.add_points(receivers, nt);
+  return model_one_shot(prop, sim.injection_scale(), *source_set, *receiver_set, int(offsets.size()), nt);
 }
 
 // Traces [receiver][t] of a homogeneous box of nx x ny x nz model cells, source at model cell
@@ -283,7 +283,7 @@ TEST(Boundaries, CpmlStepInPlaneRangesEqualsWholeStep) {
         prev[size_t(g.index(i, j, k))] = u(rng);
         cur[size_t(g.index(i, j, k))] = u(rng);
       }
-  CpuPropagator whole(setup), parts(setup);
+  CpuWavefield whole(setup), parts(setup);
   whole.set_state(prev, cur);
   parts.set_state(prev, cur);
   for (int s = 0; s < 10; ++s) {

@@ -87,7 +87,7 @@ TEST(Denormals, FlushedInEveryOpenMPWorkerAndInThreadsCreatedLater) {
   EXPECT_TRUE(plain_thread_flushed) << "a std::thread did not inherit FTZ/DAZ";
 }
 
-TEST(Denormals, BuildingACpuPropagatorFlushesInEveryWorker) {
+TEST(Denormals, BuildingACpuWavefieldFlushesInEveryWorker) {
   const int threads = std::max(2, omp_get_max_threads());
   (void)mode_in_every_thread(threads);
   allow_denormals_everywhere();
@@ -95,8 +95,8 @@ TEST(Denormals, BuildingACpuPropagatorFlushesInEveryWorker) {
   setup.layout = make_layout(8, 8, 8);
   setup.weights = make_laplacian_weights(10, 10, 10);
   setup.v2dt2.assign(size_t(setup.layout.interior_cells()), 0.01f);
-  const CpuPropagator propagator(setup);
-  expect_flushed_everywhere(mode_in_every_thread(threads), "after constructing CpuPropagator");
+  const CpuWavefield propagator(setup);
+  expect_flushed_everywhere(mode_in_every_thread(threads), "after constructing CpuWavefield");
 }
 
 // A wavefield of subnormals (what a decaying field becomes): with DAZ the step reads them as zero

@@ -161,9 +161,9 @@ TEST_P(VariantVsCpu, MatchesReferenceAfterSteps) {
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
 
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
   gpu->set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) {
     cpu.step();
@@ -204,10 +204,10 @@ TEST_P(VariantChecks, NeitherReadsNorWritesOutsideTheInterior) {
   for (int64_t n = 0; n < g.size; ++n)
     if (!is_interior(g, n)) prev0[size_t(n)] = std::numeric_limits<float>::quiet_NaN();
 
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(prev0, cur0);
   cpu.step();
-  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
   gpu->set_state(prev0, cur0);
   gpu->step();
   std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
@@ -228,9 +228,9 @@ TEST_P(VariantChecks, DampedStepMatchesReference) {
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, true);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
   gpu->set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) {
     cpu.step();
@@ -244,7 +244,7 @@ TEST_P(VariantChecks, DampedStepMatchesReference) {
   // reference alone, so the same for every variant).
   PropagatorSetup undamped = setup;
   undamped.damping = {};
-  CpuPropagator plain(undamped);
+  CpuWavefield plain(undamped);
   plain.set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) plain.step();
   std::vector<float> plain_prev, plain_cur;
@@ -290,9 +290,9 @@ TEST_P(VariantChecks, CpmlStepMatchesReference) {
   add_random_cpml(setup, rng);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
   gpu->set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) {
     cpu.step();
@@ -307,7 +307,7 @@ TEST_P(VariantChecks, CpmlStepMatchesReference) {
   // The C-PML must have acted: the reference without it is far from the reference with it.
   PropagatorSetup plain_setup = setup;
   plain_setup.cpml = {};
-  CpuPropagator plain(plain_setup);
+  CpuWavefield plain(plain_setup);
   plain.set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) plain.step();
   std::vector<float> plain_prev, plain_cur;
@@ -377,25 +377,25 @@ TEST_P(VariantChecks, PointSetsInjectAndRecordLikeReference) {
   std::uniform_real_distribution<float> amplitude(-1.0f, 1.0f);
   for (float& w : wavelets) w = amplitude(rng);
 
-  CpuPropagator cpu(setup);
-  auto gpu = cuda::make_propagator(setup, variant, {}, 0);
+  CpuWavefield cpu(setup);
+  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
   std::vector<std::vector<float>> recorded, recorded_first;
-  for (Propagator* p : {static_cast<Propagator*>(&cpu), gpu.get()}) {
+  for (Wavefield* p : {static_cast<Wavefield*>(&cpu), gpu.get()}) {
     p->set_state(prev0, cur0);
-    const int src = p->add_point_set(sources, kSteps);
-    const int rec = p->add_point_set(receivers, kSteps);
-    const int first = p->add_point_set(receivers, 1); // on the initial field, before any step
-    p->record(first, 0);
-    recorded_first.push_back(p->download_series(first));
-    p->upload_series(src, wavelets);
-    ASSERT_EQ(p->download_series(src), wavelets) << p->name() << ": series round trip";
+    const std::unique_ptr<PointSet> src = p->add_points(sources, kSteps);
+    const std::unique_ptr<PointSet> rec = p->add_points(receivers, kSteps);
+    const std::unique_ptr<PointSet> first = p->add_points(receivers, 1); // before any step
+    first->record(0);
+    recorded_first.push_back(first->download_series());
+    src->upload_series(wavelets);
+    ASSERT_EQ(src->download_series(), wavelets) << p->name() << ": series round trip";
     for (int t = 0; t < kSteps; ++t) {
-      p->inject(src, t, 0.5f);
+      src->inject(t, 0.5f);
       p->step();
-      p->record(rec, t);
+      rec->record(t);
     }
-    recorded.push_back(p->download_series(rec));
+    recorded.push_back(rec->download_series());
   }
   double diff2 = 0.0, ref2 = 0.0;
   for (size_t n = 0; n < recorded[0].size(); ++n) {
@@ -421,7 +421,7 @@ TEST(CudaBackend, AutoPicksAVariantAndSaysWhich) {
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   std::ostringstream log;
-  auto gpu = cuda::make_propagator(setup, "auto", {}, 0, &log);
+  auto gpu = cuda::make_wavefield(setup, "auto", {}, 0, &log);
   EXPECT_NE(log.str().find("--variant auto chose"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find(gpu->name().substr(5)), std::string::npos) << log.str();
   // The chosen propagator starts from rest and steps correctly.
@@ -429,7 +429,7 @@ TEST(CudaBackend, AutoPicksAVariantAndSaysWhich) {
   gpu->get_state(prev, cur);
   for (float v : cur) ASSERT_EQ(v, 0.0f);
   const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(prev0, cur0);
   gpu->set_state(prev0, cur0);
   cpu.step();
@@ -445,13 +445,13 @@ TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) cpu.step();
   std::vector<float> cpu_prev, cpu_cur;
   cpu.get_state(cpu_prev, cpu_cur);
   for (const std::string variant : {"naive_32x32", "async_prefetch", "fp16_storage"}) {
-    auto gpu = cuda::make_propagator(setup, variant, {true, true}, 0);
+    auto gpu = cuda::make_wavefield(setup, variant, {true, true}, 0);
     EXPECT_EQ(gpu->name().rfind("cuda/" + variant, 0), 0u) << gpu->name();
     gpu->set_state(prev0, cur0);
     for (int s = 0; s < kSteps; ++s) gpu->step();
@@ -466,7 +466,7 @@ TEST(CudaBackend, StateRoundTripIsExactInFloat32) {
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({33, 70, 41}, rng, false);
   const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
-  auto gpu = cuda::make_propagator(setup, "regqueue_vec4", {}, 0);
+  auto gpu = cuda::make_wavefield(setup, "regqueue_vec4", {}, 0);
   gpu->set_state(prev0, cur0);
   std::vector<float> prev, cur;
   gpu->get_state(prev, cur);
@@ -478,13 +478,14 @@ TEST(CudaBackend, RefusesBadInput) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({16, 16, 16}, rng, false);
-  EXPECT_THROW(cuda::make_propagator(setup, "no_such_variant", {}, 0), std::invalid_argument);
-  auto gpu = cuda::make_propagator(setup, "naive_32x32", {}, 0);
+  EXPECT_THROW(cuda::make_wavefield(setup, "no_such_variant", {}, 0), std::invalid_argument);
+  auto gpu = cuda::make_wavefield(setup, "naive_32x32", {}, 0);
   EXPECT_THROW(gpu->set_state({1.0f}, {1.0f}), std::invalid_argument);
-  EXPECT_THROW(gpu->inject(0, 0, 1.0f), std::out_of_range);
+  const std::unique_ptr<PointSet> set = gpu->add_points({point_at_cell(1, 2, 3)}, 2);
+  EXPECT_THROW(set->inject(2, 1.0f), std::out_of_range);
   PropagatorSetup short_v2dt2 = setup;
   short_v2dt2.v2dt2.pop_back();
-  EXPECT_THROW(cuda::make_propagator(short_v2dt2, "naive_32x32", {}, 0), std::invalid_argument);
+  EXPECT_THROW(cuda::make_wavefield(short_v2dt2, "naive_32x32", {}, 0), std::invalid_argument);
 }
 
 } // namespace

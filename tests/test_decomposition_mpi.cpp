@@ -103,46 +103,40 @@ RtmProblem straddling_problem(bool free_surface) {
   return p;
 }
 
-using Maker = std::function<std::unique_ptr<Propagator>(const PropagatorSetup&)>;
-
-Maker undivided_maker() {
-  return [](const PropagatorSetup& setup) {
+// The undivided grid (the backend's own fields) or the z-slabs over all ranks.
+struct Maker {
+  bool decomposed = false;
+  std::unique_ptr<Wavefield> wavefield(const PropagatorSetup& setup) const {
     std::ostringstream log;
-    return make_propagator(setup, backend_options(), log);
-  };
-}
-Maker decomposed_maker() {
-  return [](const PropagatorSetup& setup) {
+    if (decomposed) return make_decomposed_wavefield(setup, backend_options(), MPI_COMM_WORLD, log);
+    return make_wavefield(setup, backend_options(), log);
+  }
+  std::unique_ptr<ShotFields> fields(const PropagatorSetup& setup) const {
     std::ostringstream log;
-    return make_decomposed_propagator(setup, backend_options(), MPI_COMM_WORLD, log);
-  };
-}
+    if (decomposed) return make_decomposed_shot_fields(setup, backend_options(), MPI_COMM_WORLD, log);
+    return make_shot_fields(setup, backend_options(), log);
+  }
+};
+Maker undivided_maker() { return Maker{false}; }
+Maker decomposed_maker() { return Maker{true}; }
 
-PropagatorPair make_pair_with(const RtmProblem& p, const Maker& make) {
-  PropagatorPair pair;
-  const PropagatorSetup setup = make_propagator_setup(p.sim);
-  pair.source_field = make(setup);
-  pair.receiver_field = make(setup);
-  pair.sets.nt = p.nt;
-  pair.sets.source_scale = p.sim.injection_scale();
-  pair.sets.source_set = pair.source_field->add_point_set({locate_point(p.sim, p.source, "source")}, p.nt);
-  pair.source_field->upload_series(pair.sets.source_set, p.wavelet);
-  pair.sets.receiver_set = pair.receiver_field->add_point_set(p.receiver_points, p.nt);
-  return pair;
+ShotPair make_pair_with(const RtmProblem& p, const Maker& make) {
+  return make_shot_pair(p, make.fields(make_propagator_setup(p.sim)));
 }
 
 struct ModelingResult {
   std::vector<float> traces, p_prev, p_cur;
 };
 ModelingResult model_with(const RtmProblem& p, const Maker& make) {
-  PropagatorPair pair = make_pair_with(p, make);
-  // Receivers on the source field, so one propagator models the shot.
-  Propagator& prop = *pair.source_field;
-  const int receivers = prop.add_point_set(p.receiver_points, p.nt);
+  const std::unique_ptr<Wavefield> field = make.wavefield(make_propagator_setup(p.sim));
+  const std::unique_ptr<PointSet> source =
+      field->add_points({locate_point(p.sim, p.source, "source")}, p.nt);
+  source->upload_series(p.wavelet);
+  const std::unique_ptr<PointSet> receivers = field->add_points(p.receiver_points, p.nt);
   ModelingResult r;
-  r.traces = model_one_shot(prop, pair.sets.source_scale, pair.sets.source_set, receivers,
+  r.traces = model_one_shot(*field, p.sim.injection_scale(), *source, *receivers,
                             int(p.receiver_points.size()), p.nt);
-  prop.get_state(r.p_prev, r.p_cur);
+  field->get_state(r.p_prev, r.p_cur);
   return r;
 }
 
@@ -187,8 +181,8 @@ TEST(Slabs, TooManyRanksForTheGridIsRefused) {
   boundary.width = 0;
   const SimulationGrid sim = make_simulation_grid(model, boundary, 0.0);
   std::ostringstream log;
-  EXPECT_THROW(make_decomposed_propagator(make_propagator_setup(sim), backend_options(),
-                                          MPI_COMM_WORLD, log),
+  EXPECT_THROW(make_decomposed_wavefield(make_propagator_setup(sim), backend_options(),
+                                         MPI_COMM_WORLD, log),
                InputError);
 }
 
@@ -208,16 +202,14 @@ TEST_P(Decomposition, MigrationEqualsTheUndividedGrid) {
     std::vector<float> image[2], illumination[2];
     int which = 0;
     for (const Maker& make : {undivided_maker(), decomposed_maker()}) {
-      PropagatorPair pair = make_pair_with(p, make);
-      pair.receiver_field->upload_series(
-          pair.sets.receiver_set, traces_to_series(data, int(p.receiver_points.size()), p.nt));
-      pair.receiver_field->allocate_image(p.box);
-      if (reconstruction == Reconstruction::boundary)
-        pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
-      migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box, reconstruction,
+      ShotPair pair = make_pair_with(p, make);
+      pair.receivers->upload_series(traces_to_series(data, int(p.receiver_points.size()), p.nt));
+      pair.fields->allocate_image(p.box);
+      if (reconstruction == Reconstruction::boundary) pair.make_boundary_store(p.box, p.nt - 1);
+      migrate_one_shot(*pair.fields, pair.sets, p.box, reconstruction,
                        snapshot_interval(p.sim.dt, p.f0));
-      image[which] = pair.receiver_field->download_image();
-      illumination[which] = pair.receiver_field->download_illumination();
+      image[which] = pair.fields->download_image();
+      illumination[which] = pair.fields->download_illumination();
       ++which;
     }
     const std::string name = reconstruction_name(reconstruction);
@@ -232,9 +224,9 @@ TEST_P(Decomposition, BornModelingEqualsTheUndividedGrid) {
   std::vector<float> traces[2];
   int which = 0;
   for (const Maker& make : {undivided_maker(), decomposed_maker()}) {
-    PropagatorPair pair = make_pair_with(p, make);
-    traces[which++] = born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets,
-                                          int(p.receiver_points.size()), p.box, m);
+    ShotPair pair = make_pair_with(p, make);
+    traces[which++] = born_model_one_shot(*pair.fields, pair.sets, int(p.receiver_points.size()),
+                                          p.box, m);
   }
   expect_same(traces[1], traces[0], "Born traces");
 }
@@ -251,7 +243,7 @@ TEST(DecomposedHealth, FindsTheSameWorstCellAsTheUndividedGrid) {
   cur[size_t(g.index(5, 6, g.nz - 3))] = 1e30f;
   cur[size_t(g.index(7, 3, 2))] = std::nanf("");
   for (const Maker& make : {undivided_maker(), decomposed_maker()}) {
-    std::unique_ptr<Propagator> prop = make(setup);
+    std::unique_ptr<Wavefield> prop = make.wavefield(setup);
     prop->set_state(prev, cur);
     const FieldHealth h = prop->check_health();
     EXPECT_FALSE(h.finite);

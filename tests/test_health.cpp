@@ -1,6 +1,6 @@
-// Numerical health checks (solvers/contracts/field_health.h, Propagator::check_health, solvers/drivers/health.h):
+// Numerical health checks (solvers/contracts/field_health.h, HealthProbe::check_health, solvers/drivers/health.h):
 // the worst cell is found and named the same way by every implementation, and a run made unstable
-// on purpose (a dt above the CFL limit, set through the Propagator API, which does not check it)
+// on purpose (a dt above the CFL limit, set through the wavefield API, which does not check it)
 // is stopped with the step, the cell and the value, while the same run within the limit is not;
 // likewise a migration, in its source field (forward) and its receiver field (backwards).
 #include <algorithm>
@@ -39,51 +39,14 @@ PropagatorSetup constant_setup(int n, double h, double v, double dt) {
   return s;
 }
 
-// A propagator that keeps the base class's check_health (the default every backend inherits).
-class DefaultHealthPropagator final : public Propagator {
-public:
-  explicit DefaultHealthPropagator(PropagatorSetup setup) : inner_(std::move(setup)) {}
-  std::string name() const override { return "default-health"; }
-  const GridLayout& layout() const override { return inner_.layout(); }
-  void set_state(const std::vector<float>& a, const std::vector<float>& b) override { inner_.set_state(a, b); }
-  void get_state(std::vector<float>& a, std::vector<float>& b) const override { inner_.get_state(a, b); }
-  void zero_state() override { inner_.zero_state(); }
-  void step_planes(int k0, int k1) override { inner_.step_planes(k0, k1); }
-  void finish_step() override { inner_.finish_step(); }
-  PlaneSpan next_field_planes(int k0, int k1) override { return inner_.next_field_planes(k0, k1); }
-  int add_point_set(const std::vector<PointStencil>& p, int nt) override { return inner_.add_point_set(p, nt); }
-  void upload_series(int set, const std::vector<float>& s) override { inner_.upload_series(set, s); }
-  std::vector<float> download_series(int set) const override { return inner_.download_series(set); }
-  void inject(int set, int t, float scale) override { inner_.inject(set, t, scale); }
-  void record(int set, int t) override { inner_.record(set, t); }
-  // The RTM operations forward too; only check_health is left to the interface's default.
-  void reverse_time() override { inner_.reverse_time(); }
-  void allocate_boundary_store(const Box& b, int steps) override { inner_.allocate_boundary_store(b, steps); }
-  void save_boundary(int step) override { inner_.save_boundary(step); }
-  void restore_boundary(int step) override { inner_.restore_boundary(step); }
-  void copy_current(const Box& b, std::vector<float>& d) const override { inner_.copy_current(b, d); }
-  void set_current(const Box& b, const std::vector<float>& d) override { inner_.set_current(b, d); }
-  void allocate_image(const Box& b) override { inner_.allocate_image(b); }
-  void accumulate_image(const Propagator& s, float w) override { inner_.accumulate_image(s, w); }
-  std::vector<float> download_image() const override { return inner_.download_image(); }
-  std::vector<float> download_illumination() const override { return inner_.download_illumination(); }
-  void set_image(const std::vector<float>& i, const std::vector<float>& l) override { inner_.set_image(i, l); }
-  void set_born_perturbation(const Box& b, const std::vector<float>& m) override { inner_.set_born_perturbation(b, m); }
-  void inject_born_source(const Propagator& bg) override { inner_.inject_born_source(bg); }
-  void enable_timing(bool on) override { inner_.enable_timing(on); }
-  PropagatorTiming timing() const override { return inner_.timing(); }
-
-private:
-  CpuPropagator inner_;
-};
-
 struct Planted {
   int i, j, k;
   float value;
 };
 
 // check_health of a field that is 0.5 everywhere in the interior except at the planted cells, and
-// NaN in the whole halo and padding (which must not count), from the CPU backend and the default.
+// NaN in the whole halo and padding (which must not count), from the CPU backend and from the host
+// reference (host_field_health: the whole state copied to the host).
 std::vector<FieldHealth> health_with(const std::vector<Planted>& planted) {
   const PropagatorSetup setup = constant_setup(9, 10, 2000, 1e-3);
   const GridLayout& g = setup.layout;
@@ -93,12 +56,10 @@ std::vector<FieldHealth> health_with(const std::vector<Planted>& planted) {
       for (int i = 0; i < g.nx; ++i) field[size_t(g.index(i, j, k))] = (i + j + k) % 2 ? 0.5f : -0.5f;
   for (const Planted& p : planted) field[size_t(g.index(p.i, p.j, p.k))] = p.value;
   std::vector<FieldHealth> results;
-  CpuPropagator cpu(setup);
-  DefaultHealthPropagator fallback(setup);
-  for (Propagator* prop : {static_cast<Propagator*>(&cpu), static_cast<Propagator*>(&fallback)}) {
-    prop->set_state(std::vector<float>(size_t(g.size), kNaN), field); // p[n-1] must not count
-    results.push_back(prop->check_health());
-  }
+  CpuWavefield cpu(setup);
+  cpu.set_state(std::vector<float>(size_t(g.size), kNaN), field); // p[n-1] must not count
+  results.push_back(cpu.check_health());
+  results.push_back(host_field_health(cpu));
   return results;
 }
 
@@ -145,37 +106,55 @@ TEST(FieldHealth, TiesGoToTheLowestIndexAndTheHaloIsIgnored) {
 
 // ---- Stopping a run ---------------------------------------------------------------------------------
 
-struct ShotRun {
-  std::unique_ptr<CpuPropagator> prop;
-  int source_set = 0, receiver_set = 0, nt = 0;
+// A point source in a 2000 m/s cube of 10 m cells at `fraction` of the CFL limit, with the health
+// check of modeling (limit from the injected wavelet).
+struct ShotParams {
+  PropagatorSetup setup;
+  std::vector<float> wavelet;
   float scale = 0;
   HealthCheck health;
 };
 
-// A point source in a 2000 m/s cube of 10 m cells at `fraction` of the CFL limit, with the health
-// check of modeling (limit from the injected wavelet).
-ShotRun shot_run(double fraction, int nt) {
+ShotParams shot_params(double fraction, int nt) {
   const double h = 10, v = 2000;
   const double dt = fraction * cfl_dt_limit(v, h, h, h);
+  ShotParams p;
+  p.setup = constant_setup(24, h, v, dt);
+  p.wavelet = ricker_wavelet(nt, dt, 25.0, default_ricker_delay(25.0));
+  p.scale = float(1.0 / (h * h * h));
+  p.health.dt = dt;
+  p.health.dx = p.health.dy = p.health.dz = h;
+  p.health.runaway_limit =
+      runaway_limit(injected_amplitude(p.wavelet, p.scale, v * v * dt * dt), 0.0, nt);
+  return p;
+}
+
+const PointStencil kSource = point_at_cell(12, 12, 12), kReceiver = point_at_cell(4, 12, 12);
+
+struct ShotRun {
+  std::unique_ptr<CpuWavefield> prop;
+  std::unique_ptr<PointSet> source_set, receiver_set;
+  int nt = 0;
+  float scale = 0;
+  HealthCheck health;
+};
+
+ShotRun shot_run(double fraction, int nt) {
+  ShotParams p = shot_params(fraction, nt);
   ShotRun run;
-  run.prop = std::make_unique<CpuPropagator>(constant_setup(24, h, v, dt));
-  const PointStencil source = point_at_cell(12, 12, 12), receiver = point_at_cell(4, 12, 12);
+  run.prop = std::make_unique<CpuWavefield>(p.setup);
   run.nt = nt;
-  run.source_set = run.prop->add_point_set({source}, nt);
-  run.receiver_set = run.prop->add_point_set({receiver}, nt);
-  const std::vector<float> wavelet = ricker_wavelet(nt, dt, 25.0, default_ricker_delay(25.0));
-  run.prop->upload_series(run.source_set, wavelet);
-  run.scale = float(1.0 / (h * h * h));
-  run.health.dt = dt;
-  run.health.dx = run.health.dy = run.health.dz = h;
-  run.health.runaway_limit =
-      runaway_limit(injected_amplitude(wavelet, run.scale, v * v * dt * dt), 0.0, nt);
+  run.source_set = run.prop->add_points({kSource}, nt);
+  run.receiver_set = run.prop->add_points({kReceiver}, nt);
+  run.source_set->upload_series(p.wavelet);
+  run.scale = p.scale;
+  run.health = p.health;
   return run;
 }
 
 std::string instability_message(ShotRun& run) {
   try {
-    model_one_shot(*run.prop, run.scale, run.source_set, run.receiver_set, 1, run.nt, &run.health,
+    model_one_shot(*run.prop, run.scale, *run.source_set, *run.receiver_set, 1, run.nt, &run.health,
                    "shot 7");
   } catch (const NumericalInstability& e) {
     return e.what();
@@ -216,27 +195,37 @@ TEST(HealthCheck, StableRunsAreNotStopped) {
 
 // ---- Stopping a migration -----------------------------------------------------------------------
 
-// One shot of migrate_one_shot on two CPU propagators: the source field at `source_fraction` and
-// the receiver field at `receiver_fraction` of the CFL limit, each with its health check.
+// One shot of migrate_one_shot on CPU shot fields: the source field at `source_fraction` and the
+// receiver field at `receiver_fraction` of the CFL limit, each with its health check.
 struct MigrationRun {
-  ShotRun source, receiver;
+  ShotParams source, receiver;
+  std::unique_ptr<CpuShotFields> fields;
+  std::unique_ptr<PointSet> source_set, receiver_set;
+  std::unique_ptr<BoundaryStore> store;
   Box box;
   ShotSets sets;
 };
 
 MigrationRun migration_run(double source_fraction, double receiver_fraction, int nt) {
-  MigrationRun run{shot_run(source_fraction, nt), shot_run(receiver_fraction, nt), {}, {}};
-  const GridLayout& g = run.source.prop->layout();
+  MigrationRun run;
+  run.source = shot_params(source_fraction, nt);
+  run.receiver = shot_params(receiver_fraction, nt);
+  run.fields = std::make_unique<CpuShotFields>(run.source.setup, run.receiver.setup);
+  const GridLayout& g = run.fields->source().layout();
   run.box = Box{2, g.nx - 2, 2, g.ny - 2, 2, g.nz - 2};
-  run.receiver.prop->allocate_image(run.box);
-  run.source.prop->allocate_boundary_store(run.box, nt - 1);
+  run.fields->allocate_image(run.box);
+  run.store = run.fields->source().make_boundary_store(run.box, nt - 1);
+  run.source_set = run.fields->source().add_points({kSource}, nt);
+  run.source_set->upload_series(run.source.wavelet);
+  run.receiver_set = run.fields->receiver().add_points({kReceiver}, nt);
   // Data for the receiver field: the source's wavelet reversed in time, so that the field, run
   // backwards from the last sample, is excited from its first steps.
-  std::vector<float> data = run.source.prop->download_series(run.source.source_set);
+  std::vector<float> data = run.source_set->download_series();
   std::reverse(data.begin(), data.end());
-  run.receiver.prop->upload_series(run.receiver.receiver_set, data);
-  run.sets.source_set = run.source.source_set;
-  run.sets.receiver_set = run.receiver.receiver_set;
+  run.receiver_set->upload_series(data);
+  run.sets.source = run.source_set.get();
+  run.sets.receiver = run.receiver_set.get();
+  run.sets.boundary = run.store.get();
   run.sets.nt = nt;
   run.sets.source_scale = run.source.scale;
   run.sets.source_health = &run.source.health;
@@ -247,8 +236,7 @@ MigrationRun migration_run(double source_fraction, double receiver_fraction, int
 
 std::string migration_instability(MigrationRun& run) {
   try {
-    migrate_one_shot(*run.source.prop, *run.receiver.prop, run.sets, run.box,
-                     Reconstruction::boundary, 1);
+    migrate_one_shot(*run.fields, run.sets, run.box, Reconstruction::boundary, 1);
   } catch (const NumericalInstability& e) {
     return e.what();
   }
@@ -276,7 +264,7 @@ TEST(HealthCheck, UnstableReceiverFieldStopsTheMigration) {
 TEST(HealthCheck, StableMigrationIsNotStopped) {
   MigrationRun run = migration_run(0.88, 0.88, 400);
   EXPECT_EQ(migration_instability(run), "");
-  const std::vector<float> image = run.receiver.prop->download_image();
+  const std::vector<float> image = run.fields->download_image();
   double energy = 0;
   for (float v : image) energy += double(v) * v;
   EXPECT_GT(energy, 0) << "the migration ran and imaged something";

@@ -1,4 +1,4 @@
-// CudaPropagator::check_health (kernels/cuda/health.cu) against the CPU reference's, for every variant
+// CudaWavefield::check_health (kernels/cuda/health.cu) against the CPU reference's, for every variant
 // (float32 and half storage): same finiteness, same worst value, same cell, on shapes that are
 // multiples of no block size, with NaN in the halo and padding that must not be seen; and an
 // unstable run on the GPU is stopped like on the CPU. Label gpu: skips where no GPU is usable.
@@ -56,10 +56,10 @@ void expect_same_health(const std::string& variant, int nx, int ny, int nz,
   for (const Planted& p : planted) field[size_t(g.index(p.i, p.j, p.k))] = p.value;
   const std::vector<float> previous(size_t(g.size), kNaN); // p[n-1]: must not be seen either
 
-  CpuPropagator cpu(setup);
+  CpuWavefield cpu(setup);
   cpu.set_state(previous, field);
   const FieldHealth expected = cpu.check_health();
-  auto gpu = cuda::make_propagator(setup, variant, cuda::MemoryOptions{}, 0);
+  auto gpu = cuda::make_wavefield(setup, variant, cuda::MemoryOptions{}, 0);
   gpu->set_state(previous, field);
   const FieldHealth got = gpu->check_health();
 
@@ -91,19 +91,19 @@ TEST(CudaHealth, UnstableRunOnTheGpuIsStopped) {
   const double h = 10, v = 2000, dt = 1.5 * cfl_dt_limit(v, h, h, h);
   PropagatorSetup setup = setup_for(40, 40, 40);
   std::fill(setup.v2dt2.begin(), setup.v2dt2.end(), float(v * v * dt * dt));
-  auto gpu = cuda::make_propagator(setup, "naive_32x32", cuda::MemoryOptions{}, 0);
+  auto gpu = cuda::make_wavefield(setup, "naive_32x32", cuda::MemoryOptions{}, 0);
   const PointStencil point = point_at_cell(20, 20, 20);
   const int nt = 300;
-  const int source = gpu->add_point_set({point}, nt);
-  const int receiver = gpu->add_point_set({point}, nt);
+  const std::unique_ptr<PointSet> source = gpu->add_points({point}, nt);
+  const std::unique_ptr<PointSet> receiver = gpu->add_points({point}, nt);
   const std::vector<float> wavelet = ricker_wavelet(nt, dt, 25.0, default_ricker_delay(25.0));
-  gpu->upload_series(source, wavelet);
+  source->upload_series(wavelet);
   const float scale = float(1.0 / (h * h * h));
   HealthCheck check;
   check.dt = dt;
   check.runaway_limit = runaway_limit(injected_amplitude(wavelet, scale, v * v * dt * dt), 0.0, nt);
   try {
-    model_one_shot(*gpu, scale, source, receiver, 1, nt, &check, "gpu shot");
+    model_one_shot(*gpu, scale, *source, *receiver, 1, nt, &check, "gpu shot");
     ADD_FAILURE() << "the unstable run was not stopped";
   } catch (const NumericalInstability& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("gpu shot: numerical instability: after step 50 of 300"));

@@ -63,7 +63,7 @@ TEST(MemoryBudget, ItemsFollowFromTheGrid) {
   EXPECT_EQ(item(boundary.device, "source and receiver series"),
             107ull * 1000 * 4 + 107 * sizeof(PointStencil));
   // The ring of the box (its cells less than 4 from a face) over nt - 1 steps, float32, plus the
-  // ring's cell list (int64): the arrays CudaPropagator::allocate_boundary_store makes.
+  // ring's cell list (int64): the arrays CudaWavefield::make_boundary_store makes.
   const uint64_t ring = box - 72ull * 72 * 82;
   ASSERT_EQ(ring, uint64_t(boundary_ring_cells(plan.box)));
   EXPECT_EQ(item(boundary.device, "boundary store"), ring * 999 * 4 + ring * 8);

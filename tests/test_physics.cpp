@@ -31,7 +31,7 @@ TEST(Physics, PointSourceMatchesAnalyticSolution) {
   BoundaryConfig no_layers;
   no_layers.width = 0;
   const SimulationGrid sim = make_simulation_grid(model, no_layers, 0.0);
-  CpuPropagator prop(make_propagator_setup(sim));
+  CpuWavefield prop(make_propagator_setup(sim));
 
   const double t0 = default_ricker_delay(f0);
   const double window = 0.42;
@@ -42,11 +42,11 @@ TEST(Physics, PointSourceMatchesAnalyticSolution) {
   // The last reflection-free time for each receiver: the mirror source behind the nearest wall.
   std::vector<PointStencil> rec_points;
   for (size_t r = 0; r < recs.size(); ++r) rec_points.push_back(locate_point(sim, recs[r], "receiver"));
-  const int source_set = prop.add_point_set({locate_point(sim, src, "source")}, nt);
-  prop.upload_series(source_set, ricker_wavelet(nt, sim.dt, f0, t0));
-  const int receiver_set = prop.add_point_set(rec_points, nt);
+  const auto source_set = prop.add_points({locate_point(sim, src, "source")}, nt);
+  source_set->upload_series(ricker_wavelet(nt, sim.dt, f0, t0));
+  const auto receiver_set = prop.add_points(rec_points, nt);
   const std::vector<float> traces =
-      model_one_shot(prop, sim.injection_scale(), source_set, receiver_set, int(recs.size()), nt);
+      model_one_shot(prop, sim.injection_scale(), *source_set, *receiver_set, int(recs.size()), nt);
 
   for (size_t r = 0; r < recs.size(); ++r) {
     const double dist = std::sqrt(std::pow(recs[r][0] - src[0], 2) + std::pow(recs[r][1] - src[1], 2) +
@@ -77,13 +77,13 @@ TEST(Physics, WavefieldSymmetricAroundCentredSource) {
   BoundaryConfig layers;
   layers.width = 8;
   const SimulationGrid sim = make_simulation_grid(constant_model(shape, 2500), layers, 0.0);
-  CpuPropagator prop(make_propagator_setup(sim));
+  CpuWavefield prop(make_propagator_setup(sim));
   const int nt = 90;
-  const int source_set = prop.add_point_set({locate_point(sim, {c * 10.0, c * 10.0, c * 10.0}, "src")}, nt);
-  prop.upload_series(source_set, ricker_wavelet(nt, sim.dt, 15, default_ricker_delay(15)));
+  const auto source_set = prop.add_points({locate_point(sim, {c * 10.0, c * 10.0, c * 10.0}, "src")}, nt);
+  source_set->upload_series(ricker_wavelet(nt, sim.dt, 15, default_ricker_delay(15)));
   for (int t = 0; t < nt; ++t) {
     prop.step();
-    prop.inject(source_set, t, sim.injection_scale());
+    source_set->inject(t, sim.injection_scale());
   }
   std::vector<float> prev, cur;
   prop.get_state(prev, cur);
@@ -114,12 +114,12 @@ TEST(Physics, ReciprocityInLayeredMedium) {
   const SimulationGrid sim = make_simulation_grid(model, layers, 0.0);
   const Position a{30.0, 150.0, 80.0}, b{300.0, 140.0, 310.0}; // different layers
   auto trace = [&](const Position& s, const Position& r) {
-    CpuPropagator prop(make_propagator_setup(sim));
+    CpuWavefield prop(make_propagator_setup(sim));
     const int nt = 300;
-    const int src = prop.add_point_set({locate_point(sim, s, "source")}, nt);
-    prop.upload_series(src, ricker_wavelet(nt, sim.dt, 12, default_ricker_delay(12)));
-    const int rec = prop.add_point_set({locate_point(sim, r, "receiver")}, nt);
-    const std::vector<float> t = model_one_shot(prop, sim.injection_scale(), src, rec, 1, nt);
+    const auto src = prop.add_points({locate_point(sim, s, "source")}, nt);
+    src->upload_series(ricker_wavelet(nt, sim.dt, 12, default_ricker_delay(12)));
+    const auto rec = prop.add_points({locate_point(sim, r, "receiver")}, nt);
+    const std::vector<float> t = model_one_shot(prop, sim.injection_scale(), *src, *rec, 1, nt);
     return std::vector<double>(t.begin(), t.end());
   };
   const std::vector<double> ab = trace(a, b), ba = trace(b, a);
@@ -142,7 +142,7 @@ TEST(Physics, CflLimitIsTheStabilityLimit) {
     s.layout = g;
     s.weights = make_laplacian_weights(h, h, h);
     s.v2dt2.assign(size_t(g.interior_cells()), float(v * v * dt * dt));
-    CpuPropagator prop(s);
+    CpuWavefield prop(s);
     std::vector<float> cur(g.size, 0.0f);
     for (int k = 0; k < g.nz; ++k)
       for (int j = 0; j < g.ny; ++j)

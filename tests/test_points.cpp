@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <memory>
+#include <stdexcept>
 #include <cstdio>
 #include <vector>
 
@@ -30,6 +32,86 @@ using Vec3 = std::array<double, 3>; // (z, y, x) in metres
 double norm(const Vec3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
 
 // ---- the weights ---------------------------------------------------------------------------
+
+// ---- The contracts' argument checks (solvers/contracts/wavefield.h, solvers/contracts/shot_fields.h) ----------------
+// Written once in front of every backend; tested here on the CPU backend.
+
+PropagatorSetup small_setup() {
+  PropagatorSetup s;
+  s.layout = make_layout(12, 10, 14);
+  s.weights = make_laplacian_weights(10, 10, 10);
+  s.v2dt2.assign(size_t(s.layout.interior_cells()), 0.05f);
+  return s;
+}
+
+TEST(Contracts, PointSetsAreFreedWithTheirShot) {
+  CpuWavefield field(small_setup());
+  const std::unique_ptr<PointSet> receivers = field.add_points({point_at_cell(1, 2, 3)}, 20);
+  for (int shot = 0; shot < 100; ++shot) {
+    const std::unique_ptr<PointSet> source = field.add_points({point_at_cell(5, 5, 5)}, 20);
+    source->upload_series(std::vector<float>(20, 1.0f));
+    source->inject(shot % 20, 1.0f);
+    EXPECT_EQ(field.live_point_sets(), 2);
+  }
+  EXPECT_EQ(field.live_point_sets(), 1) << "each shot's source went with the shot";
+}
+
+TEST(Contracts, WavefieldChecksItsArguments) {
+  CpuWavefield field(small_setup());
+  const GridLayout& g = field.layout();
+  EXPECT_THROW(field.set_state(std::vector<float>(3), std::vector<float>(size_t(g.size))),
+               std::invalid_argument);
+  EXPECT_THROW(field.step_planes(-1, 2), std::invalid_argument);
+  EXPECT_THROW(field.step_planes(3, 2), std::invalid_argument);
+  EXPECT_THROW(field.step_planes(0, g.nz + 1), std::invalid_argument);
+  EXPECT_THROW(field.next_field_planes(-kHalo - 1, 0), std::invalid_argument);
+  std::vector<float> dense;
+  EXPECT_THROW(field.copy_current({0, g.nx + 1, 0, 1, 0, 1}, dense), std::invalid_argument);
+  EXPECT_THROW(field.copy_current({0, 0, 0, 1, 0, 1}, dense), std::invalid_argument) << "empty box";
+  EXPECT_THROW(field.set_current({0, 2, 0, 2, 0, 2}, std::vector<float>(7)), std::invalid_argument);
+  // Points: every cell inside the grid, at most kMaxPointTaps per axis; nt positive.
+  EXPECT_THROW(field.add_points({point_at_cell(g.nx, 0, 0)}, 5), std::out_of_range);
+  PointStencil wide = point_at_cell(0, 0, 0);
+  wide.nx = kMaxPointTaps + 1;
+  EXPECT_THROW(field.add_points({wide}, 5), std::out_of_range);
+  EXPECT_THROW(field.add_points({point_at_cell(0, 0, 0)}, 0), std::invalid_argument);
+  const std::unique_ptr<PointSet> set = field.add_points({point_at_cell(1, 1, 1), point_at_cell(2, 2, 2)}, 5);
+  EXPECT_THROW(set->upload_series(std::vector<float>(9)), std::invalid_argument);
+  EXPECT_THROW(set->inject(5, 1.0f), std::out_of_range);
+  EXPECT_THROW(set->record(-1), std::out_of_range);
+  EXPECT_NO_THROW(set->record(4));
+  // Boundary stores: the box inside along x and y, overlapping the planes; steps positive.
+  EXPECT_THROW(field.make_boundary_store({0, g.nx + 1, 0, g.ny, 0, g.nz}, 2), std::invalid_argument);
+  EXPECT_THROW(field.make_boundary_store({0, g.nx, 0, g.ny, g.nz, g.nz + 3}, 2), std::invalid_argument);
+  EXPECT_THROW(field.make_boundary_store({0, g.nx, 0, g.ny, 0, g.nz}, 0), std::invalid_argument);
+  const std::unique_ptr<BoundaryStore> store = field.make_boundary_store({0, g.nx, 0, g.ny, -2, g.nz}, 3);
+  EXPECT_THROW(store->save(3), std::out_of_range);
+  EXPECT_THROW(store->restore(-1), std::out_of_range);
+}
+
+TEST(Contracts, ShotFieldsCheckTheirArguments) {
+  CpuShotFields fields(small_setup());
+  const Box box{1, 9, 1, 8, 2, 12};
+  EXPECT_TRUE(fields.download_image().empty()) << "no image before allocate_image";
+  EXPECT_THROW(fields.accumulate_image(1.0f), std::logic_error);
+  EXPECT_THROW(fields.set_image({}, {}), std::logic_error);
+  EXPECT_THROW(fields.allocate_image({0, 13, 0, 1, 0, 1}), std::invalid_argument);
+  fields.allocate_image(box);
+  const std::vector<float> right(size_t(box.cells()), 1.0f), wrong(3, 1.0f);
+  EXPECT_THROW(fields.set_image(right, wrong), std::invalid_argument);
+  fields.set_image(right, right);
+  EXPECT_EQ(fields.download_illumination(), right);
+  EXPECT_THROW(fields.inject_born_source(), std::logic_error);
+  EXPECT_THROW(fields.set_born_perturbation(box, wrong), std::invalid_argument);
+  EXPECT_THROW(fields.set_born_perturbation({0, 1, 0, 1, 0, 15}, std::vector<float>(15)),
+               std::invalid_argument);
+  fields.set_born_perturbation(box, right);
+  EXPECT_NO_THROW(fields.inject_born_source());
+  PropagatorSetup other = small_setup();
+  other.layout = make_layout(12, 10, 15);
+  other.v2dt2.assign(size_t(other.layout.interior_cells()), 0.05f);
+  EXPECT_THROW(CpuShotFields(small_setup(), other), std::invalid_argument) << "two grids";
+}
 
 TEST(SincWeights, AreOneAtZeroAndVanishAtOtherNodesAndBeyondTheRadius) {
   EXPECT_DOUBLE_EQ(hicks_weight(0.0), 1.0);
@@ -167,15 +249,15 @@ std::vector<std::vector<double>> run_traces(const Experiment& e, PointInterpolat
   model.oy = e.origin[1];
   model.ox = e.origin[2];
   const SimulationGrid sim = make_simulation_grid(model, e.boundary, e.dt);
-  CpuPropagator prop(make_propagator_setup(sim));
-  const int source_set =
-      prop.add_point_set({locate_point(sim, {source[0], source[1], source[2]}, "source", kind)}, e.nt);
-  prop.upload_series(source_set, ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
+  CpuWavefield prop(make_propagator_setup(sim));
+  const auto source_set =
+      prop.add_points({locate_point(sim, {source[0], source[1], source[2]}, "source", kind)}, e.nt);
+  source_set->upload_series(ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
   std::vector<PointStencil> points;
   for (const Vec3& r : receivers) points.push_back(locate_point(sim, {r[0], r[1], r[2]}, "receiver", kind));
-  const int receiver_set = prop.add_point_set(points, e.nt);
-  const std::vector<float> traces = model_one_shot(prop, sim.injection_scale(), source_set,
-                                                   receiver_set, int(receivers.size()), e.nt);
+  const auto receiver_set = prop.add_points(points, e.nt);
+  const std::vector<float> traces = model_one_shot(prop, sim.injection_scale(), *source_set,
+                                                   *receiver_set, int(receivers.size()), e.nt);
   std::vector<std::vector<double>> out;
   for (size_t r = 0; r < receivers.size(); ++r)
     out.emplace_back(traces.begin() + long(r * e.nt), traces.begin() + long((r + 1) * e.nt));
@@ -390,13 +472,13 @@ SurfaceShot surface_shot(double depth_cells, AboveSurface rule = AboveSurface::m
       else if (rule == AboveSurface::add && node < -1) src.wz[-2 - node - src.k0] += float(w);
     }
   }
-  CpuPropagator prop(make_propagator_setup(sim));
-  const int source_set = prop.add_point_set({src}, e.nt);
-  prop.upload_series(source_set, ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
-  const int receiver_set =
-      prop.add_point_set({locate_point(sim, {receiver[0], receiver[1], receiver[2]}, "receiver")}, e.nt);
+  CpuWavefield prop(make_propagator_setup(sim));
+  const auto source_set = prop.add_points({src}, e.nt);
+  source_set->upload_series(ricker_wavelet(e.nt, sim.dt, kF0, default_ricker_delay(kF0)));
+  const auto receiver_set =
+      prop.add_points({locate_point(sim, {receiver[0], receiver[1], receiver[2]}, "receiver")}, e.nt);
   const std::vector<float> trace =
-      model_one_shot(prop, sim.injection_scale(), source_set, receiver_set, 1, e.nt);
+      model_one_shot(prop, sim.injection_scale(), *source_set, *receiver_set, 1, e.nt);
   SurfaceShot shot;
   shot.trace.assign(trace.begin(), trace.end());
   shot.dt = e.dt;

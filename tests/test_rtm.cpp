@@ -21,7 +21,7 @@ namespace {
 
 using test::dot;
 using test::layered_problem;
-using test::make_propagator_pair;
+using test::make_shot_pair;
 using test::random_values;
 
 // Boundary saving: the source field run backwards, its ring restored each step, equals the field
@@ -32,8 +32,8 @@ class BoundarySaving : public ::testing::TestWithParam<bool> {};
 TEST_P(BoundarySaving, ReproducesTheForwardField) {
   const bool free_surface = GetParam();
   const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160, free_surface);
-  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
-  Propagator& S = *pair.source_field;
+  test::ShotPair pair = make_shot_pair(p, "cpu");
+  Wavefield& S = pair.S();
 
   // The forward field, stored whole at every step.
   std::vector<std::vector<float>> forward(size_t(p.nt));
@@ -41,13 +41,13 @@ TEST_P(BoundarySaving, ReproducesTheForwardField) {
   for (int n = 0; n < p.nt; ++n) {
     S.copy_current(p.box, forward[size_t(n)]);
     S.step();
-    S.inject(pair.sets.source_set, n, pair.sets.source_scale);
+    pair.source->inject(n, pair.sets.source_scale);
   }
 
   // Rounding errors are absolute (a few ulps of the field's typical size), so they are measured
   // against the largest norm the field reaches; steps where the field is within 10% of that
   // are also checked one by one.
-  S.allocate_boundary_store(p.box, p.nt - 1);
+  pair.make_boundary_store(p.box, p.nt - 1);
   std::vector<double> error_norm(size_t(p.nt)), field_norm(size_t(p.nt));
   int visited = 0;
   std::vector<float> reconstructed;
@@ -87,21 +87,21 @@ INSTANTIATE_TEST_SUITE_P(Reconstruction, BoundarySaving, ::testing::Values(false
 // Without restoring the ring the backward run is wrong: the test above can fail.
 TEST(Reconstruction, WithoutTheRingTheBackwardFieldIsWrong) {
   const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
-  Propagator& S = *pair.source_field;
+  test::ShotPair pair = make_shot_pair(p, "cpu");
+  Wavefield& S = pair.S();
   S.zero_state();
   double forward_peak = 0;
   std::vector<float> field;
   for (int n = 0; n < p.nt; ++n) {
     S.step();
-    S.inject(pair.sets.source_set, n, pair.sets.source_scale);
+    pair.source->inject(n, pair.sets.source_scale);
     S.copy_current(p.box, field);
     for (float v : field) forward_peak = std::max(forward_peak, double(std::abs(v)));
   }
   S.reverse_time();
   for (int n = p.nt - 1; n > 0; --n) {
     S.step();
-    S.inject(pair.sets.source_set, n, pair.sets.source_scale);
+    pair.source->inject(n, pair.sets.source_scale);
   }
   S.copy_current(p.box, field); // would be S[0] = 0 if the absorbing layers were reversible
   double peak = 0;
@@ -135,19 +135,18 @@ TEST(Reconstruction, SnapshotIntervalAndMemoryFigures) {
 TEST(Adjoint, BornAndMigrationPassTheDotProductTest) {
   const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160, false, Absorber::sponge);
   for (unsigned seed : {1u, 2u}) {
-    test::PropagatorPair pair = make_propagator_pair(p, "cpu");
+    test::ShotPair pair = make_shot_pair(p, "cpu");
     const std::vector<float> m = random_values(size_t(p.box.cells()), 100 + seed);
     const std::vector<float> d = random_values(p.receivers.size() * size_t(p.nt), 200 + seed);
     const int nrec = int(p.receivers.size());
 
     const std::vector<float> bm =
-        born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
-    pair.receiver_field->upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
-    pair.receiver_field->allocate_image(p.box);
-    pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
-    migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box,
-                     Reconstruction::boundary, 1);
-    const std::vector<float> btd = pair.receiver_field->download_image();
+        born_model_one_shot(*pair.fields, pair.sets, nrec, p.box, m);
+    pair.receivers->upload_series(traces_to_series(d, nrec, p.nt));
+    pair.fields->allocate_image(p.box);
+    pair.make_boundary_store(p.box, p.nt - 1);
+    migrate_one_shot(*pair.fields, pair.sets, p.box, Reconstruction::boundary, 1);
+    const std::vector<float> btd = pair.fields->download_image();
 
     const double lhs = dot(bm, d), rhs = dot(m, btd);
     const double relative = std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
@@ -162,24 +161,24 @@ TEST(Adjoint, BornAndMigrationPassTheDotProductTest) {
 // by far more than the tolerance, so the test above can fail.
 TEST(Adjoint, OffByOneStepFailsTheDotProductTest) {
   const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160, false, Absorber::sponge);
-  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
+  test::ShotPair pair = make_shot_pair(p, "cpu");
   const int nrec = int(p.receivers.size());
   const std::vector<float> m = random_values(size_t(p.box.cells()), 7);
   const std::vector<float> d = random_values(size_t(nrec) * p.nt, 8);
   const std::vector<float> bm =
-      born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
-  Propagator& S = *pair.source_field;
-  Propagator& R = *pair.receiver_field;
-  R.upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
-  R.allocate_image(p.box);
-  S.allocate_boundary_store(p.box, p.nt - 1);
+      born_model_one_shot(*pair.fields, pair.sets, nrec, p.box, m);
+  Wavefield& S = pair.S();
+  Wavefield& R = pair.R();
+  pair.receivers->upload_series(traces_to_series(d, nrec, p.nt));
+  pair.fields->allocate_image(p.box);
+  pair.make_boundary_store(p.box, p.nt - 1);
   R.zero_state();
   run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float) {
     R.step();
-    R.inject(pair.sets.receiver_set, n, 1.0f);
-    R.accumulate_image(S, 1.0f); // S[n] R[n]: the wrong pairing
+    pair.receivers->inject(n, 1.0f);
+    pair.fields->accumulate_image(1.0f); // S[n] R[n]: the wrong pairing
   });
-  const double lhs = dot(bm, d), rhs = dot(m, R.download_image());
+  const double lhs = dot(bm, d), rhs = dot(m, pair.fields->download_image());
   EXPECT_GT(std::abs(lhs - rhs) / std::abs(lhs), 1e-2);
 }
 
@@ -189,22 +188,21 @@ TEST(Reconstruction, SnapshotImageIsCloseToBoundarySavingImage) {
   const test::RtmProblem p = layered_problem();
   const int nrec = int(p.receivers.size());
   // Data: a smooth random perturbation's Born data (band-limited like real data).
-  test::PropagatorPair pair = make_propagator_pair(p, "cpu");
+  test::ShotPair pair = make_shot_pair(p, "cpu");
   std::vector<float> m(size_t(p.box.cells()), 0.0f);
   for (int k = 0; k < p.box.nz(); ++k)
     for (int j = 0; j < p.box.ny(); ++j)
       for (int i = 0; i < p.box.nx(); ++i)
         if (k == 18) m[(size_t(k) * p.box.ny() + j) * p.box.nx() + i] = 1.0f;
   const std::vector<float> d =
-      born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
+      born_model_one_shot(*pair.fields, pair.sets, nrec, p.box, m);
   auto image = [&](Reconstruction r) {
-    test::PropagatorPair q = make_propagator_pair(p, "cpu");
-    q.receiver_field->upload_series(q.sets.receiver_set, traces_to_series(d, nrec, p.nt));
-    q.receiver_field->allocate_image(p.box);
-    if (r == Reconstruction::boundary) q.source_field->allocate_boundary_store(p.box, p.nt - 1);
-    migrate_one_shot(*q.source_field, *q.receiver_field, q.sets, p.box, r,
-                     snapshot_interval(p.sim.dt, p.f0));
-    return q.receiver_field->download_image();
+    test::ShotPair q = make_shot_pair(p, "cpu");
+    q.receivers->upload_series(traces_to_series(d, nrec, p.nt));
+    q.fields->allocate_image(p.box);
+    if (r == Reconstruction::boundary) q.make_boundary_store(p.box, p.nt - 1);
+    migrate_one_shot(*q.fields, q.sets, p.box, r, snapshot_interval(p.sim.dt, p.f0));
+    return q.fields->download_image();
   };
   ASSERT_GT(snapshot_interval(p.sim.dt, p.f0), 1);
   const std::vector<float> exact = image(Reconstruction::boundary);
@@ -385,18 +383,19 @@ TEST(Migration, ProfileCountsEveryStepAndChangesNoResult) {
   }
 }
 
-TEST(Profiling, CpuPropagatorTimesWhileEnabledAndKeepsTheTotals) {
+TEST(Profiling, CpuWavefieldTimesWhileEnabledAndKeepsTheTotals) {
   const test::RtmProblem p = layered_problem();
-  CpuPropagator cpu(make_propagator_setup(p.sim));
+  CpuShotFields fields(make_propagator_setup(p.sim));
+  Wavefield& cpu = fields.receiver(); // imaging counts on the receiver field's clock
   cpu.step();
   EXPECT_EQ(cpu.timing().steps, 0) << "timing is off by default";
   cpu.enable_timing(true);
-  cpu.allocate_boundary_store(p.box, 2);
-  cpu.allocate_image(p.box);
+  const std::unique_ptr<BoundaryStore> store = cpu.make_boundary_store(p.box, 2);
+  fields.allocate_image(p.box);
   for (int n = 0; n < 3; ++n) cpu.step();
-  cpu.save_boundary(1);
-  cpu.restore_boundary(1);
-  cpu.accumulate_image(cpu, 1.0f);
+  store->save(1);
+  store->restore(1);
+  fields.accumulate_image(1.0f);
   std::vector<float> dense;
   cpu.copy_current(p.box, dense);
   const PropagatorTiming t = cpu.timing();

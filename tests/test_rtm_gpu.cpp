@@ -17,7 +17,7 @@ namespace {
 
 using test::dot;
 using test::layered_problem;
-using test::make_propagator_pair;
+using test::make_shot_pair;
 using test::random_values;
 
 #define SKIP_WITHOUT_GPU()                                                                         \
@@ -60,16 +60,16 @@ TEST(RtmGpu, ModeledTracesMatchTheCpu) {
 TEST(RtmGpu, BoundarySavingReproducesTheForwardField) {
   SKIP_WITHOUT_GPU();
   const test::RtmProblem p = layered_problem();
-  test::PropagatorPair pair = make_propagator_pair(p, "cuda");
-  Propagator& S = *pair.source_field;
+  test::ShotPair pair = make_shot_pair(p, "cuda");
+  Wavefield& S = pair.S();
   std::vector<std::vector<float>> forward(size_t(p.nt));
   S.zero_state();
   for (int n = 0; n < p.nt; ++n) {
     S.copy_current(p.box, forward[size_t(n)]);
     S.step();
-    S.inject(pair.sets.source_set, n, pair.sets.source_scale);
+    pair.source->inject(n, pair.sets.source_scale);
   }
-  S.allocate_boundary_store(p.box, p.nt - 1);
+  pair.make_boundary_store(p.box, p.nt - 1);
   double worst_error = 0, largest = 0;
   std::vector<float> reconstructed;
   run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float) {
@@ -92,18 +92,17 @@ TEST(RtmGpu, BornAndMigrationPassTheDotProductTest) {
   SKIP_WITHOUT_GPU();
   // The sponge: its damped step is its own adjoint, the C-PML's is not (docs/rtm.md, section 8).
   const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160, false, Absorber::sponge);
-  test::PropagatorPair pair = make_propagator_pair(p, "cuda");
+  test::ShotPair pair = make_shot_pair(p, "cuda");
   const int nrec = int(p.receivers.size());
   const std::vector<float> m = random_values(size_t(p.box.cells()), 11);
   const std::vector<float> d = random_values(size_t(nrec) * p.nt, 12);
   const std::vector<float> bm =
-      born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
-  pair.receiver_field->upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
-  pair.receiver_field->allocate_image(p.box);
-  pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
-  migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box,
-                   Reconstruction::boundary, 1);
-  const double lhs = dot(bm, d), rhs = dot(m, pair.receiver_field->download_image());
+      born_model_one_shot(*pair.fields, pair.sets, nrec, p.box, m);
+  pair.receivers->upload_series(traces_to_series(d, nrec, p.nt));
+  pair.fields->allocate_image(p.box);
+  pair.make_boundary_store(p.box, p.nt - 1);
+  migrate_one_shot(*pair.fields, pair.sets, p.box, Reconstruction::boundary, 1);
+  const double lhs = dot(bm, d), rhs = dot(m, pair.fields->download_image());
   const double relative = std::abs(lhs - rhs) / std::max(std::abs(lhs), std::abs(rhs));
   std::printf("GPU dot-product test: <Bm,d> = %.9g, <m,B'd> = %.9g, relative %.3g\n", lhs, rhs, relative);
   ASSERT_GT(std::abs(lhs), 0.0);
@@ -119,15 +118,14 @@ TEST(RtmGpu, BornTracesAndImagesMatchTheCpu) {
   const std::vector<float> d = random_values(size_t(nrec) * p.nt, 22);
   auto run = [&](const std::string& backend, Reconstruction r, std::vector<float>& born,
                  std::vector<float>& image, std::vector<float>& illumination) {
-    test::PropagatorPair pair = make_propagator_pair(p, backend);
-    born = born_model_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, nrec, p.box, m);
-    pair.receiver_field->upload_series(pair.sets.receiver_set, traces_to_series(d, nrec, p.nt));
-    pair.receiver_field->allocate_image(p.box);
-    if (r == Reconstruction::boundary) pair.source_field->allocate_boundary_store(p.box, p.nt - 1);
-    migrate_one_shot(*pair.source_field, *pair.receiver_field, pair.sets, p.box, r,
-                     snapshot_interval(p.sim.dt, p.f0));
-    image = pair.receiver_field->download_image();
-    illumination = pair.receiver_field->download_illumination();
+    test::ShotPair pair = make_shot_pair(p, backend);
+    born = born_model_one_shot(*pair.fields, pair.sets, nrec, p.box, m);
+    pair.receivers->upload_series(traces_to_series(d, nrec, p.nt));
+    pair.fields->allocate_image(p.box);
+    if (r == Reconstruction::boundary) pair.make_boundary_store(p.box, p.nt - 1);
+    migrate_one_shot(*pair.fields, pair.sets, p.box, r, snapshot_interval(p.sim.dt, p.f0));
+    image = pair.fields->download_image();
+    illumination = pair.fields->download_illumination();
   };
   for (Reconstruction r : {Reconstruction::boundary, Reconstruction::snapshots}) {
     std::vector<float> born_cpu, image_cpu, ill_cpu, born_gpu, image_gpu, ill_gpu;

@@ -237,51 +237,46 @@ std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& pa
   return dense;
 }
 
-CpuPropagator::CpuPropagator(PropagatorSetup setup) : setup_(std::move(setup)) {
+CpuWavefield::CpuWavefield(PropagatorSetup setup)
+    : Wavefield(setup.layout), setup_(std::move(setup)) {
   // Subnormals would slow every step of a decaying wavefield many times over (kernels/cpu/denormals.h);
-  // set here too, for programs that build a propagator without going through rtm's main().
+  // set here too, for programs that build a wavefield without going through rtm's main().
   flush_denormals_on_all_threads();
   const GridLayout& g = setup_.layout;
   v2dt2_ = pad_array(g, setup_.v2dt2);
   const DampingProfiles& d = setup_.damping;
   if (!d.empty() && (int(d.x.size()) != g.nx || int(d.y.size()) != g.ny || int(d.z.size()) != g.nz))
-    throw std::invalid_argument("CpuPropagator: damping profiles must have nx, ny, nz entries");
+    throw std::invalid_argument("CpuWavefield: damping profiles must have nx, ny, nz entries");
   const CpmlProfiles& c = setup_.cpml;
   if (!c.empty()) {
     if (c.x.n != g.nx || c.y.n != g.ny || c.z.n != g.nz)
-      throw std::invalid_argument("CpuPropagator: C-PML profiles must be for an nx x ny x nz grid");
-    if (!d.empty()) throw std::invalid_argument("CpuPropagator: a grid has the sponge or the C-PML, not both");
+      throw std::invalid_argument("CpuWavefield: C-PML profiles must be for an nx x ny x nz grid");
+    if (!d.empty()) throw std::invalid_argument("CpuWavefield: a grid has the sponge or the C-PML, not both");
     cpml_ = CpmlMemory(c, g);
   }
   prev_.assign(g.size, 0.0f);
   cur_.assign(g.size, 0.0f);
 }
 
-void CpuPropagator::set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
-  const auto n = size_t(layout().size);
-  if (p_prev.size() != n || p_cur.size() != n)
-    throw std::invalid_argument("CpuPropagator::set_state: arrays must have layout().size floats");
+void CpuWavefield::do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
   prev_ = p_prev;
   cur_ = p_cur;
   cpml_.zero();
 }
 
-void CpuPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
+void CpuWavefield::do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
   p_prev = prev_;
   p_cur = cur_;
 }
 
-void CpuPropagator::zero_state() {
+void CpuWavefield::zero_state() {
   std::fill(prev_.begin(), prev_.end(), 0.0f);
   std::fill(cur_.begin(), cur_.end(), 0.0f);
   cpml_.zero();
 }
 
-void CpuPropagator::step_planes(int k_begin, int k_end) {
+void CpuWavefield::do_step_planes(int k_begin, int k_end) {
   const GridLayout& g = setup_.layout;
-  if (k_begin < 0 || k_end > g.nz || k_begin > k_end)
-    throw std::invalid_argument("step_planes: planes [" + std::to_string(k_begin) + ", " +
-                                std::to_string(k_end) + ") are not inside 0.." + std::to_string(g.nz));
   const OpClock timed(timing_on_, timing_.step_ms);
   cpu_wave_step(g, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(), prev_.data(),
                 k_begin, k_end);
@@ -290,143 +285,27 @@ void CpuPropagator::step_planes(int k_begin, int k_end) {
                         k_begin, k_end);
 }
 
-void CpuPropagator::finish_step() {
+void CpuWavefield::finish_step() {
   if (timing_on_) ++timing_.steps;
   std::swap(prev_, cur_);
   cpml_.swap();
 }
 
-Propagator::PlaneSpan CpuPropagator::next_field_planes(int k_begin, int k_end) {
+PlaneSpan CpuWavefield::do_next_field_planes(int k_begin, int k_end) {
   const GridLayout& g = setup_.layout;
-  if (k_begin < -kHalo || k_end > g.nz + kHalo || k_begin > k_end)
-    throw std::invalid_argument("next_field_planes: planes outside the grid and its halo");
   PlaneSpan span;
   span.data = prev_.data() + g.index(-kHalo, -kHalo, k_begin);
   span.bytes = size_t(k_end - k_begin) * size_t(g.plane) * sizeof(float);
   return span;
 }
 
-int CpuPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
-  if (nt <= 0) throw std::invalid_argument("add_point_set: nt must be positive");
-  for (const PointStencil& p : points)
-    if (!p.fits(layout()))
-      throw std::out_of_range("add_point_set: a point's cells leave the grid (or exceed " +
-                              std::to_string(kMaxPointTaps) + " per axis)");
-  sets_.push_back(PointSet{points, nt, std::vector<float>(size_t(nt) * points.size(), 0.0f)});
-  return int(sets_.size()) - 1;
-}
-
-const CpuPropagator::PointSet& CpuPropagator::point_set(int set) const {
-  if (set < 0 || set >= int(sets_.size()))
-    throw std::out_of_range("CpuPropagator: no point set " + std::to_string(set));
-  return sets_[size_t(set)];
-}
-
-void CpuPropagator::upload_series(int set, const std::vector<float>& series) {
-  const PointSet& ps = point_set(set);
-  if (series.size() != ps.series.size())
-    throw std::invalid_argument("upload_series: expected nt x points = " +
-                                std::to_string(ps.series.size()) + " values, got " +
-                                std::to_string(series.size()));
-  sets_[size_t(set)].series = series;
-}
-
-std::vector<float> CpuPropagator::download_series(int set) const { return point_set(set).series; }
-
-// Both follow the arithmetic order PointStencil (solvers/contracts/propagator.h) defines; the CUDA kernels
-// do the same.
-void CpuPropagator::inject(int set, int t, float scale) {
-  const OpClock timed(timing_on_, timing_.points_ms);
-  const PointSet& ps = point_set(set);
-  if (t < 0 || t >= ps.nt) throw std::out_of_range("inject: time index outside the series");
-  const GridLayout& g = setup_.layout;
-  const size_t np = ps.points.size();
-  for (size_t p = 0; p < np; ++p) {
-    const float amp = scale * ps.series[size_t(t) * np + p];
-    const PointStencil& s = ps.points[p];
-    for (int c = 0; c < s.nz; ++c)
-      for (int b = 0; b < s.ny; ++b) {
-        const float wzy = s.wz[c] * s.wy[b];
-        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-        for (int a = 0; a < s.nx; ++a) cur_[row + a] += wzy * s.wx[a] * v2dt2_[row + a] * amp;
-      }
-  }
-}
-
-void CpuPropagator::record(int set, int t) {
-  const OpClock timed(timing_on_, timing_.points_ms);
-  PointSet& ps = sets_.at(size_t(set));
-  if (t < 0 || t >= ps.nt) throw std::out_of_range("record: time index outside the series");
-  const GridLayout& g = setup_.layout;
-  const size_t np = ps.points.size();
-  for (size_t p = 0; p < np; ++p) {
-    const PointStencil& s = ps.points[p];
-    float v = 0.0f;
-    for (int c = 0; c < s.nz; ++c) {
-      float plane = 0.0f;
-      for (int b = 0; b < s.ny; ++b) {
-        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-        float sum = 0.0f;
-        for (int a = 0; a < s.nx; ++a) sum += s.wx[a] * cur_[row + a];
-        plane += s.wy[b] * sum;
-      }
-      v += s.wz[c] * plane;
-    }
-    ps.series[size_t(t) * np + p] = v;
-  }
-}
-
-void CpuPropagator::reverse_time() {
+void CpuWavefield::reverse_time() {
   std::swap(prev_, cur_);
   cpml_.zero();
 }
 
-void CpuPropagator::check_box(const Box& box, const char* what) const {
-  if (!box.inside(layout()))
-    throw std::invalid_argument(std::string(what) + ": the box is empty or leaves the grid");
-}
-
-const CpuPropagator& CpuPropagator::same_backend(const Propagator& other, const char* what) const {
-  const auto* cpu = dynamic_cast<const CpuPropagator*>(&other);
-  if (!cpu)
-    throw std::invalid_argument(std::string(what) + ": the other propagator is " + other.name() +
-                                ", not cpu; both fields must live on the same backend");
-  if (!cpu->layout().same_shape(layout()))
-    throw std::invalid_argument(std::string(what) + ": the two propagators have different grids");
-  return *cpu;
-}
-
-void CpuPropagator::allocate_boundary_store(const Box& box, int steps) {
-  if (!ring_box_fits(box, layout()))
-    throw std::invalid_argument("allocate_boundary_store: the box is empty, leaves the grid along x or y, or misses its planes");
-  if (steps < 1) throw std::invalid_argument("allocate_boundary_store: steps must be positive");
-  ring_box_ = box;
-  ring_index_ = boundary_ring_indices(layout(), box);
-  ring_steps_ = steps;
-  ring_store_.assign(ring_index_.size() * size_t(steps), 0.0f);
-}
-
-void CpuPropagator::save_boundary(int step) {
-  const OpClock timed(timing_on_, timing_.boundary_ms);
-  if (step < 0 || step >= ring_steps_)
-    throw std::out_of_range("save_boundary: step " + std::to_string(step) + " outside the store");
-  float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
-#pragma omp parallel for
-  for (size_t c = 0; c < ring_index_.size(); ++c) slot[c] = cur_[ring_index_[c]];
-}
-
-void CpuPropagator::restore_boundary(int step) {
-  const OpClock timed(timing_on_, timing_.boundary_ms);
-  if (step < 0 || step >= ring_steps_)
-    throw std::out_of_range("restore_boundary: step " + std::to_string(step) + " outside the store");
-  const float* slot = ring_store_.data() + size_t(step) * ring_index_.size();
-#pragma omp parallel for
-  for (size_t c = 0; c < ring_index_.size(); ++c) cur_[ring_index_[c]] = slot[c];
-}
-
-void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
+void CpuWavefield::do_copy_current(const Box& box, std::vector<float>& dense) const {
   const OpClock timed(timing_on_, timing_.box_copy_ms);
-  check_box(box, "copy_current");
   dense.resize(size_t(box.cells()));
   const GridLayout& g = layout();
 #pragma omp parallel for collapse(2)
@@ -437,12 +316,8 @@ void CpuPropagator::copy_current(const Box& box, std::vector<float>& dense) cons
     }
 }
 
-void CpuPropagator::set_current(const Box& box, const std::vector<float>& dense) {
+void CpuWavefield::do_set_current(const Box& box, const std::vector<float>& dense) {
   const OpClock timed(timing_on_, timing_.box_copy_ms);
-  check_box(box, "set_current");
-  if (int64_t(dense.size()) != box.cells())
-    throw std::invalid_argument("set_current: expected " + std::to_string(box.cells()) +
-                                " values for the box, got " + std::to_string(dense.size()));
   const GridLayout& g = layout();
 #pragma omp parallel for collapse(2)
   for (int k = box.z0; k < box.z1; ++k)
@@ -452,75 +327,12 @@ void CpuPropagator::set_current(const Box& box, const std::vector<float>& dense)
     }
 }
 
-void CpuPropagator::allocate_image(const Box& box) {
-  check_box(box, "allocate_image");
-  image_box_ = box;
-  image_.assign(size_t(box.cells()), 0.0f);
-  illumination_.assign(size_t(box.cells()), 0.0f);
-}
-
-void CpuPropagator::accumulate_image(const Propagator& source_field, float weight) {
-  const OpClock timed(timing_on_, timing_.imaging_ms);
-  if (image_.empty()) throw std::logic_error("accumulate_image: call allocate_image first");
-  const std::vector<float>& s = same_backend(source_field, "accumulate_image").cur_;
-  const Box& b = image_box_;
-  const GridLayout& g = layout();
-#pragma omp parallel for collapse(2)
-  for (int k = b.z0; k < b.z1; ++k)
-    for (int j = b.y0; j < b.y1; ++j) {
-      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
-      const int64_t c0 = g.index(b.x0, j, k);
-      for (int i = 0; i < b.nx(); ++i) {
-        const float sv = s[c0 + i];
-        image_[row + i] += weight * sv * cur_[c0 + i];
-        illumination_[row + i] += weight * sv * sv;
-      }
-    }
-}
-
-void CpuPropagator::set_image(const std::vector<float>& image,
-                              const std::vector<float>& illumination) {
-  if (image_.empty()) throw std::logic_error("set_image: call allocate_image first");
-  if (image.size() != image_.size() || illumination.size() != illumination_.size())
-    throw std::invalid_argument("set_image: expected " + std::to_string(image_.size()) +
-                                " values for the image box, got " + std::to_string(image.size()) +
-                                " (image) and " + std::to_string(illumination.size()) +
-                                " (illumination)");
-  image_ = image;
-  illumination_ = illumination;
-}
-
-void CpuPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
-  check_box(box, "set_born_perturbation");
-  if (int64_t(m.size()) != box.cells())
-    throw std::invalid_argument("set_born_perturbation: expected " + std::to_string(box.cells()) +
-                                " values for the box, got " + std::to_string(m.size()));
-  born_box_ = box;
-  born_m_ = m;
-}
-
-void CpuPropagator::inject_born_source(const Propagator& background) {
-  const OpClock timed(timing_on_, timing_.born_ms);
-  if (born_m_.empty()) throw std::logic_error("inject_born_source: call set_born_perturbation first");
-  const std::vector<float>& s = same_backend(background, "inject_born_source").cur_;
-  const Box& b = born_box_;
-  const GridLayout& g = layout();
-#pragma omp parallel for collapse(2)
-  for (int k = b.z0; k < b.z1; ++k)
-    for (int j = b.y0; j < b.y1; ++j) {
-      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
-      const int64_t c0 = g.index(b.x0, j, k);
-      for (int i = 0; i < b.nx(); ++i)
-        cur_[c0 + i] += v2dt2_[c0 + i] * born_m_[row + i] * s[c0 + i];
-    }
-}
-
-void CpuPropagator::enable_timing(bool on) {
+void CpuWavefield::enable_timing(bool on) {
   if (on) timing_ = PropagatorTiming{};
   timing_on_ = on;
 }
 
-FieldHealth CpuPropagator::check_health() const {
+FieldHealth CpuWavefield::check_health() const {
   const GridLayout& g = layout();
   WorstCell worst;
 #pragma omp parallel
@@ -532,6 +344,164 @@ FieldHealth CpuPropagator::check_health() const {
     worst.merge(mine); // merge() breaks ties by index, so the result does not depend on threads
   }
   return field_health_of(g, cur_.data(), worst);
+}
+
+// ---- point sets ------------------------------------------------------------------------------
+
+class CpuPointSet final : public PointSet {
+public:
+  CpuPointSet(CpuWavefield& field, const std::vector<PointStencil>& points, int nt)
+      : PointSet(field, int(points.size()), nt), field_(field), points_(points),
+        series_(size_t(nt) * points.size(), 0.0f) {}
+
+private:
+  void do_upload_series(const std::vector<float>& series) override { series_ = series; }
+  std::vector<float> do_download_series() const override { return series_; }
+  void do_inject(int t, float scale) override;
+  void do_record(int t) override;
+
+  CpuWavefield& field_;
+  std::vector<PointStencil> points_;
+  std::vector<float> series_; // [t][point]
+};
+
+std::unique_ptr<PointSet> CpuWavefield::do_add_points(const std::vector<PointStencil>& points, int nt) {
+  return std::make_unique<CpuPointSet>(*this, points, nt);
+}
+
+// Both follow the arithmetic order PointStencil (solvers/contracts/propagator.h) defines; the CUDA kernels
+// do the same.
+void CpuPointSet::do_inject(int t, float scale) {
+  const OpClock timed(field_.timing_on_, field_.timing_.points_ms);
+  const GridLayout& g = field_.layout();
+  std::vector<float>& cur = field_.cur_;
+  const std::vector<float>& v2dt2 = field_.v2dt2_;
+  const size_t np = points_.size();
+  for (size_t p = 0; p < np; ++p) {
+    const float amp = scale * series_[size_t(t) * np + p];
+    const PointStencil& s = points_[p];
+    for (int c = 0; c < s.nz; ++c)
+      for (int b = 0; b < s.ny; ++b) {
+        const float wzy = s.wz[c] * s.wy[b];
+        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+        for (int a = 0; a < s.nx; ++a) cur[row + a] += wzy * s.wx[a] * v2dt2[row + a] * amp;
+      }
+  }
+}
+
+void CpuPointSet::do_record(int t) {
+  const OpClock timed(field_.timing_on_, field_.timing_.points_ms);
+  const GridLayout& g = field_.layout();
+  const std::vector<float>& cur = field_.cur_;
+  const size_t np = points_.size();
+  for (size_t p = 0; p < np; ++p) {
+    const PointStencil& s = points_[p];
+    float v = 0.0f;
+    for (int c = 0; c < s.nz; ++c) {
+      float plane = 0.0f;
+      for (int b = 0; b < s.ny; ++b) {
+        const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
+        float sum = 0.0f;
+        for (int a = 0; a < s.nx; ++a) sum += s.wx[a] * cur[row + a];
+        plane += s.wy[b] * sum;
+      }
+      v += s.wz[c] * plane;
+    }
+    series_[size_t(t) * np + p] = v;
+  }
+}
+
+// ---- boundary store ----------------------------------------------------------------------------
+
+// The ring cells' indices in the padded arrays, and one ring per step.
+class CpuBoundaryStore final : public BoundaryStore {
+public:
+  CpuBoundaryStore(CpuWavefield& field, const Box& box, int steps)
+      : BoundaryStore(field, box, steps), field_(field),
+        index_(boundary_ring_indices(field.layout(), box)), store_(index_.size() * size_t(steps), 0.0f) {}
+
+private:
+  void do_save(int step) override {
+    const OpClock timed(field_.timing_on_, field_.timing_.boundary_ms);
+    float* slot = store_.data() + size_t(step) * index_.size();
+    const float* cur = field_.cur_.data();
+#pragma omp parallel for
+    for (size_t c = 0; c < index_.size(); ++c) slot[c] = cur[index_[c]];
+  }
+  void do_restore(int step) override {
+    const OpClock timed(field_.timing_on_, field_.timing_.boundary_ms);
+    const float* slot = store_.data() + size_t(step) * index_.size();
+    float* cur = field_.cur_.data();
+#pragma omp parallel for
+    for (size_t c = 0; c < index_.size(); ++c) cur[index_[c]] = slot[c];
+  }
+
+  CpuWavefield& field_;
+  std::vector<int64_t> index_;
+  std::vector<float> store_; // [step][ring cell]
+};
+
+std::unique_ptr<BoundaryStore> CpuWavefield::do_make_boundary_store(const Box& box, int steps) {
+  return std::make_unique<CpuBoundaryStore>(*this, box, steps);
+}
+
+// ---- shot fields -------------------------------------------------------------------------------
+
+CpuShotFields::CpuShotFields(const PropagatorSetup& setup) : CpuShotFields(setup, setup) {}
+
+CpuShotFields::CpuShotFields(const PropagatorSetup& source, const PropagatorSetup& receiver)
+    : source_(source), receiver_(receiver) {
+  bind(source_, receiver_);
+}
+
+void CpuShotFields::do_allocate_image(const Box& box) {
+  image_.assign(size_t(box.cells()), 0.0f);
+  illumination_.assign(size_t(box.cells()), 0.0f);
+}
+
+void CpuShotFields::do_accumulate_image(float weight) {
+  // Timed on the receiver field's clock, like the other receiver-side operations.
+  const OpClock timed(receiver_.timing_on_, receiver_.timing_.imaging_ms);
+  const std::vector<float>& s = source_.cur_;
+  const std::vector<float>& r = receiver_.cur_;
+  const Box& b = image_box();
+  const GridLayout& g = receiver_.layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i) {
+        const float sv = s[c0 + i];
+        image_[row + i] += weight * sv * r[c0 + i];
+        illumination_[row + i] += weight * sv * sv;
+      }
+    }
+}
+
+void CpuShotFields::do_set_image(const std::vector<float>& image,
+                                 const std::vector<float>& illumination) {
+  image_ = image;
+  illumination_ = illumination;
+}
+
+void CpuShotFields::do_set_born_perturbation(const Box&, const std::vector<float>& m) { born_m_ = m; }
+
+void CpuShotFields::do_inject_born_source() {
+  const OpClock timed(receiver_.timing_on_, receiver_.timing_.born_ms);
+  const std::vector<float>& s = source_.cur_;
+  std::vector<float>& r = receiver_.cur_;
+  const std::vector<float>& v2dt2 = receiver_.v2dt2_;
+  const Box& b = born_box();
+  const GridLayout& g = receiver_.layout();
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      const int64_t c0 = g.index(b.x0, j, k);
+      for (int i = 0; i < b.nx(); ++i)
+        r[c0 + i] += v2dt2[c0 + i] * born_m_[row + i] * s[c0 + i];
+    }
 }
 
 } // namespace rtm

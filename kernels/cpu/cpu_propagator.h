@@ -1,14 +1,17 @@
-// The CPU reference propagator: the oracle every CUDA variant is checked against.
+// The CPU reference backend: the oracle every CUDA variant is checked against.
 // Written to be read: one loop nest per operation, OpenMP over planes and rows.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
-#include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/wavefield.h"
 
 namespace rtm {
 
-// One step of the wave equation on padded arrays (see solvers/contracts/propagator.h for the formula).
+// One step of the wave equation on padded arrays (solvers/contracts/propagator.h gives the formula).
 // p_prev_next holds p[n-1] on entry and p[n+1] on return. v2dt2 is padded like the wavefields.
 // Only planes k_begin <= k < k_end are updated (k_end < 0: to the last plane).
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
@@ -52,76 +55,66 @@ void cpu_cpml_correction(const GridLayout& g, const CpmlView& v, const float* p_
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);
 std::vector<float> unpad_array(const GridLayout& g, const std::vector<float>& padded);
 
-class CpuPropagator final : public Propagator {
+// The CPU reference wavefield (solvers/contracts/wavefield.h). Its point sets and boundary stores
+// (CpuPointSet, CpuBoundaryStore) and the shot fields (CpuShotFields) reach its arrays directly:
+// they are one backend, written together.
+class CpuWavefield final : public Wavefield {
 public:
-  explicit CpuPropagator(PropagatorSetup setup);
+  explicit CpuWavefield(PropagatorSetup setup);
 
   std::string name() const override { return "cpu"; }
-  const GridLayout& layout() const override { return setup_.layout; }
-
-  void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
-  void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
   void zero_state() override;
-  void step_planes(int k_begin, int k_end) override;
   void finish_step() override;
-  PlaneSpan next_field_planes(int k_begin, int k_end) override;
-
-  int add_point_set(const std::vector<PointStencil>& points, int nt) override;
-  void upload_series(int set, const std::vector<float>& series) override;
-  std::vector<float> download_series(int set) const override;
-  void inject(int set, int t, float scale) override;
-  void record(int set, int t) override;
-  FieldHealth check_health() const override; // OpenMP over planes
-
   void reverse_time() override;
-  void allocate_boundary_store(const Box& box, int steps) override;
-  void save_boundary(int step) override;
-  void restore_boundary(int step) override;
-  void copy_current(const Box& box, std::vector<float>& dense) const override;
-  void set_current(const Box& box, const std::vector<float>& dense) override;
-  void allocate_image(const Box& box) override;
-  void accumulate_image(const Propagator& source_field, float weight) override;
-  std::vector<float> download_image() const override { return image_; }
-  std::vector<float> download_illumination() const override { return illumination_; }
-  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
-  void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
-  void inject_born_source(const Propagator& background) override;
-
+  FieldHealth check_health() const override; // OpenMP over planes
   void enable_timing(bool on) override;
   PropagatorTiming timing() const override { return timing_; }
 
 private:
-  struct PointSet {
-    std::vector<PointStencil> points;
-    int nt = 0;
-    std::vector<float> series; // [t][point]
-  };
-  const PointSet& point_set(int set) const;
-  void check_box(const Box& box, const char* what) const;
-  // The other propagator of a two-field operation, which must be a CpuPropagator on this grid.
-  const CpuPropagator& same_backend(const Propagator& other, const char* what) const;
+  friend class CpuPointSet;
+  friend class CpuBoundaryStore;
+  friend class CpuShotFields;
+
+  void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
+  void do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
+  void do_step_planes(int k_begin, int k_end) override;
+  PlaneSpan do_next_field_planes(int k_begin, int k_end) override;
+  void do_copy_current(const Box& box, std::vector<float>& dense) const override;
+  void do_set_current(const Box& box, const std::vector<float>& dense) override;
+  std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) override;
+  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) override;
 
   PropagatorSetup setup_;
   std::vector<float> v2dt2_; // padded
   std::vector<float> prev_, cur_;
   CpmlMemory cpml_; // empty without the C-PML
-  std::vector<PointSet> sets_;
-
-  // Boundary saving: the ring cells' indices in the padded arrays, and one ring per step.
-  Box ring_box_;
-  std::vector<int64_t> ring_index_;
-  int ring_steps_ = 0;
-  std::vector<float> ring_store_; // [step][ring cell]
-
-  // Imaging and Born modeling, dense over their boxes.
-  Box image_box_;
-  std::vector<float> image_, illumination_;
-  Box born_box_;
-  std::vector<float> born_m_;
 
   // Profiling: wall time of each operation while timing_on_ (mutable: copy_current is const).
   bool timing_on_ = false;
   mutable PropagatorTiming timing_;
+};
+
+// A source and a receiver CpuWavefield with the image, the illumination and the Born perturbation
+// as host arrays (solvers/contracts/shot_fields.h).
+class CpuShotFields final : public ShotFields {
+public:
+  explicit CpuShotFields(const PropagatorSetup& setup);
+  // Fields with their own velocities on one grid (tests: a stable and an unstable field).
+  CpuShotFields(const PropagatorSetup& source, const PropagatorSetup& receiver);
+
+private:
+  void do_allocate_image(const Box& box) override;
+  void do_accumulate_image(float weight) override;
+  std::vector<float> do_download_image(bool illumination) const override {
+    return illumination ? illumination_ : image_;
+  }
+  void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
+  void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
+  void do_inject_born_source() override;
+
+  CpuWavefield source_, receiver_;
+  std::vector<float> image_, illumination_; // dense over image_box()
+  std::vector<float> born_m_;               // dense over born_box()
 };
 
 } // namespace rtm

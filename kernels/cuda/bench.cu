@@ -109,13 +109,13 @@ PointSetupInfo point_setup(int nx, int ny, int nz) {
   return p;
 }
 
-std::unique_ptr<CudaPropagator> make_bench_propagator(const PropagatorSetup& setup,
-                                                      const std::string& variant,
-                                                      const BenchConfig& config) {
+std::unique_ptr<CudaWavefield> make_bench_propagator(const PropagatorSetup& setup,
+                                                     const std::string& variant,
+                                                     const BenchConfig& config) {
   const VariantRow& row = find_variant_row(variant);
   const MemoryOptions memory{row.info.preset.compressible || config.memory.compressible,
                              row.info.preset.l2_persist || config.memory.l2_persist};
-  return std::make_unique<CudaPropagator>(setup, row, memory, config.device);
+  return std::make_unique<CudaWavefield>(setup, row, memory, config.device);
 }
 
 void check_config(const BenchConfig& c, const std::vector<std::string>& variants) {
@@ -194,7 +194,7 @@ std::vector<RandomRun> run_random_workload(const BenchConfig& config,
                                            std::ostream& progress) {
   check_config(config, variants);
   const PropagatorSetup setup = random_setup(config.nx, config.ny, config.nz);
-  std::unique_ptr<CudaPropagator> reference; // the first variant, kept for the comparisons
+  std::unique_ptr<CudaWavefield> reference; // the first variant, kept for the comparisons
   std::vector<RandomRun> runs;
   for (const std::string& variant : variants) {
     auto propagator = make_bench_propagator(setup, variant, config);
@@ -245,15 +245,15 @@ std::vector<PointRun> run_point_workload(const BenchConfig& config, int steps,
   // f = w(t) / (hx hy hz) at the source cell (docs/physics.md); inject() multiplies by v2dt2.
   const float scale = float(1.0 / (kSpacing * kSpacing * kSpacing));
 
-  std::unique_ptr<CudaPropagator> reference;
+  std::unique_ptr<CudaWavefield> reference;
   std::vector<PointRun> runs;
   for (const std::string& variant : variants) {
     auto propagator = make_bench_propagator(info.setup, variant, config);
-    const int set = propagator->add_point_set({source}, steps);
-    propagator->upload_series(set, wavelet);
+    const std::unique_ptr<PointSet> set = propagator->add_points({source}, steps);
+    set->upload_series(wavelet);
     // Warm-up: load the kernels and touch the buffers, then start from rest.
     for (int s = 0; s < 2; ++s) {
-      propagator->inject(set, 0, scale);
+      set->inject(0, scale);
       propagator->step();
     }
     propagator->zero_state();
@@ -264,7 +264,7 @@ std::vector<PointRun> run_point_workload(const BenchConfig& config, int steps,
     std::vector<Event> marks(size_t(steps) + 1);
     marks[0].record(propagator->stream());
     for (int s = 0; s < steps; ++s) {
-      propagator->inject(set, s, scale);
+      set->inject(s, scale);
       propagator->step();
       marks[size_t(s) + 1].record(propagator->stream());
     }

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/wavefield.h"
 
 namespace rtm::cuda {
 
@@ -53,15 +54,20 @@ struct VariantInfo {
 
 const std::vector<VariantInfo>& variant_table();
 
-// Creates a propagator running `variant` (a name from variant_table(), or "auto"). Throws
+// Creates a wavefield running `variant` (a name from variant_table(), or "auto"). Throws
 // std::invalid_argument for an unknown name and std::runtime_error with a clear message for a grid
 // that does not fit in free device memory (both numbers in the message). A memory option the
 // device lacks falls back to ordinary memory with a message on stderr.
 // "auto" times the float32 kernels for a few steps on this very grid (random wavefields) and
 // keeps the fastest; it says which it chose, with the times, on `log` when given.
 // The options combine with the variant's own preset (e.g. compressible + l2_persist).
-std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup, const std::string& variant,
-                                            const MemoryOptions& options, int device = 0,
-                                            std::ostream* log = nullptr);
+std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const std::string& variant,
+                                          const MemoryOptions& options, int device = 0,
+                                          std::ostream* log = nullptr);
+// A shot's source and receiver fields (solvers/contracts/shot_fields.h) on one GPU, both running the same
+// kernel with the same memory options: "auto" chooses once, for the source field.
+std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup, const std::string& variant,
+                                             const MemoryOptions& options, int device = 0,
+                                             std::ostream* log = nullptr);
 
 } // namespace rtm::cuda

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/cuda_shot_fields.cuh"
 #include "kernels/cuda/rtm_ops.cuh"
 
 namespace rtm::cuda {
@@ -25,81 +24,6 @@ std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 // A tiny kernel whose attributes tell whether this build carries code for the GPU.
 __global__ void probe_kernel() {}
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ void add_to(float* p, float v) { atomicAdd(p, v); }
-__device__ __forceinline__ void add_to(__half* p, float v) { atomicAdd(p, __float2half_rn(v)); }
-
-// Point sets (solvers/contracts/propagator.h, PointStencil): one block per point, one thread per row of
-// its box, thread t taking plane c = t / kMaxPointTaps and row b = t % kMaxPointTaps. The float
-// arithmetic is PointStencil's order, written with __fmul_rn / __fadd_rn so that the compiler
-// does not contract it into fused multiply-adds the CPU reference does not use: traces then
-// agree with the CPU's to the bit where the wavefields do.
-constexpr int kPointThreads = kMaxPointTaps * kMaxPointTaps;
-
-// p_cur[cell] += (((wz * wy) * wx) * v2dt2[cell]) * amp, amp = scale * series[point]; points may
-// share cells, hence the atomic add.
-template <class T>
-__global__ void __launch_bounds__(kPointThreads)
-    inject_kernel(T* p_cur, const T* v2dt2, GridLayout g, const PointStencil* points,
-                  const float* series_row, float scale) {
-  const PointStencil& s = points[blockIdx.x]; // read in place: a local copy would go to local memory
-  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
-  if (c >= s.nz || b >= s.ny) return;
-  const float amp = __fmul_rn(scale, series_row[blockIdx.x]);
-  const float wzy = __fmul_rn(s.wz[c], s.wy[b]);
-  const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-  for (int a = 0; a < s.nx; ++a) {
-    const float w = __fmul_rn(__fmul_rn(wzy, s.wx[a]), to_float(v2dt2[row + a]));
-    add_to(p_cur + row + a, __fmul_rn(w, amp));
-  }
-}
-
-// series_row[point] = sum_c wz[c] * sum_b wy[b] * sum_a wx[a] * p_cur[cell], each sum in
-// increasing index order: row sums in parallel, then one thread per plane, then one for the point.
-template <class T>
-__global__ void __launch_bounds__(kPointThreads)
-    record_kernel(const T* p_cur, GridLayout g, const PointStencil* points, float* series_row) {
-  __shared__ float rows[kPointThreads];
-  __shared__ float planes[kMaxPointTaps];
-  const PointStencil& s = points[blockIdx.x];
-  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
-  if (c < s.nz && b < s.ny) {
-    const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-    float sum = 0.0f;
-    for (int a = 0; a < s.nx; ++a) sum = __fadd_rn(sum, __fmul_rn(s.wx[a], to_float(p_cur[row + a])));
-    rows[threadIdx.x] = sum;
-  }
-  __syncthreads();
-  if (threadIdx.x < s.nz) {
-    float plane = 0.0f;
-    for (int r = 0; r < s.ny; ++r)
-      plane = __fadd_rn(plane, __fmul_rn(s.wy[r], rows[threadIdx.x * kMaxPointTaps + r]));
-    planes[threadIdx.x] = plane;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float v = 0.0f;
-    for (int k = 0; k < s.nz; ++k) v = __fadd_rn(v, __fmul_rn(s.wz[k], planes[k]));
-    series_row[blockIdx.x] = v;
-  }
-}
-
-// While timing is on, every timed operation of every propagator on a device waits for this
-// event and records it when done: timed operations then never overlap on the GPU (two
-// propagators have two streams), so their intervals add up without counting shared time twice.
-// One per device, for the life of the process (never destroyed: no CUDA call at exit).
-cudaEvent_t timing_order_event(int device) {
-  static std::mutex mutex;
-  static std::map<int, cudaEvent_t> events;
-  const std::lock_guard<std::mutex> lock(mutex);
-  cudaEvent_t& event = events[device];
-  if (!event) CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  return event;
-}
-
-// Timed intervals waiting to be read back: reading them synchronises, so it happens in batches.
-constexpr size_t kMaxPendingIntervals = 512;
 
 MemoryOptions merged(const MemoryOptions& a, const MemoryOptions& b) {
   return {a.compressible || b.compressible, a.l2_persist || b.l2_persist};
@@ -107,12 +31,12 @@ MemoryOptions merged(const MemoryOptions& a, const MemoryOptions& b) {
 
 // Times every float32 kernel for a few steps on this grid, on random wavefields, and leaves the
 // propagator running the fastest.
-std::unique_ptr<CudaPropagator> make_fastest(const PropagatorSetup& setup,
+std::unique_ptr<CudaWavefield> make_fastest(const PropagatorSetup& setup,
                                              const MemoryOptions& options, int device,
                                              std::ostream* log) {
   constexpr int kWarmupSteps = 2, kTimedSteps = 5;
   const std::vector<const VariantRow*> candidates = auto_candidates();
-  auto propagator = std::make_unique<CudaPropagator>(setup, *candidates.front(), options, device);
+  auto propagator = std::make_unique<CudaWavefield>(setup, *candidates.front(), options, device);
   propagator->fill_random_state(0x5eed);
   cudaEvent_t start = nullptr, stop = nullptr;
   CUDA_CHECK(cudaEventCreate(&start));
@@ -243,13 +167,13 @@ DeviceInfo query_device(int device) {
   return info;
 }
 
-// ---- the propagator --------------------------------------------------------------------------
+// ---- the wavefield ---------------------------------------------------------------------------
 
-CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& row,
+CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row,
                                const MemoryOptions& memory, int device)
-    : device_(device), row_(&row), memory_(memory), layout_(setup.layout),
+    : Wavefield(setup.layout), device_(device), row_(&row), memory_(memory),
       weights_(setup.weights) {
-  const GridLayout& g = layout_;
+  const GridLayout& g = setup.layout;
   if (g.nx < 1 || g.ny < 1 || g.nz < 1)
     throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
   const GridLayout expected = make_layout(g.nx, g.ny, g.nz);
@@ -339,22 +263,19 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
   if (!memory_note_.empty()) std::cerr << "rtm: " << name() << ": " << memory_note_ << "\n";
 }
 
-CudaPropagator::~CudaPropagator() {
+CudaWavefield::~CudaWavefield() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
   for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
-  if (other_ready_) cudaEventDestroy(other_ready_);
-  if (this_done_) cudaEventDestroy(this_done_);
   disable_l2_window();
   cudaStreamDestroy(stream_);
-  sets_.clear();
 }
 
-size_t CudaPropagator::element_bytes() const {
+size_t CudaWavefield::element_bytes() const {
   return row_->storage == Storage::fp32 ? sizeof(float) : sizeof(__half);
 }
 
-std::string CudaPropagator::name() const {
+std::string CudaWavefield::name() const {
   std::string n = "cuda/" + row_->info.name;
   if (memory_.compressible && !row_->info.preset.compressible) n += "+compressible";
   if (memory_.l2_persist && !row_->info.preset.l2_persist) n += "+l2_persist";
@@ -369,7 +290,7 @@ std::string CudaPropagator::name() const {
 // (docs/variants.md): the device's maximum (37.5 of 60 MB) leaves too little normal L2 for the
 // neighbour reuse between tiles, and the step ran 2.2x slower; 4 or 16 MB cost nothing there and
 // gave +2% at 192^3, where v2dt2 (28 MB) nearly fits.
-void CudaPropagator::enable_l2_window() {
+void CudaWavefield::enable_l2_window() {
   int max_persisting = 0, max_window = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device_));
   CUDA_CHECK(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device_));
@@ -400,7 +321,7 @@ void CudaPropagator::enable_l2_window() {
 
 // Clears the window, demotes every persisting line to normal, and restores the carve-out the
 // process had before, so later work (other propagators, other programs) sees an ordinary L2.
-void CudaPropagator::disable_l2_window() noexcept {
+void CudaWavefield::disable_l2_window() noexcept {
   if (!l2_window_active_) return;
   cudaStreamAttrValue attr{};
   attr.accessPolicyWindow.num_bytes = 0;
@@ -415,11 +336,8 @@ void CudaPropagator::disable_l2_window() noexcept {
   l2_window_active_ = false;
 }
 
-void CudaPropagator::set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
-  const auto n = size_t(layout_.size);
-  if (p_prev.size() != n || p_cur.size() != n)
-    throw std::invalid_argument(name() + "::set_state: arrays must have layout().size = " +
-                                std::to_string(n) + " floats");
+void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
+  const auto n = size_t(layout().size);
   CUDA_CHECK(cudaSetDevice(device_));
   if (row_->storage == Storage::fp32) {
     CUDA_CHECK(cudaMemcpyAsync(prev_, p_prev.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream_));
@@ -438,8 +356,8 @@ void CudaPropagator::set_state(const std::vector<float>& p_prev, const std::vect
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void CudaPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
-  const auto n = size_t(layout_.size);
+void CudaWavefield::do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const {
+  const auto n = size_t(layout().size);
   p_prev.resize(n);
   p_cur.resize(n);
   CUDA_CHECK(cudaSetDevice(device_));
@@ -458,7 +376,7 @@ void CudaPropagator::get_state(std::vector<float>& p_prev, std::vector<float>& p
   }
 }
 
-void CudaPropagator::zero_state() {
+void CudaWavefield::zero_state() {
   CUDA_CHECK(cudaSetDevice(device_));
   CUDA_CHECK(cudaMemsetAsync(cur_, 0, field_a_.bytes(), stream_));
   CUDA_CHECK(cudaMemsetAsync(prev_, 0, field_b_.bytes(), stream_));
@@ -466,37 +384,33 @@ void CudaPropagator::zero_state() {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void CudaPropagator::fill_random_state(uint64_t seed) {
+void CudaWavefield::fill_random_state(uint64_t seed) {
   CUDA_CHECK(cudaSetDevice(device_));
-  fill_random(prev_, row_->storage, layout_.size, seed, stream_);
-  fill_random(cur_, row_->storage, layout_.size, seed + 1, stream_);
+  fill_random(prev_, row_->storage, layout().size, seed, stream_);
+  fill_random(cur_, row_->storage, layout().size, seed + 1, stream_);
   cpml_.zero(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void CudaPropagator::use_kernel(const VariantRow& row) {
+void CudaWavefield::use_kernel(const VariantRow& row) {
   if (row.storage != row_->storage)
     throw std::invalid_argument(name() + ": cannot switch to " + row.info.name +
                                 ", which stores its fields in another precision");
   row_ = &row;
 }
 
-void CudaPropagator::step_planes(int k_begin, int k_end) {
-  if (k_begin < 0 || k_end > layout_.nz || k_begin > k_end)
-    throw std::invalid_argument(name() + "::step_planes: planes [" + std::to_string(k_begin) + ", " +
-                                std::to_string(k_end) + ") are not inside 0.." +
-                                std::to_string(layout_.nz));
+void CudaWavefield::do_step_planes(int k_begin, int k_end) {
   if (k_begin == k_end) return;
   CUDA_CHECK(cudaSetDevice(device_));
   // The kernels step a whole grid. Planes [k_begin, k_end) are one too: the same layout with
   // nz = k_end - k_begin and every array shifted by k_begin planes, so that its plane 0 is plane
   // k_begin and its z halo is the real neighbouring planes. No kernel needs to know.
-  const size_t shift_bytes = size_t(k_begin) * size_t(layout_.plane) * element_bytes();
+  const size_t shift_bytes = size_t(k_begin) * size_t(layout().plane) * element_bytes();
   auto shifted = [shift_bytes](void* p) { return static_cast<char*>(p) + shift_bytes; };
   WaveStepArgs args;
-  args.layout = layout_;
+  args.layout = layout();
   args.layout.nz = k_end - k_begin;
-  args.layout.size = layout_.size - int64_t(k_begin) * layout_.plane;
+  args.layout.size = layout().size - int64_t(k_begin) * layout().plane;
   args.weights = weights_;
   args.p_cur = shifted(cur_);
   args.p_prev_next = shifted(prev_);
@@ -515,135 +429,36 @@ void CudaPropagator::step_planes(int k_begin, int k_end) {
   end_timed(TimedOp::step);
 }
 
-void CudaPropagator::finish_step() {
+void CudaWavefield::finish_step() {
   if (timing_on_) ++timing_.steps;
   std::swap(cur_, prev_);
   cpml_.swap();
 }
 
-Propagator::PlaneSpan CudaPropagator::next_field_planes(int k_begin, int k_end) {
-  if (k_begin < -kHalo || k_end > layout_.nz + kHalo || k_begin > k_end)
-    throw std::invalid_argument(name() + "::next_field_planes: planes outside the grid and its halo");
+PlaneSpan CudaWavefield::do_next_field_planes(int k_begin, int k_end) {
   PlaneSpan span;
   span.data = static_cast<char*>(prev_) +
-              size_t(layout_.index(-kHalo, -kHalo, k_begin)) * element_bytes();
-  span.bytes = size_t(k_end - k_begin) * size_t(layout_.plane) * element_bytes();
+              size_t(layout().index(-kHalo, -kHalo, k_begin)) * element_bytes();
+  span.bytes = size_t(k_end - k_begin) * size_t(layout().plane) * element_bytes();
   span.device = device_;
   return span;
 }
 
-void* CudaPropagator::stream_handle() const { return stream_; }
-
-void CudaPropagator::synchronize() {
+void CudaWavefield::synchronize() {
   CUDA_CHECK(cudaSetDevice(device_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-int CudaPropagator::add_point_set(const std::vector<PointStencil>& points, int nt) {
-  if (nt <= 0) throw std::invalid_argument(name() + "::add_point_set: nt must be positive");
-  for (const PointStencil& p : points)
-    if (!p.fits(layout_))
-      throw std::out_of_range(name() + "::add_point_set: a point's cells leave the grid (or exceed " +
-                              std::to_string(kMaxPointTaps) + " per axis)");
-  CUDA_CHECK(cudaSetDevice(device_));
-  DevicePointSet set;
-  set.count = int(points.size());
-  set.nt = nt;
-  set.stencils = DeviceBuffer(points.size() * sizeof(PointStencil), AllocationKind::plain, device_);
-  set.series = DeviceBuffer(size_t(nt) * points.size() * sizeof(float), AllocationKind::plain, device_);
-  if (!points.empty()) {
-    // On the propagator's own stream, then waited for: stream_ is non-blocking, so a plain
-    // cudaMemset (legacy default stream, asynchronous) was not ordered with the upload_series
-    // copy that follows on stream_ and, on a busy GPU, could zero a wavelet already uploaded (a
-    // shot modelled with no source: seen once as an all-zero trace under 8 concurrent tests).
-    CUDA_CHECK(cudaMemcpyAsync(set.stencils.data(), points.data(), set.stencils.bytes(),
-                               cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaMemsetAsync(set.series.data(), 0, set.series.bytes(), stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  sets_.push_back(std::move(set));
-  return int(sets_.size()) - 1;
-}
 
-const CudaPropagator::DevicePointSet& CudaPropagator::point_set(int set, const char* what) const {
-  if (set < 0 || set >= int(sets_.size()))
-    throw std::out_of_range(name() + "::" + what + ": no point set " + std::to_string(set));
-  return sets_[size_t(set)];
-}
+// ---- running backwards, boxes ------------------------------------------------------------------
 
-void CudaPropagator::upload_series(int set, const std::vector<float>& series) {
-  const DevicePointSet& ps = point_set(set, "upload_series");
-  const size_t expected = size_t(ps.nt) * size_t(ps.count);
-  if (series.size() != expected)
-    throw std::invalid_argument(name() + "::upload_series: expected nt x points = " +
-                                std::to_string(expected) + " values, got " +
-                                std::to_string(series.size()));
-  if (expected == 0) return;
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaMemcpyAsync(ps.series.data(), series.data(), expected * sizeof(float),
-                             cudaMemcpyHostToDevice, stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-}
-
-std::vector<float> CudaPropagator::download_series(int set) const {
-  const DevicePointSet& ps = point_set(set, "download_series");
-  std::vector<float> series(size_t(ps.nt) * size_t(ps.count));
-  if (series.empty()) return series;
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaMemcpyAsync(series.data(), ps.series.data(), series.size() * sizeof(float),
-                             cudaMemcpyDeviceToHost, stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return series;
-}
-
-void CudaPropagator::inject(int set, int t, float scale) {
-  const DevicePointSet& ps = point_set(set, "inject");
-  if (t < 0 || t >= ps.nt) throw std::out_of_range(name() + "::inject: time index outside the series");
-  if (ps.count == 0) return;
-  CUDA_CHECK(cudaSetDevice(device_));
-  const float* row = ps.series.as<float>() + size_t(t) * ps.count;
-  const auto* points = ps.stencils.as<PointStencil>();
-  begin_timed();
-  if (row_->storage == Storage::fp32)
-    inject_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<float*>(cur_), v2dt2_.as<float>(),
-                                                            layout_, points, row, scale);
-  else
-    inject_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<__half*>(cur_), v2dt2_.as<__half>(),
-                                                            layout_, points, row, scale);
-  CUDA_CHECK_LAUNCH("inject_kernel");
-  end_timed(TimedOp::points);
-}
-
-void CudaPropagator::record(int set, int t) {
-  const DevicePointSet& ps = point_set(set, "record");
-  if (t < 0 || t >= ps.nt) throw std::out_of_range(name() + "::record: time index outside the series");
-  if (ps.count == 0) return;
-  CUDA_CHECK(cudaSetDevice(device_));
-  float* row = ps.series.as<float>() + size_t(t) * ps.count;
-  const auto* points = ps.stencils.as<PointStencil>();
-  begin_timed();
-  if (row_->storage == Storage::fp32)
-    record_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<const float*>(cur_), layout_, points, row);
-  else
-    record_kernel<<<ps.count, kPointThreads, 0, stream_>>>(static_cast<const __half*>(cur_), layout_, points, row);
-  CUDA_CHECK_LAUNCH("record_kernel");
-  end_timed(TimedOp::points);
-}
-
-// ---- reverse time migration ------------------------------------------------------------------
-
-void CudaPropagator::reverse_time() {
+void CudaWavefield::reverse_time() {
   std::swap(cur_, prev_);
   CUDA_CHECK(cudaSetDevice(device_));
   cpml_.zero(stream_); // as the CPU reference: the layers restart empty
 }
 
-void CudaPropagator::check_box(const Box& box, const char* what) const {
-  if (!box.inside(layout_))
-    throw std::invalid_argument(name() + "::" + what + ": the box is empty or leaves the grid");
-}
-
-void CudaPropagator::require_free_memory(size_t bytes, const std::string& what,
+void CudaWavefield::require_free_memory(size_t bytes, const std::string& what,
                                          const std::string& hint) const {
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -653,95 +468,8 @@ void CudaPropagator::require_free_memory(size_t bytes, const std::string& what,
                              mib(total_bytes) + " are free" + (hint.empty() ? "" : "; " + hint));
 }
 
-const CudaPropagator& CudaPropagator::same_device(const Propagator& other, const char* what) const {
-  const auto* cuda = dynamic_cast<const CudaPropagator*>(&other);
-  if (!cuda)
-    throw std::invalid_argument(name() + "::" + what + ": the other propagator is " + other.name() +
-                                ", not a CUDA one; both fields must live on the same backend");
-  if (cuda->device_ != device_)
-    throw std::invalid_argument(name() + "::" + what + ": the other propagator is on device " +
-                                std::to_string(cuda->device_) + ", this one on device " +
-                                std::to_string(device_) + "; both fields must be on one GPU");
-  if (!cuda->layout_.same_shape(layout_))
-    throw std::invalid_argument(name() + "::" + what + ": the two propagators have different grids");
-  if (cuda->row_->storage != row_->storage)
-    throw std::invalid_argument(name() + "::" + what + ": the other propagator (" + cuda->name() +
-                                ") stores its fields in another precision");
-  return *cuda;
-}
 
-void CudaPropagator::begin_handoff(const CudaPropagator& other) {
-  if (&other == this) return;
-  if (!other_ready_) CUDA_CHECK(cudaEventCreateWithFlags(&other_ready_, cudaEventDisableTiming));
-  if (!this_done_) CUDA_CHECK(cudaEventCreateWithFlags(&this_done_, cudaEventDisableTiming));
-  CUDA_CHECK(cudaEventRecord(other_ready_, other.stream_));
-  CUDA_CHECK(cudaStreamWaitEvent(stream_, other_ready_, 0));
-}
-
-void CudaPropagator::end_handoff(const CudaPropagator& other) {
-  if (&other == this) return;
-  CUDA_CHECK(cudaEventRecord(this_done_, stream_));
-  CUDA_CHECK(cudaStreamWaitEvent(other.stream_, this_done_, 0));
-}
-
-void CudaPropagator::allocate_boundary_store(const Box& box, int steps) {
-  if (!ring_box_fits(box, layout()))
-    throw std::invalid_argument(name() + "::allocate_boundary_store: the box is empty, leaves the grid along x or y, or misses its planes");
-  if (steps < 1)
-    throw std::invalid_argument(name() + "::allocate_boundary_store: steps must be positive");
-  CUDA_CHECK(cudaSetDevice(device_));
-  // Queued saves and restores may still use the old store: let them finish, then free it first
-  // so that its memory counts as free for the new one.
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  ring_store_ = DeviceBuffer();
-  ring_index_ = DeviceBuffer();
-  ring_cells_ = 0;
-  ring_steps_ = 0;
-
-  const std::vector<int64_t> index = boundary_ring_indices(layout_, box);
-  const size_t index_bytes = index.size() * sizeof(int64_t);
-  const size_t store_bytes = index.size() * size_t(steps) * element_bytes();
-  require_free_memory(
-      store_bytes + index_bytes,
-      "the boundary store (" + std::to_string(index.size()) + " ring cells x " +
-          std::to_string(steps) + " steps x " + std::to_string(element_bytes()) + " B, plus " +
-          mib(index_bytes) + " for the ring's cell list)",
-      "use snapshot reconstruction (rtm migrate --reconstruction snapshots keeps the source "
-      "field in host memory), fewer time steps (a shorter record time), or a GPU with more memory");
-  ring_index_ = DeviceBuffer(index_bytes, AllocationKind::plain, device_);
-  ring_store_ = DeviceBuffer(store_bytes, AllocationKind::plain, device_);
-  CUDA_CHECK(cudaMemcpyAsync(ring_index_.data(), index.data(), index_bytes, cudaMemcpyHostToDevice,
-                             stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_)); // `index` goes out of scope
-  ring_box_ = box;
-  ring_cells_ = int64_t(index.size());
-  ring_steps_ = steps;
-}
-
-void CudaPropagator::save_boundary(int step) {
-  if (step < 0 || step >= ring_steps_)
-    throw std::out_of_range(name() + "::save_boundary: step " + std::to_string(step) +
-                            " outside the store (" + std::to_string(ring_steps_) + " steps)");
-  CUDA_CHECK(cudaSetDevice(device_));
-  void* slot = static_cast<char*>(ring_store_.data()) + size_t(step) * size_t(ring_cells_) * element_bytes();
-  begin_timed();
-  gather_cells(cur_, ring_index_.as<int64_t>(), ring_cells_, slot, row_->storage, stream_);
-  end_timed(TimedOp::boundary);
-}
-
-void CudaPropagator::restore_boundary(int step) {
-  if (step < 0 || step >= ring_steps_)
-    throw std::out_of_range(name() + "::restore_boundary: step " + std::to_string(step) +
-                            " outside the store (" + std::to_string(ring_steps_) + " steps)");
-  CUDA_CHECK(cudaSetDevice(device_));
-  const void* slot =
-      static_cast<const char*>(ring_store_.data()) + size_t(step) * size_t(ring_cells_) * element_bytes();
-  begin_timed();
-  scatter_cells(slot, ring_index_.as<int64_t>(), ring_cells_, cur_, row_->storage, stream_);
-  end_timed(TimedOp::boundary);
-}
-
-float* CudaPropagator::box_staging(const Box& box) const {
+float* CudaWavefield::box_staging(const Box& box) const {
   const size_t bytes = size_t(box.cells()) * sizeof(float);
   if (box_staging_.bytes() < bytes) {
     CUDA_CHECK(cudaStreamSynchronize(stream_)); // the old buffer may still be in use
@@ -751,24 +479,19 @@ float* CudaPropagator::box_staging(const Box& box) const {
   return box_staging_.as<float>();
 }
 
-void CudaPropagator::copy_current(const Box& box, std::vector<float>& dense) const {
-  check_box(box, "copy_current");
+void CudaWavefield::do_copy_current(const Box& box, std::vector<float>& dense) const {
   CUDA_CHECK(cudaSetDevice(device_));
   dense.resize(size_t(box.cells()));
   float* staging = box_staging(box);
   begin_timed();
-  pack_box(layout_, box, cur_, row_->storage, staging, stream_);
+  pack_box(layout(), box, cur_, row_->storage, staging, stream_);
   CUDA_CHECK(cudaMemcpyAsync(dense.data(), staging, dense.size() * sizeof(float),
                              cudaMemcpyDeviceToHost, stream_));
   end_timed(TimedOp::box_copy);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void CudaPropagator::set_current(const Box& box, const std::vector<float>& dense) {
-  check_box(box, "set_current");
-  if (int64_t(dense.size()) != box.cells())
-    throw std::invalid_argument(name() + "::set_current: expected " + std::to_string(box.cells()) +
-                                " values for the box, got " + std::to_string(dense.size()));
+void CudaWavefield::do_set_current(const Box& box, const std::vector<float>& dense) {
   CUDA_CHECK(cudaSetDevice(device_));
   float* staging = box_staging(box);
   begin_timed();
@@ -776,180 +499,32 @@ void CudaPropagator::set_current(const Box& box, const std::vector<float>& dense
   // reuse or free it at once; the unpack kernel follows the copy in stream order.
   CUDA_CHECK(cudaMemcpyAsync(staging, dense.data(), dense.size() * sizeof(float),
                              cudaMemcpyHostToDevice, stream_));
-  unpack_box(layout_, box, staging, cur_, row_->storage, stream_);
+  unpack_box(layout(), box, staging, cur_, row_->storage, stream_);
   end_timed(TimedOp::box_copy);
 }
 
-void CudaPropagator::allocate_image(const Box& box) {
-  check_box(box, "allocate_image");
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_)); // queued imaging may still use the old arrays
-  image_ = DeviceBuffer();
-  illumination_ = DeviceBuffer();
-  const size_t bytes = size_t(box.cells()) * sizeof(float);
-  require_free_memory(2 * bytes,
-                      "the image and the illumination (2 x " + std::to_string(box.cells()) +
-                          " cells x 4 B)",
-                      "");
-  image_ = DeviceBuffer(bytes, AllocationKind::plain, device_);
-  illumination_ = DeviceBuffer(bytes, AllocationKind::plain, device_);
-  CUDA_CHECK(cudaMemsetAsync(image_.data(), 0, bytes, stream_));
-  CUDA_CHECK(cudaMemsetAsync(illumination_.data(), 0, bytes, stream_));
-  image_box_ = box;
-}
 
-void CudaPropagator::accumulate_image(const Propagator& source_field, float weight) {
-  if (!image_.data())
-    throw std::logic_error(name() + "::accumulate_image: call allocate_image first");
-  const CudaPropagator& source = same_device(source_field, "accumulate_image");
-  CUDA_CHECK(cudaSetDevice(device_));
-  begin_handoff(source);
-  begin_timed();
-  accumulate_image_box(layout_, image_box_, source.cur_, cur_, row_->storage, weight,
-                       image_.as<float>(), illumination_.as<float>(), stream_);
-  end_timed(TimedOp::imaging);
-  end_handoff(source);
-}
+// ---- the factories ---------------------------------------------------------------------------
 
-std::vector<float> CudaPropagator::download_image() const {
-  std::vector<float> host(image_.bytes() / sizeof(float));
-  if (host.empty()) return host;
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaMemcpyAsync(host.data(), image_.data(), image_.bytes(), cudaMemcpyDeviceToHost,
-                             stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return host;
-}
-
-std::vector<float> CudaPropagator::download_illumination() const {
-  std::vector<float> host(illumination_.bytes() / sizeof(float));
-  if (host.empty()) return host;
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaMemcpyAsync(host.data(), illumination_.data(), illumination_.bytes(),
-                             cudaMemcpyDeviceToHost, stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  return host;
-}
-
-void CudaPropagator::set_image(const std::vector<float>& image,
-                               const std::vector<float>& illumination) {
-  if (!image_.data())
-    throw std::logic_error(name() + "::set_image: call allocate_image first");
-  const size_t cells = image_.bytes() / sizeof(float);
-  if (image.size() != cells || illumination.size() != cells)
-    throw std::invalid_argument(name() + "::set_image: expected " + std::to_string(cells) +
-                                " values for the image box, got " + std::to_string(image.size()) +
-                                " (image) and " + std::to_string(illumination.size()) +
-                                " (illumination)");
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaMemcpyAsync(image_.data(), image.data(), image_.bytes(), cudaMemcpyHostToDevice,
-                             stream_));
-  CUDA_CHECK(cudaMemcpyAsync(illumination_.data(), illumination.data(), illumination_.bytes(),
-                             cudaMemcpyHostToDevice, stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_)); // the host vectors may go away after the return
-}
-
-void CudaPropagator::set_born_perturbation(const Box& box, const std::vector<float>& m) {
-  check_box(box, "set_born_perturbation");
-  if (int64_t(m.size()) != box.cells())
-    throw std::invalid_argument(name() + "::set_born_perturbation: expected " +
-                                std::to_string(box.cells()) + " values for the box, got " +
-                                std::to_string(m.size()));
-  CUDA_CHECK(cudaSetDevice(device_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_)); // queued Born sources may still read the old one
-  born_m_ = DeviceBuffer();
-  born_m_ = DeviceBuffer(m.size() * sizeof(float), AllocationKind::plain, device_);
-  CUDA_CHECK(cudaMemcpyAsync(born_m_.data(), m.data(), born_m_.bytes(), cudaMemcpyHostToDevice,
-                             stream_));
-  CUDA_CHECK(cudaStreamSynchronize(stream_));
-  born_box_ = box;
-}
-
-void CudaPropagator::inject_born_source(const Propagator& background) {
-  if (!born_m_.data())
-    throw std::logic_error(name() + "::inject_born_source: call set_born_perturbation first");
-  const CudaPropagator& s = same_device(background, "inject_born_source");
-  CUDA_CHECK(cudaSetDevice(device_));
-  begin_handoff(s);
-  begin_timed();
-  add_born_source(layout_, born_box_, s.cur_, v2dt2_.data(), born_m_.as<float>(), cur_,
-                  row_->storage, stream_);
-  end_timed(TimedOp::born);
-  end_handoff(s);
-}
-
-// ---- profiling -------------------------------------------------------------------------------
-
-void CudaPropagator::enable_timing(bool on) {
-  CUDA_CHECK(cudaSetDevice(device_));
-  collect_timing();
-  if (on) timing_ = PropagatorTiming{};
-  timing_on_ = on;
-}
-
-PropagatorTiming CudaPropagator::timing() const {
-  CUDA_CHECK(cudaSetDevice(device_));
-  collect_timing();
-  return timing_;
-}
-
-cudaEvent_t CudaPropagator::idle_timing_event() const {
-  if (idle_events_.empty()) {
-    cudaEvent_t event = nullptr;
-    CUDA_CHECK(cudaEventCreate(&event));
-    all_events_.push_back(event);
-    return event;
-  }
-  const cudaEvent_t event = idle_events_.back();
-  idle_events_.pop_back();
-  return event;
-}
-
-void CudaPropagator::begin_timed() const {
-  if (!timing_on_) return;
-  CUDA_CHECK(cudaStreamWaitEvent(stream_, timing_order_event(device_), 0));
-  open_start_ = idle_timing_event();
-  CUDA_CHECK(cudaEventRecord(open_start_, stream_));
-}
-
-void CudaPropagator::end_timed(TimedOp op) const {
-  if (!timing_on_) return;
-  const cudaEvent_t stop = idle_timing_event();
-  CUDA_CHECK(cudaEventRecord(stop, stream_));
-  CUDA_CHECK(cudaEventRecord(timing_order_event(device_), stream_));
-  pending_.push_back({open_start_, stop, op});
-  open_start_ = nullptr;
-  if (pending_.size() >= kMaxPendingIntervals) collect_timing();
-}
-
-void CudaPropagator::collect_timing() const {
-  if (pending_.empty()) return;
-  CUDA_CHECK(cudaEventSynchronize(pending_.back().stop)); // stream order: all earlier ones too
-  for (const TimedInterval& interval : pending_) {
-    float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, interval.start, interval.stop));
-    switch (interval.op) {
-    case TimedOp::step: timing_.step_ms += ms; break; // steps: counted in finish_step()
-    case TimedOp::points: timing_.points_ms += ms; break;
-    case TimedOp::boundary: timing_.boundary_ms += ms; break;
-    case TimedOp::imaging: timing_.imaging_ms += ms; break;
-    case TimedOp::box_copy: timing_.box_copy_ms += ms; break;
-    case TimedOp::born: timing_.born_ms += ms; break;
-    }
-    idle_events_.push_back(interval.start);
-    idle_events_.push_back(interval.stop);
-  }
-  pending_.clear();
-}
-
-// ---- the factory -----------------------------------------------------------------------------
-
-std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup, const std::string& variant,
-                                            const MemoryOptions& options, int device,
-                                            std::ostream* log) {
+std::unique_ptr<CudaWavefield> make_cuda_wavefield(const PropagatorSetup& setup,
+                                                   const std::string& variant,
+                                                   const MemoryOptions& options, int device,
+                                                   std::ostream* log) {
   if (variant == "auto") return make_fastest(setup, options, device, log);
   const VariantRow& row = find_variant_row(variant);
-  return std::make_unique<CudaPropagator>(setup, row, merged(row.info.preset, options), device);
+  return std::make_unique<CudaWavefield>(setup, row, merged(row.info.preset, options), device);
+}
+
+std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const std::string& variant,
+                                          const MemoryOptions& options, int device,
+                                          std::ostream* log) {
+  return make_cuda_wavefield(setup, variant, options, device, log);
+}
+
+std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup, const std::string& variant,
+                                             const MemoryOptions& options, int device,
+                                             std::ostream* log) {
+  return make_cuda_shot_fields(setup, variant, options, device, log);
 }
 
 } // namespace rtm::cuda

@@ -7,7 +7,7 @@
 //   mpi-staged      device -> pinned host -> MPI -> pinned host -> device; works with any MPI.
 //
 // In each, the messages leave once the edge planes are computed and arrive in the ghost planes
-// while the interior planes are computed (the propagator's stream runs the interior kernel
+// while the interior planes are computed (the wavefield's stream runs the interior kernel
 // meanwhile); the step's next kernel waits for them.
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -24,6 +24,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/cuda_shot_fields.cuh"
 #include "kernels/cuda/halo_exchange_cuda.h"
 
 namespace rtm::cuda {
@@ -43,13 +44,13 @@ struct Message {
   int tag = 0;
 };
 
-// What every GPU transport shares: the plan as lists of sends and receives, the propagator's
+// What every GPU transport shares: the plan as lists of sends and receives, the wavefield's
 // stream, and an event marking "edge planes computed" on it.
 class GpuExchange : public HaloExchange {
 public:
-  GpuExchange(Propagator& local, const HaloPlan& plan) : local_(local), plan_(plan) {
-    stream_ = static_cast<cudaStream_t>(local.stream_handle());
-    const Propagator::PlaneSpan probe = local.next_field_planes(0, kHalo);
+  GpuExchange(CudaWavefield& local, const HaloPlan& plan) : local_(local), plan_(plan) {
+    stream_ = local.stream();
+    const PlaneSpan probe = local.next_field_planes(0, kHalo);
     if (probe.device < 0 || stream_ == nullptr)
       throw std::logic_error("GPU halo exchange: the wavefield is not in GPU memory");
     device_ = probe.device;
@@ -74,7 +75,7 @@ protected:
     return int(bytes_);
   }
 
-  Propagator& local_;
+  CudaWavefield& local_;
   HaloPlan plan_;
   cudaStream_t stream_ = nullptr;
   int device_ = 0;
@@ -88,7 +89,7 @@ protected:
 
 class StagedExchange final : public GpuExchange {
 public:
-  StagedExchange(Propagator& local, const HaloPlan& plan) : GpuExchange(local, plan) {
+  StagedExchange(CudaWavefield& local, const HaloPlan& plan) : GpuExchange(local, plan) {
     for (int m = 0; m < 2; ++m) {
       CUDA_CHECK(cudaMallocHost(&send_host_[size_t(m)], bytes_));
       CUDA_CHECK(cudaMallocHost(&receive_host_[size_t(m)], bytes_));
@@ -203,7 +204,7 @@ void nccl_check(ncclResult_t result, const char* what) {
 
 class NcclExchange final : public GpuExchange {
 public:
-  NcclExchange(Propagator& local, const HaloPlan& plan) : GpuExchange(local, plan) {
+  NcclExchange(CudaWavefield& local, const HaloPlan& plan) : GpuExchange(local, plan) {
     // NVLink multicast (NVLS) stays off unless the user set it: on shared hosts it has put GPUs
     // out of service (docs/decomposition.md, "Halo transports").
     setenv("NCCL_NVLS_ENABLE", "0", 0);
@@ -272,7 +273,10 @@ std::vector<std::string> halo_transports() {
   return names;
 }
 
-std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, Propagator& local,
+namespace {
+
+// A GPU transport by name (one of halo_transports()) for `local`; collective over plan.comm.
+std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, CudaWavefield& local,
                                                  const HaloPlan& plan) {
 #ifdef RTM_HAVE_NCCL
   if (name == "nccl") return std::make_unique<NcclExchange>(local, plan);
@@ -281,6 +285,29 @@ std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, Propag
     return std::make_unique<CudaAwareExchange>(local, plan);
   if (name == "mpi-staged") return std::make_unique<StagedExchange>(local, plan);
   throw std::invalid_argument("halo transport '" + name + "' is not available in this build");
+}
+
+} // namespace
+
+SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::string& variant,
+                                  const MemoryOptions& memory, int device, std::ostream* log,
+                                  const std::string& transport, const HaloPlan& plan) {
+  std::unique_ptr<CudaWavefield> field = make_cuda_wavefield(local, variant, memory, device, log);
+  SlabWavefield slab;
+  slab.exchange = make_halo_exchange(transport, *field, plan);
+  slab.field = std::move(field);
+  return slab;
+}
+
+SlabShotFields make_slab_shot_fields(const PropagatorSetup& local, const std::string& variant,
+                                     const MemoryOptions& memory, int device, std::ostream* log,
+                                     const std::string& transport, const HaloPlan& plan) {
+  std::unique_ptr<CudaShotFields> fields = make_cuda_shot_fields(local, variant, memory, device, log);
+  SlabShotFields slab;
+  slab.source_exchange = make_halo_exchange(transport, fields->cuda_source(), plan);
+  slab.receiver_exchange = make_halo_exchange(transport, fields->cuda_receiver(), plan);
+  slab.fields = std::move(fields);
+  return slab;
 }
 
 } // namespace rtm::cuda

@@ -2,6 +2,7 @@
 // (kernels/mpi/halo_exchange.h) between GPU wavefields. Plain C++: no CUDA types.
 #pragma once
 
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,9 +18,16 @@ namespace cuda {
 // "mpi-staged" (always: MPI through pinned host buffers). Defined in halo_exchange_cuda.cu, so
 // only in builds with the CUDA kernels.
 std::vector<std::string> halo_transports();
-// A GPU transport by name (one of halo_transports()); collective over plan.comm.
-std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, Propagator& local,
-                                                 const HaloPlan& plan);
+// The CUDA backend's slab fields with a GPU transport by name (one of halo_transports()): the
+// wavefield options as cuda::make_wavefield / make_shot_fields take them (kernels/cuda/cuda_backend.h).
+// Collective over plan.comm.
+struct MemoryOptions;
+SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::string& variant,
+                                  const MemoryOptions& memory, int device, std::ostream* log,
+                                  const std::string& transport, const HaloPlan& plan);
+SlabShotFields make_slab_shot_fields(const PropagatorSetup& local, const std::string& variant,
+                                     const MemoryOptions& memory, int device, std::ostream* log,
+                                     const std::string& transport, const HaloPlan& plan);
 } // namespace cuda
 
 } // namespace rtm

@@ -104,10 +104,10 @@ FieldHealth field_health(const GridLayout& g, DeviceField field, cudaStream_t st
   return health;
 }
 
-// CudaPropagator's override lives here, with the kernels it runs (cuda_propagator.cuh declares it).
-FieldHealth CudaPropagator::check_health() const {
+// CudaWavefield's override lives here, with the kernels it runs (cuda_propagator.cuh declares it).
+FieldHealth CudaWavefield::check_health() const {
   CUDA_CHECK(cudaSetDevice(device_));
-  return field_health(layout_, current_field(), stream_);
+  return field_health(layout(), current_field(), stream_);
 }
 
 } // namespace rtm::cuda

@@ -6,7 +6,7 @@
 //   rank 2:                                [ghost][ own planes .......... ]
 //
 // z is the slowest axis, so a slab and its halo messages are contiguous whole planes. Each rank
-// runs an ordinary propagator (CPU or CUDA) on its own planes plus kHalo ghost planes on each side
+// runs an ordinary wavefield (CPU or CUDA) on its own planes plus kHalo ghost planes on each side
 // that has a neighbour. The ghost planes are never computed: after each step they receive the
 // neighbour's edge planes. Everything else that changes the field cell by cell (source injection,
 // boundary restore, Born source, set_current) is applied to the ghost copies too, with the same
@@ -16,10 +16,12 @@
 // interior planes are computed, then the exchange completes. Each cell is computed exactly as on
 // one rank, so on the CPU a decomposed run equals a single-rank run bit for bit.
 //
-// The class implements Propagator, so the modeling and migration drivers run on it unchanged. The
-// operations that return data (download_series, download_image, copy_current, get_state,
-// check_health) return the whole grid's answer on every rank of the group; they are collective,
-// like every other call: all ranks of the group make the same calls in the same order.
+// DecomposedWavefield wraps the backend's local wavefield (solvers/contracts/wavefield.h) and adds the halo
+// exchange and the clipping of boxes and points to the slab; DecomposedShotFields wraps the
+// backend's local shot fields (solvers/contracts/shot_fields.h) the same way. The drivers run on them
+// unchanged. The operations that return data (download_series, download_image, copy_current,
+// get_state, check_health) return the whole grid's answer on every rank of the group; they are
+// collective, like every other call: all ranks of the group make the same calls in the same order.
 #pragma once
 
 #include <mpi.h>
@@ -31,7 +33,8 @@
 #include <vector>
 
 #include "kernels/mpi/halo_exchange.h"
-#include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/wavefield.h"
 
 namespace rtm {
 
@@ -52,69 +55,26 @@ struct Slab {
 // must come from one neighbour.
 std::vector<Slab> split_into_slabs(int nz, int parts, int first_min = 0, int last_min = 0);
 
-class DecomposedPropagator final : public Propagator {
+// The split of one grid over the ranks of a group, shared by the wavefields of a shot: the slabs,
+// this rank's local grid, its halo plan, and the moves between global and local boxes. Collective
+// to make (it duplicates the group's communicator).
+class SlabDecomposition {
 public:
-  using LocalFactory = std::function<std::unique_ptr<Propagator>(const PropagatorSetup&)>;
-  using ExchangeFactory =
-      std::function<std::unique_ptr<HaloExchange>(Propagator& local, const HaloPlan& plan)>;
+  SlabDecomposition(const PropagatorSetup& global, MPI_Comm group);
+  ~SlabDecomposition();
+  SlabDecomposition(const SlabDecomposition&) = delete;
+  SlabDecomposition& operator=(const SlabDecomposition&) = delete;
 
-  // `global` describes the whole grid (every rank passes the same). The group's ranks split it in
-  // rank order. Collective over `group`.
-  DecomposedPropagator(const PropagatorSetup& global, MPI_Comm group, const LocalFactory& make_local,
-                       const ExchangeFactory& make_exchange);
-  ~DecomposedPropagator() override;
-
-  std::string name() const override;
-  const GridLayout& layout() const override { return global_; }
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const GridLayout& global() const { return global_; }
+  const std::vector<Slab>& slabs() const { return slabs_; }
   const Slab& slab() const { return slab_; }
-  const Propagator& local() const { return *local_; }
-  std::string transport_name() const { return exchange_ ? exchange_->name() : "none"; }
+  // The local grid: same x and y, own planes plus ghosts; v2dt2 and the z profiles sliced.
+  const PropagatorSetup& local_setup() const { return local_; }
+  const HaloPlan& plan() const { return plan_; }
 
-  void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
-  void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
-  void zero_state() override { local_->zero_state(); }
-  void step() override;
-  // Whole-grid planes; used by step() for the local grid. Decomposed grids are not nested.
-  void step_planes(int k_begin, int k_end) override;
-  void finish_step() override;
-  PlaneSpan next_field_planes(int k_begin, int k_end) override;
-  void synchronize() override { local_->synchronize(); }
-
-  int add_point_set(const std::vector<PointStencil>& points, int nt) override;
-  void upload_series(int set, const std::vector<float>& series) override;
-  std::vector<float> download_series(int set) const override;
-  void inject(int set, int t, float scale) override { local_->inject(set, t, scale); }
-  void record(int set, int t) override { local_->record(set, t); }
-  FieldHealth check_health() const override;
-
-  void reverse_time() override { local_->reverse_time(); }
-  void allocate_boundary_store(const Box& box, int steps) override;
-  void save_boundary(int step) override {
-    if (ring_here_) local_->save_boundary(step);
-  }
-  void restore_boundary(int step) override {
-    if (ring_here_) local_->restore_boundary(step);
-  }
-  void copy_current(const Box& box, std::vector<float>& dense) const override;
-  void set_current(const Box& box, const std::vector<float>& dense) override;
-  void allocate_image(const Box& box) override;
-  void accumulate_image(const Propagator& source_field, float weight) override;
-  std::vector<float> download_image() const override { return gather_image(false); }
-  std::vector<float> download_illumination() const override { return gather_image(true); }
-  // Every rank passes the whole box's arrays (a resumed migration's partial sums); each keeps its
-  // own planes.
-  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
-  void set_born_perturbation(const Box& box, const std::vector<float>& m) override;
-  void inject_born_source(const Propagator& background) override;
-
-  void enable_timing(bool on) override { local_->enable_timing(on); }
-  PropagatorTiming timing() const override { return local_->timing(); }
-
-  // For the scaling benchmark (solvers/drivers/scaling_bench.h): one step with parts left out, to time
-  // each part alone. step() is run_step(true, true, true).
-  void run_step(bool compute_edges, bool compute_interior, bool exchange);
-
-private:
   // A box of global cells in local plane numbers (it may reach beyond the slab along z), and the
   // same limited to local planes [k_lo, k_hi): empty when they miss.
   Box to_local(const Box& global_box) const;
@@ -125,28 +85,79 @@ private:
   std::vector<float> planes_of(const Box& box, const Box& part, const std::vector<float>& dense) const;
   // Gathers each rank's own part of a dense box array, in z order, onto every rank.
   std::vector<float> gather_box(const Box& global_box, const std::vector<float>& own_dense) const;
-  std::vector<float> gather_image(bool illumination) const;
-  const DecomposedPropagator& same_kind(const Propagator& other, const char* what) const;
 
+private:
   GridLayout global_;
   MPI_Comm comm_ = MPI_COMM_NULL; // a duplicate of the group's communicator
   int rank_ = 0, size_ = 1;
   std::vector<Slab> slabs_;
   Slab slab_;
-  std::unique_ptr<Propagator> local_;
+  PropagatorSetup local_;
+  HaloPlan plan_;
+};
+
+class DecomposedWavefield final : public Wavefield {
+public:
+  // Wraps `local` (a wavefield on decomposition->local_setup(), owned by the caller unless passed
+  // in `owned` too) and the transport trading its planes.
+  DecomposedWavefield(std::shared_ptr<const SlabDecomposition> decomposition, Wavefield& local,
+                      std::unique_ptr<HaloExchange> exchange,
+                      std::unique_ptr<Wavefield> owned = nullptr);
+
+  std::string name() const override;
+  const Slab& slab() const { return d_->slab(); }
+  const Wavefield& local() const { return local_; }
+  std::string transport_name() const { return exchange_ ? exchange_->name() : "none"; }
+
+  void zero_state() override { local_.zero_state(); }
+  // A decomposed grid steps whole (step()): it does not nest.
+  void finish_step() override;
+  void synchronize() override { local_.synchronize(); }
+  void reverse_time() override { local_.reverse_time(); }
+  FieldHealth check_health() const override;
+  void enable_timing(bool on) override { local_.enable_timing(on); }
+  PropagatorTiming timing() const override { return local_.timing(); }
+
+  // For the scaling benchmark (solvers/drivers/scaling_bench.h): one step with parts left out, to time
+  // each part alone. step() is run_step(true, true, true).
+  void run_step(bool compute_edges, bool compute_interior, bool exchange);
+
+private:
+  void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
+  void do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
+  void do_step() override { run_step(true, true, true); }
+  void do_step_planes(int k_begin, int k_end) override;
+  PlaneSpan do_next_field_planes(int k_begin, int k_end) override;
+  void do_copy_current(const Box& box, std::vector<float>& dense) const override;
+  void do_set_current(const Box& box, const std::vector<float>& dense) override;
+  std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) override;
+  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) override;
+
+  std::shared_ptr<const SlabDecomposition> d_;
+  std::unique_ptr<Wavefield> owned_; // declared before exchange_: the transport goes first
+  Wavefield& local_;
   std::unique_ptr<HaloExchange> exchange_;
-  // Per point set: which rank records each point (the one owning its lowest plane, whose ghost
-  // planes hold the rest), and the set's size.
-  struct PointSetInfo {
-    std::vector<int> owner;
-    int nt = 0;
-  };
-  std::vector<PointSetInfo> sets_;
-  bool ring_here_ = false; // does the boundary ring cross this slab?
-  Box image_box_;          // global
-  bool image_here_ = false;
-  Box born_box_;
-  bool born_here_ = false;
+};
+
+class DecomposedShotFields final : public ShotFields {
+public:
+  DecomposedShotFields(std::shared_ptr<const SlabDecomposition> decomposition, SlabShotFields local);
+
+private:
+  void do_allocate_image(const Box& box) override;
+  void do_accumulate_image(float weight) override;
+  std::vector<float> do_download_image(bool illumination) const override;
+  // Every rank passes the whole box's arrays (a resumed migration's partial sums); each keeps its
+  // own planes.
+  void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
+  void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
+  void do_inject_born_source() override;
+
+  std::shared_ptr<const SlabDecomposition> d_;
+  std::unique_ptr<ShotFields> local_; // declared first: the wrappers below refer to its fields
+  DecomposedWavefield source_, receiver_;
+  bool image_here_ = false; // does the image box cross this slab's own planes?
+  bool born_here_ = false;  // does the Born box cross its own or ghost planes?
 };
 
 } // namespace rtm

@@ -16,7 +16,7 @@ constexpr int kTagDown = 2; // to the rank below
 
 class HostMpiExchange final : public HaloExchange {
 public:
-  HostMpiExchange(Propagator& local, const HaloPlan& plan) : local_(local), plan_(plan) {}
+  HostMpiExchange(Wavefield& local, const HaloPlan& plan) : local_(local), plan_(plan) {}
   ~HostMpiExchange() override {
     // An exception between start() and finish() must not leave MPI writing into freed memory.
     if (active_ > 0) MPI_Waitall(active_, requests_.data(), MPI_STATUSES_IGNORE);
@@ -43,8 +43,8 @@ public:
   }
 
 private:
-  Propagator::PlaneSpan planes(int first) {
-    const Propagator::PlaneSpan span = local_.next_field_planes(first, first + kHalo);
+  PlaneSpan planes(int first) {
+    const PlaneSpan span = local_.next_field_planes(first, first + kHalo);
     if (span.device >= 0)
       throw std::logic_error("halo exchange (mpi): the wavefield is in GPU memory; use a GPU transport");
     if (span.bytes > size_t(1) << 31)
@@ -53,15 +53,15 @@ private:
     return span;
   }
   void post_recv(int first, int peer, int tag) {
-    const Propagator::PlaneSpan span = planes(first);
+    const PlaneSpan span = planes(first);
     MPI_Irecv(span.data, int(span.bytes), MPI_BYTE, peer, tag, plan_.comm, &requests_[size_t(active_++)]);
   }
   void post_send(int first, int peer, int tag) {
-    const Propagator::PlaneSpan span = planes(first);
+    const PlaneSpan span = planes(first);
     MPI_Isend(span.data, int(span.bytes), MPI_BYTE, peer, tag, plan_.comm, &requests_[size_t(active_++)]);
   }
 
-  Propagator& local_;
+  Wavefield& local_;
   HaloPlan plan_;
   std::array<MPI_Request, 4> requests_{};
   int active_ = 0;
@@ -69,7 +69,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<HaloExchange> make_host_mpi_exchange(Propagator& local, const HaloPlan& plan) {
+std::unique_ptr<HaloExchange> make_host_mpi_exchange(Wavefield& local, const HaloPlan& plan) {
   return std::make_unique<HostMpiExchange>(local, plan);
 }
 

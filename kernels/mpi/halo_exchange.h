@@ -1,6 +1,6 @@
 // Halo exchange between the z-slabs of a decomposed grid (kernels/mpi/decomposed_propagator.h).
 //
-// Each rank's propagator holds its own planes plus kHalo "ghost" planes copied from each
+// Each rank's wavefield holds its own planes plus kHalo "ghost" planes copied from each
 // neighbour. A step computes the own edge planes first, then start() sends them to the neighbours
 // and receives theirs into the ghost planes while the interior planes are computed, and finish()
 // completes the exchange before the step ends. Plain C++ (MPI, no CUDA types): the CPU transport is
@@ -10,15 +10,17 @@
 
 #include <mpi.h>
 
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/wavefield.h"
 
 namespace rtm {
 
-// Who this rank trades planes with, and which local planes (of the propagator's own grid) go
+// Who this rank trades planes with, and which local planes (of the wavefield's own grid) go
 // where. Every message is kHalo whole padded planes.
 struct HaloPlan {
   MPI_Comm comm = MPI_COMM_NULL; // the ranks sharing one grid
@@ -32,16 +34,29 @@ class HaloExchange {
 public:
   virtual ~HaloExchange() = default;
   virtual std::string name() const = 0;
-  // Starts the exchange of the field the propagator is computing (Propagator::next_field_planes):
+  // Starts the exchange of the field the wavefield is computing (Wavefield::next_field_planes):
   // called once its edge planes are computed (on a GPU: queued) and before the interior is.
   virtual void start() = 0;
   // Completes it: afterwards the ghost planes hold the neighbours' edge planes (on a GPU, for all
-  // work queued after this call on the propagator's stream).
+  // work queued after this call on the wavefield's stream).
   virtual void finish() = 0;
+};
+
+// A slab's local wavefield and its transport, made together by the backend: the transport knows
+// the wavefield's real type (a GPU transport runs on the wavefield's stream), so nobody casts.
+struct SlabWavefield {
+  std::unique_ptr<Wavefield> field;
+  std::unique_ptr<HaloExchange> exchange;
+};
+// The same for a shot's pair of fields: one transport for each.
+struct SlabShotFields {
+  std::unique_ptr<ShotFields> fields;
+  std::unique_ptr<HaloExchange> source_exchange, receiver_exchange;
 };
 
 // Host MPI between host arrays (the CPU backend): nonblocking sends and receives straight from
 // and into the wavefield, completed by finish(). (kernels/mpi/halo_exchange.cpp)
-std::unique_ptr<HaloExchange> make_host_mpi_exchange(Propagator& local, const HaloPlan& plan);
+std::unique_ptr<HaloExchange> make_host_mpi_exchange(Wavefield& local, const HaloPlan& plan);
+
 
 } // namespace rtm

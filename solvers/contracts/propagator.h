@@ -1,21 +1,15 @@
-// The propagator interface: one acoustic wavefield on one device, stepped in time.
+// The plain types the wavefield contracts share (solvers/contracts/wavefield.h, solvers/contracts/shot_fields.h):
+// the grid setup, points, boxes and the boundary ring. Plain C++ with no CUDA or MPI types.
 //
-// Plain C++ with no CUDA types: the CPU reference (kernels/cpu/cpu_propagator) and the CUDA backend
-// (kernels/cuda/cuda_propagator.cu) both implement it, and the drivers in solvers/drivers/ use only this.
-//
-// The step (docs/physics.md), with an optional absorbing-layer damping e = eta * dt / 2 >= 0 (the
-// "sponge"; the C-PML of solvers/contracts/cpml.h is instead a correction added after the undamped step):
+// The step every backend runs (docs/physics.md), with an optional absorbing-layer damping
+// e = eta * dt / 2 >= 0 (the "sponge"; the C-PML of solvers/contracts/cpml.h is instead a correction added
+// after the undamped step):
 //   p[n+1] = ( 2 p[n] - (1 - e) p[n-1] + v2dt2 * lap p[n] ) / (1 + e)
 // With e = 0 (everywhere outside the absorbing layers) this is exactly the undamped step
 //   p[n+1] = 2 p[n] - p[n-1] + v2dt2 * lap p[n].
 // eta is separable, eta(i,j,k) = eta_x(i) + eta_y(j) + eta_z(k), so only three short
 // profiles are stored, never a full damping array (it would add 4 bytes per cell per step).
 // Halo cells are never written: they stay zero (a pressure-release wall outside the grid).
-//
-// Reverse time migration (docs/rtm.md) adds: running time backwards, saving and restoring the
-// boundary ring of a box each step, copying the field in a box to and from the host, the
-// imaging condition between two propagators, and the Born (linearised) source term. For
-// profiling, a propagator can time its own operations (enable_timing, PropagatorTiming).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +17,6 @@
 #include <vector>
 
 #include "solvers/contracts/cpml.h"
-#include "solvers/contracts/field_health.h"
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/stencil.h"
 
@@ -111,7 +104,7 @@ inline int64_t boundary_ring_cells(const Box& b) {
   auto inner = [](int n) { return n > 2 * kHalo ? int64_t(n - 2 * kHalo) : int64_t(0); };
   return b.cells() - inner(b.nx()) * inner(b.ny()) * inner(b.nz());
 }
-// A box whose boundary ring a propagator can store: inside the grid along x and y; along z it may
+// A box whose boundary ring a wavefield can store: inside the grid along x and y; along z it may
 // reach beyond the grid's planes (a z-slab of a decomposed grid stores the part of the global ring
 // that crosses it, kernels/mpi/decomposed_propagator.h), as long as it overlaps them.
 inline bool ring_box_fits(const Box& b, const GridLayout& g) {
@@ -131,7 +124,7 @@ inline std::vector<int64_t> boundary_ring_indices(const GridLayout& g, const Box
   return index;
 }
 
-// Everything a propagator needs to know about the grid, fixed for its lifetime.
+// Everything a wavefield needs to know about the grid, fixed for its lifetime.
 struct PropagatorSetup {
   GridLayout layout;
   LaplacianWeights weights;      // from the grid spacing
@@ -140,145 +133,6 @@ struct PropagatorSetup {
   // The C-PML (solvers/contracts/cpml.h): an additive correction on the layer cells after the undamped step;
   // empty: none. A setup has the sponge or the C-PML, never both.
   CpmlProfiles cpml;
-};
-
-// Where a propagator's time went, for profiling a run (enable_timing). Milliseconds spent in each
-// kind of operation: on a GPU the device time between events recorded around each operation
-// (timed operations of all propagators on one device are serialised while timing is on, so the
-// figures add up without counting overlapping work twice); on the CPU the wall time of the call.
-// What none of these covers (host work between calls, uploads and downloads of whole fields and
-// series, synchronisation, an idle device) is the caller's wall time less total_ms().
-struct PropagatorTiming {
-  double step_ms = 0;     // step(): the wave-step kernels
-  double points_ms = 0;   // inject(), record(): point sets
-  double boundary_ms = 0; // save_boundary(), restore_boundary()
-  double imaging_ms = 0;  // accumulate_image()
-  double box_copy_ms = 0; // copy_current(), set_current(), with their host transfers (snapshots)
-  double born_ms = 0;     // inject_born_source()
-  int64_t steps = 0;      // step() calls timed
-
-  double non_step_ms() const { return points_ms + boundary_ms + imaging_ms + box_copy_ms + born_ms; }
-  double total_ms() const { return step_ms + non_step_ms(); }
-  PropagatorTiming& operator+=(const PropagatorTiming& o) {
-    step_ms += o.step_ms;
-    points_ms += o.points_ms;
-    boundary_ms += o.boundary_ms;
-    imaging_ms += o.imaging_ms;
-    box_copy_ms += o.box_copy_ms;
-    born_ms += o.born_ms;
-    steps += o.steps;
-    return *this;
-  }
-};
-
-class Propagator {
-public:
-  virtual ~Propagator() = default;
-
-  // "cpu", or "cuda/<variant>".
-  virtual std::string name() const = 0;
-  virtual const GridLayout& layout() const = 0;
-
-  // Wavefield state as two arrays of layout().size floats (halo and padding included).
-  virtual void set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) = 0;
-  virtual void get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const = 0;
-  virtual void zero_state() = 0;
-
-  // Advance one step: afterwards the "current" field is p[n+1] and "previous" is p[n].
-  virtual void step() {
-    step_planes(0, layout().nz);
-    finish_step();
-  }
-  // The step in parts, for domain decomposition (kernels/mpi/decomposed_propagator.h): step_planes
-  // computes p[n+1] on planes k_begin <= k < k_end only (into the array that held p[n-1]);
-  // finish_step then makes p[n+1] current. Each plane gets exactly the bits a whole step gives it.
-  virtual void step_planes(int k_begin, int k_end) = 0;
-  virtual void finish_step() = 0;
-
-  // Where planes k_begin <= k < k_end of the field step_planes() writes live: whole padded planes
-  // (halo rows and padding included), contiguous because z is the slowest axis. Halo exchange
-  // sends a slab's edge planes from here and receives its neighbours' into the ghost planes.
-  struct PlaneSpan {
-    void* data = nullptr;  // host memory, or device memory of GPU `device`
-    size_t bytes = 0;
-    int device = -1;       // -1: host memory
-  };
-  virtual PlaneSpan next_field_planes(int k_begin, int k_end) = 0;
-  // The CUDA stream (cudaStream_t) the propagator queues its work on; null on the CPU.
-  virtual void* stream_handle() const { return nullptr; }
-  // Block until queued device work is done (a no-op on the CPU).
-  virtual void synchronize() {}
-
-  // Point sets (sources, receivers) live with the propagator, each with a series buffer of
-  // nt rows x points.size() columns, [t][point], so a whole run needs no host round trip.
-  virtual int add_point_set(const std::vector<PointStencil>& points, int nt) = 0;
-  virtual void upload_series(int set, const std::vector<float>& series) = 0;
-  virtual std::vector<float> download_series(int set) const = 0;
-  // p_cur[cell] += weight * v2dt2[cell] * scale * series[t][point], for each point of the set
-  // (PointStencil gives the weights and the order of the arithmetic).
-  virtual void inject(int set, int t, float scale) = 0;
-  // series[t][point] = sum over the point's cells of weight * p_cur[cell] (in PointStencil's order).
-  virtual void record(int set, int t) = 0;
-
-  // ---- Reverse time migration (docs/rtm.md) ----------------------------------------------
-  // Swaps the previous and the current field. The undamped step is symmetric in time, so after
-  // this, step() computes p[n-1] = 2 p[n] - p[n+1] + v2dt2 lap p[n] from (p[n+1], p[n]): the
-  // wavefield runs backwards. (Inside absorbing layers it stays damped, i.e. is not the
-  // forward field; boundary saving never reads it there.) C-PML memory variables restart from
-  // zero, as they do on zero_state() and set_state(): the layers absorb whatever runs into them.
-  virtual void reverse_time() = 0;
-
-  // The boundary store: `steps` slots, each holding the boundary ring (in_boundary_ring) of
-  // `box` - boundary_ring_cells(box) floats - kept where the wavefield lives (device memory on
-  // a GPU). Reallocating replaces the previous store; its contents start undefined. The box may
-  // reach beyond the grid along z (ring_box_fits): then only the ring cells inside are stored.
-  virtual void allocate_boundary_store(const Box& box, int steps) = 0;
-  // Copies the ring of the current field into slot `step`, or slot `step` into the ring of the
-  // current field. Any order of cells is fine as long as restore inverts save exactly.
-  virtual void save_boundary(int step) = 0;
-  virtual void restore_boundary(int step) = 0;
-
-  // The current field inside `box` as a dense [z][y][x] array (host snapshots), and back.
-  virtual void copy_current(const Box& box, std::vector<float>& dense) const = 0;
-  virtual void set_current(const Box& box, const std::vector<float>& dense) = 0;
-
-  // Imaging condition over `box`, with S the current field of `source_field` (a propagator of
-  // the same backend and grid) and R this propagator's current field:
-  //   image += weight * S * R,   illumination += weight * S * S.
-  // allocate_image zeroes both; they are dense [z][y][x] arrays over the box.
-  virtual void allocate_image(const Box& box) = 0;
-  virtual void accumulate_image(const Propagator& source_field, float weight) = 0;
-  virtual std::vector<float> download_image() const = 0;
-  virtual std::vector<float> download_illumination() const = 0;
-  // Replaces the image and the illumination (dense over the box of allocate_image) with saved
-  // ones, so that a resumed migration accumulates onto exactly the sums it had reached
-  // (solvers/drivers/migration.h). std::invalid_argument when a size differs from the box's.
-  virtual void set_image(const std::vector<float>& image, const std::vector<float>& illumination) = 0;
-
-  // Born modeling: a perturbation m, dense [z][y][x] over `box`, and its source term
-  //   p_cur += v2dt2 * m * S   over the box, S the current field of `background`
-  // (a propagator of the same backend and grid).
-  virtual void set_born_perturbation(const Box& box, const std::vector<float>& m) = 0;
-  virtual void inject_born_source(const Propagator& background) = 0;
-
-  // ---- Profiling -------------------------------------------------------------------------
-  // enable_timing(true) zeroes the counters and times every operation listed in
-  // PropagatorTiming from then on; enable_timing(false) stops timing and keeps the totals.
-  // Off by default: untimed operations carry no events and no synchronisation.
-  virtual void enable_timing(bool on) = 0;
-  // The totals so far; on a GPU this waits for the timed operations already queued.
-  virtual PropagatorTiming timing() const = 0;
-
-  // Is the current field p[n] finite, how large is it, and where is its worst cell (rules in
-  // solvers/contracts/field_health.h). Drivers call it every few dozen steps (solvers/drivers/health.h), so it must be
-  // cheap next to a step: backends override it with a reduction where the field lives. This
-  // default copies the state to the host, which is correct but slow.
-  virtual FieldHealth check_health() const {
-    std::vector<float> p_prev, p_cur;
-    get_state(p_prev, p_cur);
-    const GridLayout& g = layout();
-    return field_health_of(g, p_cur.data(), worst_cell_in_planes(g, p_cur.data(), 0, g.nz));
-  }
 };
 
 } // namespace rtm

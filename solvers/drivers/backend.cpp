@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "solvers/contracts/errors.h"
 #include "kernels/cpu/cpu_propagator.h"
@@ -90,8 +91,7 @@ int wavefield_element_bytes(const std::string& variant) {
   return 4;
 }
 
-std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
-                                            const BackendOptions& options, std::ostream& log) {
+std::string choose_backend(const BackendOptions& options, std::ostream& log) {
   // Checked before the backend is chosen: a misspelt name is an error on every machine, not only
   // on those where the GPU is used.
   check_variant_name(options.variant);
@@ -99,17 +99,38 @@ std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
   if (backend == "cpu") {
     if (options.variant != "auto" && options.variant != "cpu")
       log << "rtm: --variant " << options.variant << " applies to the CUDA backend only; ignored\n";
-    return std::make_unique<CpuPropagator>(setup);
+    return backend;
   }
 #ifdef RTM_HAVE_CUDA
   if (options.variant == "cpu")
     throw InputError("--variant cpu runs the CPU reference, but --backend chose cuda; use "
                      "--backend cpu, or --variant auto or a CUDA variant name");
-  cuda::MemoryOptions memory{options.compressible, options.l2_persist};
-  // "auto" times the float32 kernels on this grid and reports its choice on `log`.
-  return cuda::make_propagator(setup, options.variant, memory, options.device, &log);
+  return backend;
 #else
   throw InputError("--backend cuda: this build has no CUDA kernels");
+#endif
+}
+
+std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const BackendOptions& options,
+                                          std::ostream& log) {
+  if (choose_backend(options, log) == "cpu") return std::make_unique<CpuWavefield>(setup);
+#ifdef RTM_HAVE_CUDA
+  // "auto" times the float32 kernels on this grid and reports its choice on `log`.
+  return cuda::make_wavefield(setup, options.variant, {options.compressible, options.l2_persist},
+                              options.device, &log);
+#else
+  throw std::logic_error("make_wavefield: no CUDA backend in this build");
+#endif
+}
+
+std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
+                                             const BackendOptions& options, std::ostream& log) {
+  if (choose_backend(options, log) == "cpu") return std::make_unique<CpuShotFields>(setup);
+#ifdef RTM_HAVE_CUDA
+  return cuda::make_shot_fields(setup, options.variant, {options.compressible, options.l2_persist},
+                                options.device, &log);
+#else
+  throw std::logic_error("make_shot_fields: no CUDA backend in this build");
 #endif
 }
 

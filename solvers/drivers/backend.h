@@ -6,7 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/wavefield.h"
 
 namespace rtm {
 
@@ -44,8 +45,17 @@ uint64_t free_device_bytes(const std::string& backend, int device = 0);
 // 4 otherwise ("auto" only picks float32 kernels; "cpu", and any name in a build without CUDA, 4).
 int wavefield_element_bytes(const std::string& variant);
 
-// Builds the propagator the options ask for (the backend already resolved or "auto").
-std::unique_ptr<Propagator> make_propagator(const PropagatorSetup& setup,
-                                            const BackendOptions& options, std::ostream& log);
+// Checks the variant name (on every machine, not only where the GPU is used), resolves the backend
+// and says on `log` what of the options does not apply: "cpu" or "cuda". Throws InputError for a
+// variant the chosen backend cannot run.
+std::string choose_backend(const BackendOptions& options, std::ostream& log);
+
+// The wavefield the options ask for (the backend already resolved or "auto"): for modeling.
+std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const BackendOptions& options,
+                                          std::ostream& log);
+// A shot's source and receiver fields, both of one backend and kernel ("auto" chooses once), with
+// the image and the Born perturbation: for migration and Born modeling.
+std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
+                                             const BackendOptions& options, std::ostream& log);
 
 } // namespace rtm

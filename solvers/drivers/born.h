@@ -10,15 +10,15 @@
 
 #include <vector>
 
-#include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
 #include "solvers/drivers/migration.h"
 
 namespace rtm {
 
-// Scattered traces [nrec][nt] of the perturbation m (dense [z][y][x] over `box`). `background`
-// carries the source set (wavelet uploaded), `scattered` the receiver set; both are reset.
-std::vector<float> born_model_one_shot(Propagator& background, Propagator& scattered,
-                                       const ShotSets& shot, int nreceivers, const Box& box,
-                                       const std::vector<float>& m);
+// Scattered traces [nrec][nt] of the perturbation m (dense [z][y][x] over `box`). The source field
+// of `fields` is the background field S and carries the source set (wavelet uploaded); the
+// receiver field is the scattered field dp and carries the receiver set; both are reset.
+std::vector<float> born_model_one_shot(ShotFields& fields, const ShotSets& shot, int nreceivers,
+                                       const Box& box, const std::vector<float>& m);
 
 } // namespace rtm

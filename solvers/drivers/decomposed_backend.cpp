@@ -4,11 +4,12 @@
 #include <string>
 #include <utility>
 
-#include "kernels/mpi/decomposed_propagator.h"
+#include "kernels/cpu/cpu_propagator.h"
 #include "kernels/mpi/halo_exchange.h"
 #include "solvers/contracts/errors.h"
 
 #ifdef RTM_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/halo_exchange_cuda.h"
 #endif
 
@@ -23,14 +24,12 @@ std::vector<std::string> halo_transports(const std::string& backend) {
 #endif
 }
 
-std::unique_ptr<Propagator> make_decomposed_propagator(const PropagatorSetup& setup,
-                                                       const BackendOptions& options, MPI_Comm group,
-                                                       std::ostream& log) {
-  int size = 1;
-  if (group != MPI_COMM_NULL) MPI_Comm_size(group, &size);
-  if (size == 1) return make_propagator(setup, options, log);
+namespace {
 
-  const std::string backend = resolve_backend(options.backend, log);
+// The backend ("cpu" or "cuda") and the transport the options ask for, checked.
+std::pair<std::string, std::string> backend_and_transport(const BackendOptions& options,
+                                                          std::ostream& log) {
+  const std::string backend = choose_backend(options, log);
   const std::vector<std::string> offered = halo_transports(backend);
   std::string transport = options.halo_transport;
   if (transport == "auto") {
@@ -42,18 +41,72 @@ std::unique_ptr<Propagator> make_decomposed_propagator(const PropagatorSetup& se
     throw InputError("--halo-transport " + transport + ": not available for the " + backend +
                      " backend here; expected auto" + (list.empty() ? "" : " or " + list));
   }
-  BackendOptions local_options = options;
-  local_options.backend = backend;
-  auto make_local = [&](const PropagatorSetup& local) { return make_propagator(local, local_options, log); };
-  auto make_exchange = [&](Propagator& local, const HaloPlan& plan) -> std::unique_ptr<HaloExchange> {
-    if (transport == "mpi") return make_host_mpi_exchange(local, plan);
+  return {backend, transport};
+}
+
 #ifdef RTM_HAVE_CUDA
-    return cuda::make_halo_exchange(transport, local, plan);
-#else
-    throw InputError("--halo-transport " + transport + ": this build has no CUDA kernels");
+cuda::MemoryOptions memory_options(const BackendOptions& options) {
+  return {options.compressible, options.l2_persist};
+}
 #endif
-  };
-  return std::make_unique<DecomposedPropagator>(setup, group, make_local, make_exchange);
+
+} // namespace
+
+std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorSetup& setup,
+                                                               const BackendOptions& options,
+                                                               MPI_Comm group, std::ostream& log) {
+  const auto [backend, transport] = backend_and_transport(options, log);
+  auto d = std::make_shared<const SlabDecomposition>(setup, group);
+  SlabWavefield local;
+  if (backend == "cpu") {
+    local.field = std::make_unique<CpuWavefield>(d->local_setup());
+    local.exchange = make_host_mpi_exchange(*local.field, d->plan());
+  } else {
+#ifdef RTM_HAVE_CUDA
+    local = cuda::make_slab_wavefield(d->local_setup(), options.variant, memory_options(options),
+                                      options.device, &log, transport, d->plan());
+#endif
+  }
+  Wavefield& field = *local.field;
+  return std::make_unique<DecomposedWavefield>(std::move(d), field, std::move(local.exchange),
+                                               std::move(local.field));
+}
+
+std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const PropagatorSetup& setup,
+                                                                  const BackendOptions& options,
+                                                                  MPI_Comm group, std::ostream& log) {
+  const auto [backend, transport] = backend_and_transport(options, log);
+  auto d = std::make_shared<const SlabDecomposition>(setup, group);
+  SlabShotFields local;
+  if (backend == "cpu") {
+    local.fields = std::make_unique<CpuShotFields>(d->local_setup());
+    local.source_exchange = make_host_mpi_exchange(local.fields->source(), d->plan());
+    local.receiver_exchange = make_host_mpi_exchange(local.fields->receiver(), d->plan());
+  } else {
+#ifdef RTM_HAVE_CUDA
+    local = cuda::make_slab_shot_fields(d->local_setup(), options.variant, memory_options(options),
+                                        options.device, &log, transport, d->plan());
+#endif
+  }
+  return std::make_unique<DecomposedShotFields>(std::move(d), std::move(local));
+}
+
+std::unique_ptr<Wavefield> make_group_wavefield(const PropagatorSetup& setup,
+                                                const BackendOptions& options, MPI_Comm group,
+                                                std::ostream& log) {
+  int size = 1;
+  if (group != MPI_COMM_NULL) MPI_Comm_size(group, &size);
+  if (size == 1) return make_wavefield(setup, options, log);
+  return make_decomposed_wavefield(setup, options, group, log);
+}
+
+std::unique_ptr<ShotFields> make_group_shot_fields(const PropagatorSetup& setup,
+                                                   const BackendOptions& options, MPI_Comm group,
+                                                   std::ostream& log) {
+  int size = 1;
+  if (group != MPI_COMM_NULL) MPI_Comm_size(group, &size);
+  if (size == 1) return make_shot_fields(setup, options, log);
+  return make_decomposed_shot_fields(setup, options, group, log);
 }
 
 } // namespace rtm

@@ -64,9 +64,9 @@ std::string health_problem(const FieldHealth& health, const HealthCheck& check, 
   return text;
 }
 
-void check_wavefield(const Propagator& propagator, const HealthCheck& check, int step, int steps,
+void check_wavefield(const HealthProbe& field, const HealthCheck& check, int step, int steps,
                      const std::string& context) {
-  const std::string problem = health_problem(propagator.check_health(), check, step, steps, context);
+  const std::string problem = health_problem(field.check_health(), check, step, steps, context);
   if (!problem.empty()) throw NumericalInstability(problem);
 }
 

@@ -1,7 +1,7 @@
 // Stopping a run that has gone numerically wrong, instead of writing garbage.
 //
 // Every `every` steps (and after the last) the driver asks the propagator for the health of its
-// field (Propagator::check_health: one cheap reduction where the field lives) and stops the run
+// field (HealthProbe::check_health: one cheap reduction where the field lives) and stops the run
 // with NumericalInstability when the field holds a NaN or an infinity, or when |p| exceeds the
 // runaway limit. The message names the step, the time, the cell (grid indices and metres) and the
 // value, so the user knows where the run broke and why it was stopped.
@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/contracts/field_probes.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/drivers/simulation.h"
 
@@ -68,9 +69,9 @@ HealthCheck make_health_check(const SimulationGrid& sim, double limit);
 std::string health_problem(const FieldHealth& health, const HealthCheck& check, int step, int steps,
                            const std::string& context);
 
-// Asks `propagator` for its health and throws NumericalInstability with health_problem's text when
+// Asks `field` for its health and throws NumericalInstability with health_problem's text when
 // it is not fine. `context` says which run ("shot 3", "shot 3, receiver wavefield").
-void check_wavefield(const Propagator& propagator, const HealthCheck& check, int step, int steps,
+void check_wavefield(const HealthProbe& field, const HealthCheck& check, int step, int steps,
                      const std::string& context);
 
 } // namespace rtm

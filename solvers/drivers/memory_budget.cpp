@@ -59,7 +59,7 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   const uint64_t nt = uint64_t(std::max(plan.nt, 0));
   const uint64_t receivers = uint64_t(std::max(plan.receivers, 0));
   const uint64_t shots = uint64_t(std::max(plan.shots, 1));
-  // Each propagating field is its own propagator with its own v2dt2 (as CudaPropagator allocates).
+  // Each propagating field is its own propagator with its own v2dt2 (as CudaWavefield allocates).
   const uint64_t propagators = plan.migration ? 2 : 1;
   // Per axis, the profile rounded up to whole 32-float segments (damping_profile_length).
   const uint64_t damping = uint64_t(g.nx + g.ny + g.nz + 3 * (kHalo + 32)) * f32;

@@ -1,7 +1,5 @@
 #include "solvers/drivers/migration.h"
 
-#include "kernels/mpi/decomposed_propagator.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -67,7 +65,7 @@ std::string labelled(const std::string& label, const std::string& field) {
 //   S[n+1] = 2 S[n] - S[n-1] + v2dt2 (lap S[n] + f[n])  <=>  S[n-1] = 2 S[n] - S[n+1] + v2dt2 (lap S[n] + f[n]),
 // exactly in the box's interior; the ring saved at step n-1 then replaces what the reversed step
 // computed from the damped cells outside.
-void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
+void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
                           Reconstruction reconstruction, int interval,
                           const std::function<void(int n, float weight)>& visit) {
   const int nt = shot.nt;
@@ -75,17 +73,19 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
   if (reconstruction == Reconstruction::snapshots) {
     if (interval < 1) throw std::invalid_argument("run_source_backwards: snapshot interval must be >= 1");
     snapshots.resize(size_t((nt - 1) / interval + 1));
+  } else if (!shot.boundary) {
+    throw std::invalid_argument("run_source_backwards: boundary reconstruction needs a boundary store");
   }
 
   S.zero_state();
   for (int n = 0; n < nt; ++n) {
     if (reconstruction == Reconstruction::boundary) {
-      if (n < nt - 1) S.save_boundary(n); // ring of S[n]; S[nt-1] is the final state itself
+      if (n < nt - 1) shot.boundary->save(n); // ring of S[n]; S[nt-1] is the final state itself
     } else if (n % interval == 0) {
       S.copy_current(box, snapshots[size_t(n / interval)]);
     }
     S.step();
-    S.inject(shot.source_set, n, shot.source_scale);
+    shot.source->inject(n, shot.source_scale);
     if (shot.source_health && shot.source_health->due(n + 1, nt))
       check_wavefield(S, *shot.source_health, n + 1, nt,
                       labelled(shot.label, "source wavefield (forward in time)"));
@@ -99,8 +99,8 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
       visit(n, 1.0f);
       if (n > 0) {
         S.step();
-        S.inject(shot.source_set, n, shot.source_scale);
-        S.restore_boundary(n - 1);
+        shot.source->inject(n, shot.source_scale);
+        shot.boundary->restore(n - 1);
         if (shot.progress) shot.progress->tick();
       }
     } else if (n % interval == 0) {
@@ -114,13 +114,14 @@ void run_source_backwards(Propagator& S, const ShotSets& shot, const Box& box,
 
 // At the top of iteration n the receiver field holds R[n+1] (R[nt] = R[nt+1] = 0); its step +
 // inject(d[n]) make R[n].
-void migrate_one_shot(Propagator& S, Propagator& R, const ShotSets& shot, const Box& box,
+void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
                       Reconstruction reconstruction, int interval) {
+  Wavefield& R = fields.receiver();
   R.zero_state();
-  run_source_backwards(S, shot, box, reconstruction, interval, [&](int n, float weight) {
-    if (weight > 0) R.accumulate_image(S, weight);
+  run_source_backwards(fields.source(), shot, box, reconstruction, interval, [&](int n, float weight) {
+    if (weight > 0) fields.accumulate_image(weight);
     R.step();
-    R.inject(shot.receiver_set, n, 1.0f);
+    shot.receiver->inject(n, 1.0f);
     const int steps_done = shot.nt - n; // R now holds R[n]
     if (shot.receiver_health && shot.receiver_health->due(steps_done, shot.nt))
       check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
@@ -212,7 +213,7 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 // Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
 // available memory (shared by the ranks on this node), before anything is allocated. A group of
 // several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h) and is not
-// estimated here; each slab's CudaPropagator still refuses an allocation larger than its free memory.
+// estimated here; each slab's CudaWavefield still refuses an allocation larger than its free memory.
 void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                             const MigrationParams& params, const ParallelContext& parallel) {
   if (parallel.ranks_per_shot() > 1) return;
@@ -415,22 +416,14 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
 
   check_migration_memory(sim, shots, params, parallel);
   const PropagatorSetup setup = make_propagator_setup(sim);
-  auto source_field = make_shot_propagator(setup, params.backend, parallel, info);
-  // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
-  // the variant, so "auto" does not time the candidates a second time.
-  BackendOptions same = params.backend;
-  const Propagator* undivided = source_field.get(); // the slab's own propagator, when decomposed
-  if (const auto* slabs = dynamic_cast<const DecomposedPropagator*>(undivided))
-    undivided = &slabs->local();
-  const std::string name = undivided->name();
-  same.backend = name == "cpu" ? "cpu" : "cuda";
-  if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
-  auto receiver_field = make_shot_propagator(setup, same, parallel, info);
+  // The source and receiver fields, made together on one backend and kernel ("auto" chooses once).
+  const std::unique_ptr<ShotFields> fields = make_shot_fields(setup, params.backend, parallel, info);
   const int nrec = int(receivers.size());
-  const int receiver_set = receiver_field->add_point_set(receivers, nt);
-  receiver_field->allocate_image(box);
+  const std::unique_ptr<PointSet> receiver_set = fields->receiver().add_points(receivers, nt);
+  fields->allocate_image(box);
+  std::unique_ptr<BoundaryStore> boundary_store;
   if (params.reconstruction == Reconstruction::boundary)
-    source_field->allocate_boundary_store(box, mem.ring_steps);
+    boundary_store = fields->source().make_boundary_store(box, mem.ring_steps);
 
   // Resuming: the shots finished before, and group 0 carries their sums on.
   const int nshots = int(shots.shots.size());
@@ -438,7 +431,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   ResumeState resumed = checkpointing ? carry_over_checkpoints(control, model, nshots, parallel, info)
                                       : ResumeState{};
   if (parallel.group_index() == 0 && !resumed.finished.empty())
-    receiver_field->set_image(resumed.raw_image, resumed.illumination);
+    fields->set_image(resumed.raw_image, resumed.illumination);
   std::vector<int> remaining; // shot indices still to migrate, in the shot file's order
   {
     std::vector<char> done(size_t(nshots), 0);
@@ -459,7 +452,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   const GridLayout& g = sim.layout;
   info << "rtm: migrating " << remaining.size() << " shot(s)";
   if (int(remaining.size()) != nshots) info << " (" << nshots - int(remaining.size()) << " resumed)";
-  info << " on " << source_field->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
+  info << " on " << fields->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
        << " (absorbing layers of " << params.boundary.width << " cells included), " << nt
        << " steps of dt = " << shots.dt << " s, " << nrec << " receivers ("
        << point_interpolation_name(params.point_interpolation) << " point interpolation)";
@@ -468,7 +461,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
          << " rank(s)";
   info << "\n";
   // What shaped the image, for the output file's provenance (io/provenance.h).
-  record_run_parameter("propagator", source_field->name());
+  record_run_parameter("propagator", fields->name());
   record_run_parameter("dt_s", format_number(shots.dt));
   record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
                                        std::to_string(params.boundary.width) + " cells" +
@@ -485,8 +478,8 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     // Every rank of the group downloads (a split propagator assembles the arrays collectively);
     // the leader writes.
     MigrationCheckpoint c;
-    c.raw_image = receiver_field->download_image();
-    c.illumination = receiver_field->download_illumination();
+    c.raw_image = fields->download_image();
+    c.illumination = fields->download_illumination();
     if (!parallel.is_leader()) return;
     c.id = new_checkpoint_id();
     c.absorbed = group_absorbed;
@@ -500,10 +493,7 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   };
 
   const double propagations = params.reconstruction == Reconstruction::boundary ? 3 : 2;
-  if (params.profile) {
-    source_field->enable_timing(true);
-    receiver_field->enable_timing(true);
-  }
+  if (params.profile) fields->enable_timing(true);
   // Traces with the time dispersion removed are time-continuous; the propagators step in time as
   // modeling did, so the wavelet and the data both get the forward transform (docs/rtm.md, "Time
   // dispersion"). Traces as the time stepping made them already carry it: used as they are.
@@ -556,14 +546,17 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
       mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
     }
     apply_data_phase_filter(data, nrec, nt, shots.dt, data_phase_order, f0);
-    receiver_field->upload_series(receiver_set, traces_to_series(data, nrec, nt));
-    ShotSets sets;
-    sets.source_set = source_field->add_point_set(
+    receiver_set->upload_series(traces_to_series(data, nrec, nt));
+    // The shot's own source; freed (device memory too) when the shot ends.
+    const std::unique_ptr<PointSet> source_set = fields->source().add_points(
         {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
                       params.point_interpolation)},
         nt);
-    source_field->upload_series(sets.source_set, source_wavelet);
-    sets.receiver_set = receiver_set;
+    source_set->upload_series(source_wavelet);
+    ShotSets sets;
+    sets.source = source_set.get();
+    sets.receiver = receiver_set.get();
+    sets.boundary = boundary_store.get();
     sets.nt = nt;
     sets.source_scale = sim.injection_scale();
     HealthCheck receiver_health = source_health;
@@ -572,9 +565,8 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
     sets.receiver_health = &receiver_health;
     sets.label = "shot " + std::to_string(gather.id);
     sets.progress = &progress;
-    migrate_one_shot(*source_field, *receiver_field, sets, box, params.reconstruction,
-                     mem.snapshot_interval);
-    receiver_field->synchronize();
+    migrate_one_shot(*fields, sets, box, params.reconstruction, mem.snapshot_interval);
+    fields->receiver().synchronize();
     progress.end_shot();
     group_finished.push_back(s);
     ++done_here;
@@ -604,20 +596,19 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   MigrationProfile& profile = result.profile;
   if (params.profile) {
     profile.measured = true;
-    profile.propagator = source_field->name();
+    profile.propagator = fields->name();
     profile.grid = g;
     profile.shots = done_here;
     profile.nt = nt;
     profile.sweeps = int(propagations);
     profile.setup_s = std::chrono::duration<double>(start - setup_start).count();
     profile.loop_s = std::chrono::duration<double>(loop_end - start).count();
-    profile.timing = source_field->timing();
-    profile.timing += receiver_field->timing();
+    profile.timing = fields->timing();
   }
 
   const auto finish_start = std::chrono::steady_clock::now();
-  result.raw_image = receiver_field->download_image();
-  result.illumination = receiver_field->download_illumination();
+  result.raw_image = fields->download_image();
+  result.illumination = fields->download_illumination();
   // The groups' partial stacks summed on world rank 0, which alone finishes and writes the image.
   if (parallel.is_leader() && parallel.group_count() > 1) {
     sum_to_root(result.raw_image, parallel.leaders_comm());

@@ -2,7 +2,8 @@
 // receiver wavefield backwards from the recorded data, the zero-lag cross-correlation imaging
 // condition with source-illumination normalisation; stacking; a Laplacian post-filter.
 //
-// Written once against the Propagator interface, so the same driver runs on the CPU and the GPU.
+// Written once against the wavefield contracts (solvers/contracts/wavefield.h, solvers/contracts/shot_fields.h), so the
+// same driver runs on the CPU, the GPU and a grid split over ranks.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +48,7 @@ struct MigrationParams {
   // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
   double illumination_eps = 1e-2;
   bool laplacian_filter = true;
-  // Time every propagator operation (Propagator::enable_timing) and print where the time went
+  // Time every wavefield operation (TimingProbe::enable_timing) and print where the time went
   // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
   bool profile = false;
   BoundaryConfig boundary;
@@ -71,17 +72,19 @@ struct ReconstructionMemory {
 int snapshot_interval(double dt, double f0);
 ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0);
 
-// One shot's wavefields and work buffers on a pair of propagators of the same backend and grid.
-// `source_field` carries the source point set, `receiver_field` the receiver set (data uploaded
-// as [t][receiver]) and the image (allocate_image on the model box beforehand). Accumulates
+// One shot on a shot's fields (solvers/contracts/shot_fields.h): the source point set lives on the source
+// field, the receiver set (data uploaded as [t][receiver]) on the receiver field, and the image was
+// allocated on the model box beforehand. Accumulates
 //   image += sum_n S[n] * R[n+1]   and   illumination += sum_n S[n]^2
 // where S[n] is the source wavefield at step n (sources injected as in model_one_shot) and R[n+1]
 // the receiver wavefield that the data samples d[m], m >= n+1, produce when injected in reverse
 // time. This pairing makes the raw image the exact adjoint of born_model_one_shot (docs/rtm.md).
-// Boundary reconstruction needs source_field.allocate_boundary_store(box, nt - 1) beforehand.
+// Boundary reconstruction needs a boundary store of the source field, made beforehand
+// (source().make_boundary_store(box, nt - 1)).
 struct ShotSets {
-  int source_set = -1;   // on source_field: one point, the wavelet uploaded
-  int receiver_set = -1; // on receiver_field: the receivers, the (muted) data uploaded
+  PointSet* source = nullptr;   // on the source field: one point, the wavelet uploaded
+  PointSet* receiver = nullptr; // on the receiver field: the receivers, the (muted) data uploaded
+  BoundaryStore* boundary = nullptr; // of the source field, for boundary reconstruction
   int nt = 0;
   float source_scale = 1; // injection scale of the source (SimulationGrid::injection_scale)
   // Numerical health (solvers/drivers/health.h): when set, the source field is checked while it runs
@@ -96,14 +99,14 @@ struct ShotSets {
   // then nt receiver steps and (boundary reconstruction) nt - 1 backward source steps.
   ShotProgress* progress = nullptr;
 };
-void migrate_one_shot(Propagator& source_field, Propagator& receiver_field, const ShotSets& shot,
-                      const Box& box, Reconstruction reconstruction, int snapshot_interval);
+void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
+                      Reconstruction reconstruction, int snapshot_interval);
 
 // The source half of migrate_one_shot: runs the source field forward over nt steps, saving what
 // `reconstruction` needs, then calls visit(n, weight) for n = nt-1 down to 0. With weight > 0 the
 // source field's current field holds S[n] inside `box` (exactly for boundary saving, weight 1; a
 // snapshot for every `snapshot_interval`-th n, weight = the interval); weight 0: no S at this n.
-void run_source_backwards(Propagator& source_field, const ShotSets& shot, const Box& box,
+void run_source_backwards(Wavefield& source_field, const ShotSets& shot, const Box& box,
                           Reconstruction reconstruction, int snapshot_interval,
                           const std::function<void(int n, float weight)>& visit);
 
@@ -122,8 +125,8 @@ std::vector<float> laplacian_filter(const std::vector<float>& volume, int nx, in
                                     double dx, double dy, double dz);
 
 // Where the time of a migration went (MigrationParams::profile). `loop_s` is the loop over the
-// shots, the part that scales with shots and steps; the propagators' operations inside it are
-// in `timing` (both propagators together), and what is left is host work, transfers of whole
+// shots, the part that scales with shots and steps; the fields' operations inside it are
+// in `timing` (both fields together), and what is left is host work, transfers of whole
 // series, synchronisation and idle device time.
 struct MigrationProfile {
   bool measured = false;

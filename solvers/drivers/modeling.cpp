@@ -49,19 +49,19 @@ std::vector<float> traces_to_series(const std::vector<float>& traces, int npoint
   return series;
 }
 
-std::vector<float> model_one_shot(Propagator& prop, float injection_scale, int source_set,
-                                  int receiver_set, int nreceivers, int nt,
+std::vector<float> model_one_shot(Wavefield& field, float injection_scale, PointSet& source,
+                                  PointSet& receivers, int nreceivers, int nt,
                                   const HealthCheck* health, const std::string& context,
                                   ShotProgress* progress) {
-  prop.zero_state();
+  field.zero_state();
   for (int n = 0; n < nt; ++n) {
-    prop.record(receiver_set, n);
-    prop.step();
-    prop.inject(source_set, n, injection_scale);
-    if (health && health->due(n + 1, nt)) check_wavefield(prop, *health, n + 1, nt, context);
+    receivers.record(n);
+    field.step();
+    source.inject(n, injection_scale);
+    if (health && health->due(n + 1, nt)) check_wavefield(field, *health, n + 1, nt, context);
     if (progress) progress->tick();
   }
-  return series_to_traces(prop.download_series(receiver_set), nreceivers, nt);
+  return series_to_traces(receivers.download_series(), nreceivers, nt);
 }
 
 namespace {
@@ -242,9 +242,9 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
     plan.migration = false;
     check_run_memory(plan, params.backend, 1, "rtm model");
   }
-  auto propagator = make_shot_propagator(make_propagator_setup(sim), params.backend, parallel, info);
+  auto propagator = make_shot_wavefield(make_propagator_setup(sim), params.backend, parallel, info);
   const int nrec = int(receivers.size());
-  const int receiver_set = propagator->add_point_set(receivers, out.nt);
+  const std::unique_ptr<PointSet> receiver_set = propagator->add_points(receivers, out.nt);
 
   const GridLayout& g = sim.layout;
   info << "rtm: modeling " << sources.size() << " shot(s) on " << propagator->name() << ": grid "
@@ -298,12 +298,13 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
     if (parallel.is_root() && control.shot_started)
       control.shot_started(s, done_before + done_here + 1, nshots);
     progress.start_shot(s);
-    const int source_set = propagator->add_point_set({sources[size_t(s)]}, out.nt);
-    propagator->upload_series(source_set, source_wavelet);
+    // The shot's own source; freed (device memory too) when the shot ends.
+    const std::unique_ptr<PointSet> source_set = propagator->add_points({sources[size_t(s)]}, out.nt);
+    source_set->upload_series(source_wavelet);
     ShotGather gather;
     gather.id = s;
     gather.source = acq.sources[size_t(s)];
-    gather.data = model_one_shot(*propagator, sim.injection_scale(), source_set, receiver_set, nrec,
+    gather.data = model_one_shot(*propagator, sim.injection_scale(), *source_set, *receiver_set, nrec,
                                  out.nt, &health, "shot " + std::to_string(s), &progress);
     progress.end_shot();
     if (parallel.is_leader()) {

@@ -74,18 +74,19 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
                      const ModelingParams& params, std::ostream& log, RunStats* stats = nullptr,
                      const ParallelContext* parallel = nullptr, ModelingControl* control = nullptr);
 
-// One shot on an existing propagator: resets its state, then for n = 0 .. nt-1 records p[n] at the
+// One shot on an existing wavefield: resets its state, then for n = 0 .. nt-1 records p[n] at the
 // receivers, steps, and injects source sample n into p[n+1] (docs/physics.md: f[n] enters
-// p[n+1]). `source_set` holds the source with its wavelet uploaded; returns traces [nrec][nt].
+// p[n+1]). `source` holds the source with its wavelet uploaded (both sets are the field's own);
+// returns traces [nrec][nt].
 // With `health`, the field is checked as it says (solvers/drivers/health.h) and a broken run throws
 // NumericalInstability naming `context` ("shot 3"). With `progress`, each step is ticked on it.
-std::vector<float> model_one_shot(Propagator& propagator, float injection_scale, int source_set,
-                                  int receiver_set, int nreceivers, int nt,
+std::vector<float> model_one_shot(Wavefield& field, float injection_scale, PointSet& source,
+                                  PointSet& receivers, int nreceivers, int nt,
                                   const HealthCheck* health = nullptr,
                                   const std::string& context = {},
                                   ShotProgress* progress = nullptr);
 
-// [t][point] series (as propagators store them) <-> [point][t] traces (as shot files store them).
+// [t][point] series (as point sets store them) <-> [point][t] traces (as shot files store them).
 std::vector<float> series_to_traces(const std::vector<float>& series, int npoints, int nt);
 std::vector<float> traces_to_series(const std::vector<float>& traces, int npoints, int nt);
 

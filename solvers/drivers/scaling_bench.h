@@ -7,7 +7,7 @@
 // The time of a step is measured whole, and its parts alone, each as the median over `repeats`
 // runs of `steps` steps after a warm-up (the slowest rank's time counts: barrier, steps,
 // synchronise, barrier-free maximum over ranks):
-//   full      edges + exchange overlapped with the interior        (DecomposedPropagator::step)
+//   full      edges + exchange overlapped with the interior        (DecomposedWavefield::step)
 //   compute   edges + interior, no exchange
 //   edges     the edge planes alone
 //   exchange  the halo messages alone

@@ -41,12 +41,19 @@ void place_on_device(BackendOptions& options, const ParallelContext& parallel,
 #endif
 }
 
-std::unique_ptr<Propagator> make_shot_propagator(const PropagatorSetup& setup,
-                                                 const BackendOptions& options,
-                                                 const ParallelContext& parallel, std::ostream& log) {
-  if (parallel.ranks_per_shot() == 1) return make_propagator(setup, options, log);
+std::unique_ptr<Wavefield> make_shot_wavefield(const PropagatorSetup& setup,
+                                               const BackendOptions& options,
+                                               const ParallelContext& parallel, std::ostream& log) {
+  if (parallel.ranks_per_shot() == 1) return make_wavefield(setup, options, log);
   // A group of several ranks: one model split along z over the group (kernels/mpi/decomposed_propagator.h).
-  return make_decomposed_propagator(setup, options, parallel.group_comm(), log);
+  return make_decomposed_wavefield(setup, options, parallel.group_comm(), log);
+}
+
+std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
+                                             const BackendOptions& options,
+                                             const ParallelContext& parallel, std::ostream& log) {
+  if (parallel.ranks_per_shot() == 1) return make_shot_fields(setup, options, log);
+  return make_decomposed_shot_fields(setup, options, parallel.group_comm(), log);
 }
 
 ShotDispenser::ShotDispenser(const ParallelContext& parallel, int count)

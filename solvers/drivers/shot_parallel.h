@@ -1,6 +1,7 @@
 // The shot level of parallelism (docs/parallel.md): shot groups of ranks take shots one at a time
 // from a shared counter, so shots of uneven cost balance themselves; each rank drives the GPU its
-// node-local rank names; every propagator of a shot is made in one place, make_shot_propagator.
+// node-local rank names; the fields of a shot are made in one place (make_shot_wavefield,
+// make_shot_fields).
 #pragma once
 
 #include <cstdint>
@@ -31,11 +32,15 @@ int gpu_for_local_rank(int local_rank, int local_ranks, int gpus, bool allow_sha
 void place_on_device(BackendOptions& options, const ParallelContext& parallel,
                      const ParallelOptions& parallel_options, std::ostream& log);
 
-// The propagator of one shot: the backend's own for a group of one rank; a group of R > 1 ranks
-// will share one model split along z (domain decomposition).
-std::unique_ptr<Propagator> make_shot_propagator(const PropagatorSetup& setup,
-                                                 const BackendOptions& options,
-                                                 const ParallelContext& parallel, std::ostream& log);
+// The wavefield of one shot (modeling) and a shot's source and receiver fields (migration): the
+// backend's own for a group of one rank; a group of R > 1 ranks shares one model split along z
+// (domain decomposition, kernels/mpi/decomposed_propagator.h).
+std::unique_ptr<Wavefield> make_shot_wavefield(const PropagatorSetup& setup,
+                                               const BackendOptions& options,
+                                               const ParallelContext& parallel, std::ostream& log);
+std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
+                                             const BackendOptions& options,
+                                             const ParallelContext& parallel, std::ostream& log);
 
 // Hands out the numbers 0 .. count-1 once each, first come first served, to the shot groups.
 // With MPI the counter lives in an MPI window on world rank 0; each group's leader takes the next

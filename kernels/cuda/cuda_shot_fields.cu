@@ -1,0 +1,130 @@
+// A shot's fields on one GPU (kernels/cuda/cuda_shot_fields.cuh): the imaging condition and the Born
+// source between the source and the receiver field, and the image arrays.
+#include "kernels/cuda/cuda_shot_fields.cuh"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/rtm_ops.cuh"
+
+namespace rtm::cuda {
+
+CudaShotFields::CudaShotFields(std::unique_ptr<CudaWavefield> source,
+                               std::unique_ptr<CudaWavefield> receiver)
+    : source_(std::move(source)), receiver_(std::move(receiver)) {
+  // The kernels read both fields' memory with one storage type on one device: made so by
+  // make_cuda_shot_fields, checked here once.
+  if (source_->device() != receiver_->device() ||
+      source_->variant().storage != receiver_->variant().storage)
+    throw std::invalid_argument("CudaShotFields: both fields must be on one GPU with one storage");
+  bind(*source_, *receiver_);
+  CUDA_CHECK(cudaSetDevice(receiver_->device()));
+  CUDA_CHECK(cudaEventCreateWithFlags(&source_ready_, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&receiver_done_, cudaEventDisableTiming));
+}
+
+CudaShotFields::~CudaShotFields() {
+  cudaSetDevice(receiver_->device());
+  cudaStreamSynchronize(receiver_->stream_); // queued imaging may still use the arrays
+  cudaStreamSynchronize(source_->stream_);
+  cudaEventDestroy(source_ready_);
+  cudaEventDestroy(receiver_done_);
+}
+
+void CudaShotFields::begin_handoff() {
+  CUDA_CHECK(cudaEventRecord(source_ready_, source_->stream_));
+  CUDA_CHECK(cudaStreamWaitEvent(receiver_->stream_, source_ready_, 0));
+}
+
+void CudaShotFields::end_handoff() {
+  CUDA_CHECK(cudaEventRecord(receiver_done_, receiver_->stream_));
+  CUDA_CHECK(cudaStreamWaitEvent(source_->stream_, receiver_done_, 0));
+}
+
+void CudaShotFields::do_allocate_image(const Box& box) {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  CUDA_CHECK(cudaStreamSynchronize(r.stream_)); // queued imaging may still use the old arrays
+  image_ = DeviceBuffer();
+  illumination_ = DeviceBuffer();
+  const size_t bytes = size_t(box.cells()) * sizeof(float);
+  r.require_free_memory(2 * bytes,
+                        "the image and the illumination (2 x " + std::to_string(box.cells()) +
+                            " cells x 4 B)",
+                        "");
+  image_ = DeviceBuffer(bytes, AllocationKind::plain, r.device_);
+  illumination_ = DeviceBuffer(bytes, AllocationKind::plain, r.device_);
+  CUDA_CHECK(cudaMemsetAsync(image_.data(), 0, bytes, r.stream_));
+  CUDA_CHECK(cudaMemsetAsync(illumination_.data(), 0, bytes, r.stream_));
+}
+
+void CudaShotFields::do_accumulate_image(float weight) {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  begin_handoff();
+  r.begin_timed();
+  accumulate_image_box(r.layout(), image_box(), source_->cur_, r.cur_, r.row_->storage, weight,
+                       image_.as<float>(), illumination_.as<float>(), r.stream_);
+  r.end_timed(CudaWavefield::TimedOp::imaging);
+  end_handoff();
+}
+
+std::vector<float> CudaShotFields::do_download_image(bool illumination) const {
+  const DeviceBuffer& buffer = illumination ? illumination_ : image_;
+  std::vector<float> host(buffer.bytes() / sizeof(float));
+  if (host.empty()) return host;
+  CUDA_CHECK(cudaSetDevice(receiver_->device_));
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost,
+                             receiver_->stream_));
+  CUDA_CHECK(cudaStreamSynchronize(receiver_->stream_));
+  return host;
+}
+
+void CudaShotFields::do_set_image(const std::vector<float>& image,
+                                  const std::vector<float>& illumination) {
+  cudaStream_t stream = receiver_->stream_;
+  CUDA_CHECK(cudaSetDevice(receiver_->device_));
+  CUDA_CHECK(cudaMemcpyAsync(image_.data(), image.data(), image_.bytes(), cudaMemcpyHostToDevice,
+                             stream));
+  CUDA_CHECK(cudaMemcpyAsync(illumination_.data(), illumination.data(), illumination_.bytes(),
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream)); // the host vectors may go away after the return
+}
+
+void CudaShotFields::do_set_born_perturbation(const Box&, const std::vector<float>& m) {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  CUDA_CHECK(cudaStreamSynchronize(r.stream_)); // queued Born sources may still read the old one
+  born_m_ = DeviceBuffer();
+  born_m_ = DeviceBuffer(m.size() * sizeof(float), AllocationKind::plain, r.device_);
+  CUDA_CHECK(cudaMemcpyAsync(born_m_.data(), m.data(), born_m_.bytes(), cudaMemcpyHostToDevice,
+                             r.stream_));
+  CUDA_CHECK(cudaStreamSynchronize(r.stream_));
+}
+
+void CudaShotFields::do_inject_born_source() {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  begin_handoff();
+  r.begin_timed();
+  add_born_source(r.layout(), born_box(), source_->cur_, r.v2dt2_.data(), born_m_.as<float>(),
+                  r.cur_, r.row_->storage, r.stream_);
+  r.end_timed(CudaWavefield::TimedOp::born);
+  end_handoff();
+}
+
+std::unique_ptr<CudaShotFields> make_cuda_shot_fields(const PropagatorSetup& setup,
+                                                      const std::string& variant,
+                                                      const MemoryOptions& options, int device,
+                                                      std::ostream* log) {
+  std::unique_ptr<CudaWavefield> source = make_cuda_wavefield(setup, variant, options, device, log);
+  // The receiver field runs the kernel the source field runs ("auto" has chosen it), with the
+  // memory options in effect there.
+  auto receiver = std::make_unique<CudaWavefield>(setup, source->variant(), source->memory_options(),
+                                                  device);
+  return std::make_unique<CudaShotFields>(std::move(source), std::move(receiver));
+}
+
+} // namespace rtm::cuda

@@ -1,0 +1,126 @@
+// A shot's state for reverse time migration and Born modeling (docs/rtm.md): a source wavefield
+// and a receiver wavefield of one backend on one grid, and the arrays of the two-field operations,
+// the image, the illumination and the Born perturbation, dense [z][y][x] over their boxes.
+//
+// The backend builds both wavefields together, so the two-field operations reach the other field's
+// memory without asking what type it is. Plain C++; implemented by the CPU reference
+// (kernels/cpu/cpu_propagator.h), the CUDA backend (kernels/cuda/cuda_shot_fields.cu) and the z-slab
+// decomposition (kernels/mpi/decomposed_propagator.h). As in solvers/contracts/wavefield.h, the public methods
+// check their arguments once and call the private do_* hooks.
+//
+// Born modeling (solvers/drivers/born.h) uses the source field as the background field and the receiver
+// field as the scattered one.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "solvers/contracts/wavefield.h"
+
+namespace rtm {
+
+class ShotFields {
+public:
+  virtual ~ShotFields() = default;
+  ShotFields(const ShotFields&) = delete;
+  ShotFields& operator=(const ShotFields&) = delete;
+
+  Wavefield& source() { return *source_; }
+  Wavefield& receiver() { return *receiver_; }
+  const Wavefield& source() const { return *source_; }
+  const Wavefield& receiver() const { return *receiver_; }
+  std::string name() const { return source_->name(); }
+
+  // Imaging condition over `box`, with S the source field's current field and R the receiver
+  // field's:  image += weight * S * R,   illumination += weight * S * S.
+  // allocate_image zeroes both (replacing earlier ones).
+  void allocate_image(const Box& box) {
+    source_->check_box(box, "allocate_image");
+    do_allocate_image(box);
+    image_box_ = box;
+    has_image_ = true;
+  }
+  void accumulate_image(float weight) {
+    require_image("accumulate_image");
+    do_accumulate_image(weight);
+  }
+  // Empty before allocate_image.
+  std::vector<float> download_image() const {
+    return has_image_ ? do_download_image(false) : std::vector<float>();
+  }
+  std::vector<float> download_illumination() const {
+    return has_image_ ? do_download_image(true) : std::vector<float>();
+  }
+  // Replaces the image and the illumination (dense over the box of allocate_image) with saved
+  // ones, so that a resumed migration accumulates onto exactly the sums it had reached
+  // (solvers/drivers/migration.h). std::invalid_argument when a size differs from the box's.
+  void set_image(const std::vector<float>& image, const std::vector<float>& illumination) {
+    require_image("set_image");
+    if (int64_t(image.size()) != image_box_.cells() || int64_t(illumination.size()) != image_box_.cells())
+      throw std::invalid_argument(name() + "::set_image: expected " +
+                                  std::to_string(image_box_.cells()) +
+                                  " values for the image box, got " + std::to_string(image.size()) +
+                                  " (image) and " + std::to_string(illumination.size()) +
+                                  " (illumination)");
+    do_set_image(image, illumination);
+  }
+  const Box& image_box() const { return image_box_; }
+
+  // Born modeling: a perturbation m, dense [z][y][x] over `box`, and its source term
+  //   receiver p_cur += v2dt2 * m * S   over the box, S the source field's current field.
+  void set_born_perturbation(const Box& box, const std::vector<float>& m) {
+    source_->check_box(box, "set_born_perturbation");
+    source_->check_box_values(box, m.size(), "set_born_perturbation");
+    do_set_born_perturbation(box, m);
+    born_box_ = box;
+    has_born_ = true;
+  }
+  void inject_born_source() {
+    if (!has_born_)
+      throw std::logic_error(name() + "::inject_born_source: call set_born_perturbation first");
+    do_inject_born_source();
+  }
+  const Box& born_box() const { return born_box_; }
+
+  // Profiling of both fields (solvers/contracts/field_probes.h): imaging and Born sources count on the
+  // receiver field's clock.
+  void enable_timing(bool on) {
+    source_->enable_timing(on);
+    receiver_->enable_timing(on);
+  }
+  PropagatorTiming timing() const {
+    PropagatorTiming t = source_->timing();
+    t += receiver_->timing();
+    return t;
+  }
+
+protected:
+  ShotFields() = default;
+  // Called once by the implementation's constructor: the two fields it owns.
+  void bind(Wavefield& source, Wavefield& receiver) {
+    if (!source.layout().same_shape(receiver.layout()))
+      throw std::invalid_argument("ShotFields: the source and receiver fields have different grids");
+    source_ = &source;
+    receiver_ = &receiver;
+  }
+
+private:
+  virtual void do_allocate_image(const Box& box) = 0;
+  virtual void do_accumulate_image(float weight) = 0;
+  virtual std::vector<float> do_download_image(bool illumination) const = 0;
+  virtual void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) = 0;
+  virtual void do_set_born_perturbation(const Box& box, const std::vector<float>& m) = 0;
+  virtual void do_inject_born_source() = 0;
+
+  void require_image(const char* what) const {
+    if (!has_image_) throw std::logic_error(name() + "::" + what + ": call allocate_image first");
+  }
+
+  Wavefield* source_ = nullptr;
+  Wavefield* receiver_ = nullptr;
+  Box image_box_, born_box_;
+  bool has_image_ = false, has_born_ = false;
+};
+
+} // namespace rtm
