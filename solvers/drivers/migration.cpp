@@ -416,15 +416,16 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   check_migration_memory(sim, shots, params, parallel);
   const PropagatorSetup setup = make_propagator_setup(sim);
   auto source_field = make_shot_propagator(setup, params.backend, parallel, info);
-  // The receiver field on the same backend and variant: a name "cuda/<variant>[+option...]" names
-  // the variant, so "auto" does not time the candidates a second time.
+  // The receiver field on the same backend, kernel and memory options: a name
+  // "cuda/<kernel>[+option...]" is a variant name (cuda::find_variant), so "auto" does not time
+  // the candidates a second time and a preset's memory options carry over.
   BackendOptions same = params.backend;
   const Propagator* undivided = source_field.get(); // the slab's own propagator, when decomposed
   if (const auto* slabs = dynamic_cast<const DecomposedPropagator*>(undivided))
     undivided = &slabs->local();
   const std::string name = undivided->name();
   same.backend = name == "cpu" ? "cpu" : "cuda";
-  if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5, name.find('+') - 5);
+  if (name.rfind("cuda/", 0) == 0) same.variant = name.substr(5);
   auto receiver_field = make_shot_propagator(setup, same, parallel, info);
   const int nrec = int(receivers.size());
   const int receiver_set = receiver_field->add_point_set(receivers, nt);
