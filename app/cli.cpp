@@ -13,6 +13,7 @@
 #include "solvers/contracts/errors.h"
 #include "io/provenance.h"
 #include "kernels/mpi/mpi_context.h"
+#include "solvers/contracts/closest_name.h"
 
 namespace rtm::app {
 namespace {
@@ -41,41 +42,6 @@ int fail(int code) {
 int bad_input(const std::string& message) {
   print_error("error", message);
   return fail(2);
-}
-
-// Levenshtein distance between two names, for "did you mean".
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// The candidate closest to `typed`: within a third of its length in edits, or one being a prefix
-// of the other ("--model-file" -> "--model", "--rec" -> "--record-time"); "" when none is close.
-std::string closest(const std::string& typed, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_distance = SIZE_MAX;
-  if (typed.size() <= 2) return best; // "-x": any one-letter option is one edit away
-  for (const std::string& candidate : candidates) {
-    if (candidate.size() <= 2) continue;
-    const size_t distance = edit_distance(typed, candidate);
-    const bool prefix = candidate.size() > 2 && typed.size() > 2 &&
-                        (typed.rfind(candidate, 0) == 0 || candidate.rfind(typed, 0) == 0);
-    if ((distance <= std::max<size_t>(2, typed.size() / 3) || prefix) && distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
 }
 
 // Every name an option of `command` answers to, with its dashes ("--model", "-m").
@@ -147,7 +113,7 @@ std::string unknown_name_message(const CLI::App& rtm, const std::vector<std::str
       const bool after_option = words[i - 1].size() > 1 && words[i - 1][0] == '-';
       if (!sub && after_option) continue;
       if (!sub) {
-        const std::string guess = closest(word, names);
+        const std::string guess = closest_name(word, names);
         return word + " is not a subcommand of " + shown +
                (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `" + shown +
                " --help` for the subcommands.";
@@ -164,7 +130,7 @@ std::string unknown_name_message(const CLI::App& rtm, const std::vector<std::str
     const std::string name = word.substr(0, word.find('='));
     const std::vector<std::string> known = option_names(*command);
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    const std::string guess = closest(name, known);
+    const std::string guess = closest_name(name, known);
     return name + " is not an option of " + shown +
            (guess.empty() ? "" : "; did you mean " + guess + "?") + "\nRun `" + shown +
            " --help` for its options.";

@@ -93,6 +93,9 @@ void run_scaling(const BenchOptions& o) {
   if (!initialised) MPI_Finalize();
 }
 
+// The CPU step's ideal traffic: p[n], p[n-1] and v2dt2 read, p[n+1] written, 4 bytes each.
+constexpr double kCpuStepBytesPerCell = 16;
+
 // `rtm bench --backend cpu`: the CPU step against the triad bandwidth of the same cores, measured
 // in the same run (solvers/drivers/cpu_bench.h, docs/variants.md "The CPU backend"). `grid_given` and
 // `steps_given`: whether the user chose them (the GPU defaults would take minutes on a CPU).
@@ -133,12 +136,12 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   context << "grid " << grid_text << ", random workload " << repeats << " x " << steps << " steps\n";
 
   const CpuTriad triad = measure_cpu_triad(cpu_triad_elements(cells), std::max(repeats, 10));
-  const double limit_gcells = triad.gbs / 16.0; // the step moves 16 B per cell (docs/variants.md)
+  const double limit_gcells = triad.gbs / kCpuStepBytesPerCell; // docs/variants.md
   char line[512];
   std::snprintf(line, sizeof line,
                 "triad a = b + s c over 3 x %.0f MiB (STREAM convention, 12 B/element): %.1f GB/s; "
-                "at the step's 16 B/cell: %.2f Gcells/s\n",
-                double(triad.elements) * 4.0 / 1048576.0, triad.gbs, limit_gcells);
+                "at the step's %.0f B/cell: %.2f Gcells/s\n",
+                double(triad.elements) * 4.0 / 1048576.0, triad.gbs, kCpuStepBytesPerCell, limit_gcells);
   context << line;
 
   ResultTable table({{"workload"}, {"kernel"}, {"Gcells/s", "%.3f"}, {"GB/s", "%.1f"},
@@ -156,7 +159,8 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   for (const CpuStepRun& r : runs) {
     const double gcells = double(cells) / (r.ms_per_step_median * 1e-3) / 1e9;
     const std::string kernel = std::string("step_") + cpu_step_isa_name(r.isa);
-    table.add_row({std::string("random"), kernel, gcells, gcells * 16.0, gcells * 16.0 / triad.gbs,
+    const double gbs = gcells * kCpuStepBytesPerCell;
+    table.add_row({std::string("random"), kernel, gcells, gbs, gbs / triad.gbs,
                    reference_ms / r.ms_per_step_median, double(r.max_abs_diff), r.ms_per_step_median});
     if (gcells > best_gcells) {
       best_gcells = gcells;
@@ -168,13 +172,27 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
                 "PERFORMANCE rtm-bench-cpu cpu=\"%s\" threads=%d grid=%s triad_gbs=%.2f "
                 "limit_gcells=%.3f best=%s gcells=%.3f of_triad=%.3f\n",
                 cpu.c_str(), threads, grid_text.c_str(), triad.gbs, limit_gcells, best_kernel.c_str(),
-                best_gcells, best_gcells * 16.0 / triad.gbs);
+                best_gcells, best_gcells * kCpuStepBytesPerCell / triad.gbs);
   (format == OutputFormat::text ? std::cout : std::cerr) << line;
 }
 
 #ifdef RTM_HAVE_CUDA
 
-constexpr const char* kBaseline = "naive_32x32"; // the speed-up baseline and the error reference
+// The one variant lookup (cuda::find_variant), its refusal as bad input of --variant.
+cuda::VariantSelection find_variant(const std::string& name) {
+  try {
+    return cuda::find_variant(name, {"all"});
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--variant: ") + e.what());
+  }
+}
+
+// The speed-up baseline and the error reference: the table's baseline kernel.
+const std::string& baseline_name() {
+  const cuda::VariantInfo* baseline = cuda::variant_with_role(cuda::VariantRole::baseline);
+  if (!baseline) throw std::logic_error("the variant table has no baseline kernel");
+  return baseline->name;
+}
 
 // Median over steps [begin, end) of the run.
 double median_range(const std::vector<double>& v, size_t begin, size_t end) {
@@ -183,32 +201,22 @@ double median_range(const std::vector<double>& v, size_t begin, size_t end) {
   return median(std::vector<double>(v.begin() + long(begin), v.begin() + long(end)));
 }
 
-// The variants to run, baseline first (it is the reference every error is measured against).
+// The variants to run (every kernel, then every preset, for "all"), baseline first (it is the
+// reference every error is measured against).
 std::vector<std::string> resolve_variants(const std::vector<std::string>& requested) {
-  std::vector<std::string> known;
-  for (const cuda::VariantInfo& v : cuda::variant_table()) known.push_back(v.name);
   std::vector<std::string> chosen;
   for (const std::string& name : requested) {
     if (name == "all") {
-      chosen = known;
+      chosen = cuda::variant_names();
       break;
     }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw InputError("--variant: unknown variant '" + name + "'; expected all or one of: " + list);
-    }
+    find_variant(name); // refuses an unknown name
     if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
   }
-  chosen.erase(std::remove(chosen.begin(), chosen.end(), kBaseline), chosen.end());
-  chosen.insert(chosen.begin(), kBaseline);
+  const std::string& baseline = baseline_name();
+  chosen.erase(std::remove(chosen.begin(), chosen.end(), baseline), chosen.end());
+  chosen.insert(chosen.begin(), baseline);
   return chosen;
-}
-
-const cuda::VariantInfo& info_of(const std::string& name) {
-  for (const cuda::VariantInfo& v : cuda::variant_table())
-    if (v.name == name) return v;
-  throw InputError("unknown variant " + name);
 }
 
 void write_per_step_csv(const std::string& path, const std::vector<cuda::PointRun>& runs) {
@@ -251,13 +259,45 @@ void write_plot(const std::string& path, const std::vector<cuda::PointRun>& runs
                   "ms per step", series);
 }
 
-// The variant table itself: needs no GPU.
+std::string memory_text(const cuda::MemoryOptions& memory) {
+  const std::string name = cuda::memory_options_name(memory);
+  return name.empty() ? "-" : name;
+}
+
+// The variant table itself (needs no GPU): the kernels, then the presets. Text prints two tables;
+// --csv and --json one, with a `kind` column, so that a program reads one table.
 void list_variants(OutputFormat format) {
-  ResultTable table({{"variant"}, {"kernel"}, {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"},
-                     {"memory"}, {"description"}});
-  for (const cuda::VariantInfo& v : cuda::variant_table()) {
-    std::string memory = v.preset.compressible ? "compressible" : v.preset.l2_persist ? "l2_persist" : "-";
-    table.add_row({v.name, v.kernel, v.bytes_per_cell, v.flops_per_cell, memory, v.description});
+  const std::vector<ResultTable::Column> kernel_columns = {
+      {"variant"}, {"role"}, {"storage"}, {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"},
+      {"description"}};
+  const std::vector<ResultTable::Column> preset_columns = {
+      {"variant"}, {"kernel"}, {"memory"}, {"description"}};
+  if (format == OutputFormat::text) {
+    ResultTable kernels(kernel_columns), presets(preset_columns);
+    for (const cuda::VariantInfo& v : cuda::variant_table())
+      kernels.add_row({v.name, std::string(cuda::variant_role_name(v.role)), v.storage,
+                       v.bytes_per_cell, v.flops_per_cell, v.description});
+    for (const cuda::VariantPreset& p : cuda::variant_presets())
+      presets.add_row({p.name, find_variant(p.name).kernel->name, memory_text(p.memory), p.description});
+    std::cout << "kernels (" << cuda::variant_table().size() << "):\n";
+    print_table(std::cout, kernels, format);
+    std::cout << "\npresets (a kernel with memory options; --compressible and --l2-persist, or a "
+                 "name+option such as regqueue_vec4+l2_persist, give any kernel the same):\n";
+    print_table(std::cout, presets, format);
+    return;
+  }
+  ResultTable table({{"variant"}, {"kind"}, {"kernel"}, {"role"}, {"storage"},
+                     {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"}, {"memory"}, {"description"}});
+  for (const std::string& name : cuda::variant_names()) {
+    const cuda::VariantSelection chosen = find_variant(name);
+    const cuda::VariantInfo& k = *chosen.kernel;
+    const bool preset = name != k.name;
+    std::string description = k.description;
+    for (const cuda::VariantPreset& p : cuda::variant_presets())
+      if (p.name == name) description = p.description;
+    table.add_row({name, std::string(preset ? "preset" : "kernel"), k.name,
+                   std::string(cuda::variant_role_name(k.role)), k.storage, k.bytes_per_cell,
+                   k.flops_per_cell, memory_text(chosen.memory), description});
   }
   print_table(std::cout, table, format);
 }
@@ -283,12 +323,13 @@ void run_bench(const BenchOptions& o) {
     std::cerr << "rtm: warning: --plot " << o.plot << ": no plot: " << no_figure_support_message()
               << "\n";
 
+  // Names first: a misspelt one is bad input on every machine, with or without a GPU.
+  const std::vector<std::string> variants = resolve_variants(o.variants);
   const cuda::DeviceInfo device = cuda::query_device(o.device);
   // Not bad input (exit 2) but a missing device (exit 1), with the benchmark that does run here.
   if (!device.available)
     throw std::runtime_error("rtm bench: no usable GPU (" + device.why_unavailable +
                              "); for the CPU benchmark run `rtm bench --backend cpu`");
-  const std::vector<std::string> variants = resolve_variants(o.variants);
 
   cuda::BenchConfig config;
   config.nx = o.grid[0];
@@ -317,34 +358,37 @@ void run_bench(const BenchOptions& o) {
   const cuda::StreamingLimit limit = cuda::measure_streaming_limit(cells, std::max(o.repeats, 10), o.device);
   char line[512];
   std::snprintf(line, sizeof line,
-                "streaming limit (read 3 + write 1 arrays, 16 B/cell, float4): %.1f GB/s = %.1f "
+                "streaming limit (read 3 + write 1 arrays, %.0f B/cell, float4): %.1f GB/s = %.1f "
                 "Gcells/s\n",
-                limit.gbs, limit.gcells_per_s);
+                limit.gbs / limit.gcells_per_s, limit.gbs, limit.gcells_per_s);
   context << line;
 
-  const std::string error_column = std::string("error_vs_") + kBaseline;
+  // Columns by position are read by .ci/gpu-session: new columns go at the end.
+  const std::string error_column = "error_vs_" + baseline_name();
   ResultTable table({{"workload"}, {"variant"}, {"Gcells/s", "%.1f"}, {"GB/s", "%.0f"},
                      {"of_streaming", "%.3f"}, {"speedup_vs_naive", "%.2f"},
                      {error_column, "%.2e"}, {"ms/step", "%.4f"}, {"ms/step_early", "%.4f"},
-                     {"ms/step_late", "%.4f"}});
+                     {"ms/step_late", "%.4f"}, {"kernel"}, {"memory"}});
   table.add_row({std::string("streaming"), std::string("streaming_limit"), limit.gcells_per_s,
                  limit.gbs, 1.0, std::nan(""), std::nan(""), limit.ms_median, std::nan(""),
-                 std::nan("")});
+                 std::nan(""), std::string("-"), std::string("-")});
 
   struct Summary {
     std::string variant;
+    cuda::VariantSelection chosen;
     double gcells = 0, fraction = 0, error = 0, early_ms = 0;
   };
   std::vector<Summary> random_rows, point_rows;
   auto add = [&](const std::string& workload, const std::string& variant, double ms,
                  double baseline_ms, double error, double early, double late,
                  std::vector<Summary>& summary) {
-    const cuda::VariantInfo& info = info_of(variant);
+    const cuda::VariantSelection chosen = find_variant(variant);
     const double gcells = double(cells) / (ms * 1e-3) / 1e9;
-    const double gbs = gcells * info.bytes_per_cell;
+    const double gbs = gcells * chosen.kernel->bytes_per_cell;
     table.add_row({workload, variant, gcells, gbs, gbs / limit.gbs, baseline_ms / ms, error, ms,
-                   early, late});
-    summary.push_back({variant, gcells, gbs / limit.gbs, error, early});
+                   early, late, chosen.kernel->name,
+                   memory_text(cuda::combined(chosen.memory, config.memory))});
+    summary.push_back({variant, chosen, gcells, gbs / limit.gbs, error, early});
   };
 
   if (do_random) {
@@ -386,33 +430,41 @@ void run_bench(const BenchOptions& o) {
   summary << "PERFORMANCE rtm-bench gpu=\"" << device.name << "\" grid=" << grid_text;
   std::snprintf(line, sizeof line, " streaming_gcells=%.1f", limit.gcells_per_s);
   summary << line;
+  // The best float32 run (presets included: they run float32 kernels too).
   const Summary* best = nullptr;
   for (const Summary& s : random_rows)
-    if (info_of(s.variant).bytes_per_cell == 16 && (!best || s.gcells > best->gcells)) best = &s;
+    if (s.chosen.kernel->storage == "float32" && (!best || s.gcells > best->gcells)) best = &s;
   if (best) {
     std::snprintf(line, sizeof line, " best_fp32=%s gcells=%.1f of_streaming=%.3f",
                   best->variant.c_str(), best->gcells, best->fraction);
     summary << line;
   }
+  // Every other kernel run by its own name, its fraction of the limit; the half-storage kernel
+  // also against the best float32 run, with its error.
   for (const Summary& s : random_rows) {
-    if (s.variant == "async_prefetch") {
-      std::snprintf(line, sizeof line, " async_prefetch_of_streaming=%.3f", s.fraction);
+    if (s.variant != s.chosen.kernel->name) continue; // presets and names with options
+    if (s.chosen.kernel->role != cuda::VariantRole::best_fp32) {
+      std::snprintf(line, sizeof line, " %s_of_streaming=%.3f", s.variant.c_str(), s.fraction);
       summary << line;
     }
-    if (s.variant == "fp16_storage" && best) {
+    if (s.chosen.kernel->role == cuda::VariantRole::half_storage && best) {
       std::snprintf(line, sizeof line, " fp16_vs_best_fp32=%.2f fp16_error=%.2e", s.gcells / best->gcells,
                     s.error);
       summary << line;
     }
   }
-  // Compressible against the same kernel uncompressed, early in the point run (mostly zeros).
-  for (const Summary& s : point_rows) {
-    if (s.variant != "compressible") continue;
-    for (const Summary& base : point_rows)
-      if (base.variant == info_of("compressible").kernel) {
-        std::snprintf(line, sizeof line, " compressible_early_speedup=%.2f", base.early_ms / s.early_ms);
-        summary << line;
-      }
+  // Each preset against the same kernel without its memory options, early in the point run
+  // (mostly zeros, where compression pays).
+  for (const cuda::VariantPreset& p : cuda::variant_presets()) {
+    for (const Summary& s : point_rows) {
+      if (s.variant != p.name) continue;
+      for (const Summary& base : point_rows)
+        if (base.variant == s.chosen.kernel->name) {
+          std::snprintf(line, sizeof line, " %s_early_speedup=%.2f", p.name.c_str(),
+                        base.early_ms / s.early_ms);
+          summary << line;
+        }
+    }
   }
   (format == OutputFormat::text ? std::cout : std::cerr) << summary.str() << "\n";
 }
@@ -427,8 +479,10 @@ void register_bench(CLI::App& rtm) {
       "bench", "Step the wavefield with one, several or all CUDA variants; Gcells/s against the "
                "GPU's streaming limit");
   cmd->add_option("--variant", options->variants,
-                  "Variant(s) to run: names (repeat the option or separate with commas) or 'all'; "
-                  "naive_32x32 always runs first as the baseline and error reference")
+                  "Variant(s) to run: kernels or presets, optionally with memory options "
+                  "(regqueue_vec4+l2_persist); repeat the option or separate with commas; or 'all' "
+                  "(every kernel, then every preset). The baseline kernel (naive_32x32) always runs "
+                  "first as the speed-up baseline and error reference")
       ->delimiter(',');
   add_shape_option(cmd, "--grid", options->grid, "Grid size NX,NY,NZ (default 512,512,512)");
   cmd->add_option("--steps", options->steps, "Random workload: steps per timed repeat (default 100)");
@@ -448,7 +502,7 @@ void register_bench(CLI::App& rtm) {
   cmd->add_option("--plot", options->plot,
                   "Point workload: draw time per step against step, per variant, into this PNG file");
   cmd->add_option("--device", options->device, "CUDA device index (default 0)");
-  cmd->add_flag("--list", options->list, "List the variants (the variant table) and exit");
+  cmd->add_flag("--list", options->list, "List the variant table (the kernels, then the presets) and exit");
   cmd->add_option("--scaling", options->scaling,
                   "weak or strong: step one grid split into z-slabs over the MPI launcher's ranks "
                   "(--grid is per rank for weak, the whole grid for strong); docs/parallel.md");

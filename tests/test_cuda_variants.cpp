@@ -450,9 +450,13 @@ TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
   for (int s = 0; s < kSteps; ++s) cpu.step();
   std::vector<float> cpu_prev, cpu_cur;
   cpu.get_state(cpu_prev, cpu_cur);
-  for (const std::string variant : {"naive_32x32", "async_prefetch", "fp16_storage"}) {
+  for (const cuda::VariantInfo& kernel : cuda::variant_table()) {
+    const std::string& variant = kernel.name;
     auto gpu = cuda::make_wavefield(setup, variant, {true, true}, 0);
     EXPECT_EQ(gpu->name().rfind("cuda/" + variant, 0), 0u) << gpu->name();
+    // The name says which options are in effect, and reads back as the same variant.
+    const cuda::VariantSelection named = cuda::find_variant(gpu->name().substr(5));
+    EXPECT_EQ(named.kernel, &kernel) << gpu->name();
     gpu->set_state(prev0, cur0);
     for (int s = 0; s < kSteps; ++s) gpu->step();
     std::vector<float> prev, cur;
@@ -461,17 +465,34 @@ TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
   }
 }
 
+TEST(CudaBackend, PresetsRunTheirKernelWithTheirMemoryOptions) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(fresh_seed());
+  const PropagatorSetup setup = make_setup({33, 70, 41}, rng, false);
+  for (const cuda::VariantPreset& preset : cuda::variant_presets()) {
+    const cuda::VariantSelection chosen = cuda::find_variant(preset.name);
+    auto by_preset = cuda::make_wavefield(setup, preset.name, {}, 0);
+    auto spelt_out = cuda::make_wavefield(
+        setup, chosen.kernel->name + "+" + cuda::memory_options_name(preset.memory), {}, 0);
+    // Both are the preset's kernel, with the preset's options where the GPU has them.
+    EXPECT_EQ(by_preset->name(), spelt_out->name()) << preset.name;
+    EXPECT_EQ(by_preset->name().rfind("cuda/" + chosen.kernel->name, 0), 0u) << by_preset->name();
+  }
+}
+
 TEST(CudaBackend, StateRoundTripIsExactInFloat32) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({33, 70, 41}, rng, false);
   const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
-  auto gpu = cuda::make_wavefield(setup, "regqueue_vec4", {}, 0);
-  gpu->set_state(prev0, cur0);
-  std::vector<float> prev, cur;
-  gpu->get_state(prev, cur);
-  EXPECT_EQ(prev, prev0);
-  EXPECT_EQ(cur, cur0);
+  for (const cuda::VariantInfo* kernel : cuda::auto_candidates()) { // every float32 kernel
+    auto gpu = cuda::make_wavefield(setup, kernel->name, {}, 0);
+    gpu->set_state(prev0, cur0);
+    std::vector<float> prev, cur;
+    gpu->get_state(prev, cur);
+    EXPECT_EQ(prev, prev0) << kernel->name;
+    EXPECT_EQ(cur, cur0) << kernel->name;
+  }
 }
 
 TEST(CudaBackend, RefusesBadInput) {
@@ -479,6 +500,7 @@ TEST(CudaBackend, RefusesBadInput) {
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({16, 16, 16}, rng, false);
   EXPECT_THROW(cuda::make_wavefield(setup, "no_such_variant", {}, 0), std::invalid_argument);
+  EXPECT_THROW(cuda::make_wavefield(setup, "naive_32x32+fast", {}, 0), std::invalid_argument);
   auto gpu = cuda::make_wavefield(setup, "naive_32x32", {}, 0);
   EXPECT_THROW(gpu->set_state({1.0f}, {1.0f}), std::invalid_argument);
   const std::unique_ptr<PointSet> set = gpu->add_points({point_at_cell(1, 2, 3)}, 2);

@@ -112,10 +112,9 @@ PointSetupInfo point_setup(int nx, int ny, int nz) {
 std::unique_ptr<CudaWavefield> make_bench_propagator(const PropagatorSetup& setup,
                                                      const std::string& variant,
                                                      const BenchConfig& config) {
-  const VariantRow& row = find_variant_row(variant);
-  const MemoryOptions memory{row.info.preset.compressible || config.memory.compressible,
-                             row.info.preset.l2_persist || config.memory.l2_persist};
-  return std::make_unique<CudaWavefield>(setup, row, memory, config.device);
+  const VariantSelection chosen = find_variant(variant);
+  return std::make_unique<CudaWavefield>(setup, row_of(*chosen.kernel),
+                                         combined(chosen.memory, config.memory), config.device);
 }
 
 void check_config(const BenchConfig& c, const std::vector<std::string>& variants) {
@@ -123,7 +122,7 @@ void check_config(const BenchConfig& c, const std::vector<std::string>& variants
   if (c.steps < 1 || c.repeats < 1 || c.warmup_steps < 0)
     throw std::invalid_argument("bench: steps and repeats must be positive");
   if (variants.empty()) throw std::invalid_argument("bench: no variant to run");
-  for (const std::string& v : variants) find_variant_row(v); // throws for unknown names
+  for (const std::string& v : variants) find_variant(v, {}); // throws for unknown names
 }
 
 } // namespace

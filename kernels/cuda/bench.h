@@ -31,7 +31,7 @@ struct BenchConfig {
   int steps = 100;        // random workload: steps per timed repeat
   int repeats = 5;        // random workload: timed repeats (the median is reported)
   int warmup_steps = 5;   // untimed steps before the timed ones
-  MemoryOptions memory;   // combined with each variant's own preset
+  MemoryOptions memory;   // combined with the options each variant name turns on (presets)
   int device = 0;
 };
 

@@ -34,33 +34,77 @@ DeviceInfo query_device(int device = 0);
 // The number of CUDA devices this process sees (0 when none or no usable driver).
 int visible_device_count();
 
-// Memory options for any kernel (docs/variants.md): compressible allocations and an L2
-// persisting access-policy window.
+// Memory options any kernel takes (docs/variants.md): compressible allocations of the wavefields
+// and an L2 persisting access-policy window over v2dt2.
 struct MemoryOptions {
   bool compressible = false;
   bool l2_persist = false;
 };
+// Both sets of options at once (an option is on when either set turns it on).
+MemoryOptions combined(const MemoryOptions& a, const MemoryOptions& b);
+// "compressible", "l2_persist", "compressible+l2_persist", or "" for none: the suffix a variant
+// name takes ("regqueue_vec4+l2_persist").
+std::string memory_options_name(const MemoryOptions& options);
 
-// One row of the variant table.
-struct VariantInfo {
-  std::string name;
-  std::string kernel;        // the kernel it runs: its own name, or the one a memory preset reuses
-  std::string description;
-  double bytes_per_cell = 0; // device-memory traffic per cell per step, at the ideal
-  int element_bytes = 4;     // bytes per wavefield and v2dt2 element: 4 float32, 2 half precision
-  double flops_per_cell = 0;
-  MemoryOptions preset;      // memory options the variant turns on by itself
+// What a kernel is for. The table has exactly one baseline and one best_fp32, both in float32
+// storage, and at most one half_storage kernel (tests/test_variant_table.cpp holds the rules).
+enum class VariantRole {
+  baseline,     // the speed-up baseline and error reference of `rtm bench`
+  best_fp32,    // the fastest float32 kernel as measured: the kernel the memory presets run
+  half_storage, // the half-precision storage kernel, compared with best_fp32
+  other,        // another technique, benched and (in float32) timed by `auto`
 };
+const char* variant_role_name(VariantRole role); // "baseline", "best_fp32", ...
 
+// One row of the variant table: a kernel (kernels/cuda/variant_table.cu).
+struct VariantInfo {
+  std::string name;          // the kernel, defined in kernels/cuda/<name>.cu
+  std::string description;
+  VariantRole role = VariantRole::other;
+  std::string storage;       // element type of the wavefields and v2dt2: "float32" or "half"
+  int element_bytes = 4;     // bytes per element of that type: 4 float32, 2 half
+  double bytes_per_cell = 0; // device-memory traffic per cell per step at the ideal: 4 arrays
+  double flops_per_cell = 0;
+};
 const std::vector<VariantInfo>& variant_table();
 
-// Creates a wavefield running `variant` (a name from variant_table(), or "auto"). Throws
+// A preset: a name for a kernel (by its role) with memory options, e.g. `compressible`.
+struct VariantPreset {
+  std::string name;
+  VariantRole kernel_role;
+  MemoryOptions memory;
+  std::string description;
+};
+const std::vector<VariantPreset>& variant_presets();
+
+// The kernel with `role`; nullptr when the table has none.
+const VariantInfo* variant_with_role(VariantRole role);
+// The kernels `--variant auto` times: every float32 row, in table order (half storage changes the
+// answer, so it is chosen only by name).
+std::vector<const VariantInfo*> auto_candidates();
+
+// A variant name resolved: the kernel it runs and the memory options it turns on itself.
+struct VariantSelection {
+  const VariantInfo* kernel = nullptr;
+  MemoryOptions memory;
+};
+// The one lookup of a variant by name: a kernel ("regqueue_vec4"), a preset ("compressible"), either
+// followed by memory options ("naive_32x32+compressible+l2_persist", the form propagator names
+// take). Anything else throws std::invalid_argument naming the known kernels, presets and options,
+// with the closest known name when one is close; `other_names` are the names the caller accepts
+// besides (such as auto), listed first in that message.
+VariantSelection find_variant(const std::string& name,
+                              const std::vector<std::string>& other_names = {"auto"});
+// Every kernel name, then every preset name.
+std::vector<std::string> variant_names();
+
+// Creates a wavefield running `variant` (a name find_variant() knows, or "auto"). Throws
 // std::invalid_argument for an unknown name and std::runtime_error with a clear message for a grid
 // that does not fit in free device memory (both numbers in the message). A memory option the
 // device lacks falls back to ordinary memory with a message on stderr.
 // "auto" times the float32 kernels for a few steps on this very grid (random wavefields) and
 // keeps the fastest; it says which it chose, with the times, on `log` when given.
-// The options combine with the variant's own preset (e.g. compressible + l2_persist).
+// The options combine with those the name turns on (e.g. the preset compressible + l2_persist).
 std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const std::string& variant,
                                           const MemoryOptions& options, int device = 0,
                                           std::ostream* log = nullptr);

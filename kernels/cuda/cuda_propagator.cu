@@ -8,8 +8,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "kernels/cuda/autotune.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_shot_fields.cuh"
+#include "kernels/cuda/memory_options.cuh"
 #include "kernels/cuda/rtm_ops.cuh"
 
 namespace rtm::cuda {
@@ -24,60 +26,6 @@ std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 // A tiny kernel whose attributes tell whether this build carries code for the GPU.
 __global__ void probe_kernel() {}
 
-
-MemoryOptions merged(const MemoryOptions& a, const MemoryOptions& b) {
-  return {a.compressible || b.compressible, a.l2_persist || b.l2_persist};
-}
-
-// Times every float32 kernel for a few steps on this grid, on random wavefields, and leaves the
-// propagator running the fastest.
-std::unique_ptr<CudaWavefield> make_fastest(const PropagatorSetup& setup,
-                                             const MemoryOptions& options, int device,
-                                             std::ostream* log) {
-  constexpr int kWarmupSteps = 2, kTimedSteps = 5;
-  const std::vector<const VariantRow*> candidates = auto_candidates();
-  auto propagator = std::make_unique<CudaWavefield>(setup, *candidates.front(), options, device);
-  propagator->fill_random_state(0x5eed);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<std::pair<float, const VariantRow*>> timings;
-  try {
-    for (const VariantRow* row : candidates) {
-      propagator->use_kernel(*row);
-      for (int s = 0; s < kWarmupSteps; ++s) propagator->step();
-      CUDA_CHECK(cudaEventRecord(start, propagator->stream()));
-      for (int s = 0; s < kTimedSteps; ++s) propagator->step();
-      CUDA_CHECK(cudaEventRecord(stop, propagator->stream()));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0.0f;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      timings.emplace_back(ms / kTimedSteps, row);
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
-  }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  const auto best = std::min_element(timings.begin(), timings.end(),
-                                     [](const auto& a, const auto& b) { return a.first < b.first; });
-  propagator->use_kernel(*best->second);
-  propagator->zero_state();
-  if (log) {
-    const GridLayout& g = setup.layout;
-    *log << "rtm: --variant auto chose " << best->second->info.name << " on " << g.nx << "x" << g.ny
-         << "x" << g.nz << " (ms/step:";
-    for (const auto& [ms, row] : timings) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " %s %.3f", row->info.name.c_str(), double(ms));
-      *log << buf;
-    }
-    *log << ")\n";
-  }
-  return propagator;
-}
 
 } // namespace
 
@@ -208,15 +156,8 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
 
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   try {
-    const AllocationKind field_kind =
-        memory_.compressible ? AllocationKind::compressible : AllocationKind::plain;
-    field_a_ = DeviceBuffer(field_bytes, field_kind, device_);
-    field_b_ = DeviceBuffer(field_bytes, field_kind, device_);
-    if (memory_.compressible && !field_a_.compressed()) {
-      memory_note_ = "compressible memory unavailable (" + field_a_.fallback_reason() +
-                     "); the wavefields use ordinary device memory";
-      memory_.compressible = false;
-    }
+    field_a_ = allocate_wavefield(field_bytes, device_, memory_, memory_note_);
+    field_b_ = allocate_wavefield(field_bytes, device_, memory_, memory_note_);
     v2dt2_ = DeviceBuffer(field_bytes, AllocationKind::plain, device_);
     cur_ = field_a_.data();
     prev_ = field_b_.data();
@@ -254,9 +195,9 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
                                     ": a grid has the sponge or the C-PML, not both");
       cpml_ = DeviceCpml(setup.cpml, g, device_, stream_);
     }
-    if (memory_.l2_persist) enable_l2_window();
+    l2_window_.apply(stream_, v2dt2_, device_, memory_, memory_note_);
   } catch (...) {
-    disable_l2_window();
+    l2_window_.clear();
     cudaStreamDestroy(stream_);
     throw;
   }
@@ -267,7 +208,7 @@ CudaWavefield::~CudaWavefield() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
   for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
-  disable_l2_window();
+  l2_window_.clear();
   cudaStreamDestroy(stream_);
 }
 
@@ -276,64 +217,9 @@ size_t CudaWavefield::element_bytes() const {
 }
 
 std::string CudaWavefield::name() const {
-  std::string n = "cuda/" + row_->info.name;
-  if (memory_.compressible && !row_->info.preset.compressible) n += "+compressible";
-  if (memory_.l2_persist && !row_->info.preset.l2_persist) n += "+l2_persist";
-  return n;
-}
-
-// The L2 persisting window covers v2dt2: the one array read every step and never written, so the
-// lines kept in L2 serve every later step (the wavefields change roles each step and are rewritten).
-// Window size: all of v2dt2 up to the device's largest window; hit ratio: the share of the window
-// that fits in the persisting carve-out, so persisting lines do not evict each other.
-// Carve-out: at most a quarter of L2 (and no more than v2dt2 needs). Measured on an H200 at 512^3
-// (docs/variants.md): the device's maximum (37.5 of 60 MB) leaves too little normal L2 for the
-// neighbour reuse between tiles, and the step ran 2.2x slower; 4 or 16 MB cost nothing there and
-// gave +2% at 192^3, where v2dt2 (28 MB) nearly fits.
-void CudaWavefield::enable_l2_window() {
-  int max_persisting = 0, max_window = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device_));
-  CUDA_CHECK(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device_));
-  if (max_persisting <= 0 || max_window <= 0) {
-    memory_note_ += std::string(memory_note_.empty() ? "" : "; ") +
-                    "the GPU has no persisting L2 lines; l2_persist is off";
-    memory_.l2_persist = false;
-    return;
-  }
-  CUDA_CHECK(cudaDeviceGetLimit(&saved_persisting_limit_, cudaLimitPersistingL2CacheSize));
-  int l2_bytes = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_));
-  const size_t carve_out =
-      std::min({size_t(max_persisting), size_t(l2_bytes) / 4, v2dt2_.bytes()});
-  CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, carve_out));
-  size_t granted = 0;
-  CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));
-  const size_t window = std::min(v2dt2_.bytes(), size_t(max_window));
-  cudaStreamAttrValue attr{};
-  attr.accessPolicyWindow.base_ptr = v2dt2_.data();
-  attr.accessPolicyWindow.num_bytes = window;
-  attr.accessPolicyWindow.hitRatio = float(std::min(1.0, double(granted) / double(window)));
-  attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-  attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  l2_window_active_ = true; // set before the call so that a failure still restores the limit
-  CUDA_CHECK(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr));
-}
-
-// Clears the window, demotes every persisting line to normal, and restores the carve-out the
-// process had before, so later work (other propagators, other programs) sees an ordinary L2.
-void CudaWavefield::disable_l2_window() noexcept {
-  if (!l2_window_active_) return;
-  cudaStreamAttrValue attr{};
-  attr.accessPolicyWindow.num_bytes = 0;
-  const cudaError_t cleared =
-      cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr);
-  const cudaError_t reset = cudaCtxResetPersistingL2Cache();
-  const cudaError_t restored = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, saved_persisting_limit_);
-  if (cleared != cudaSuccess || reset != cudaSuccess || restored != cudaSuccess)
-    std::fprintf(stderr, "rtm: resetting the L2 persisting window failed (%s, %s, %s)\n",
-                 cudaGetErrorString(cleared), cudaGetErrorString(reset),
-                 cudaGetErrorString(restored));
-  l2_window_active_ = false;
+  // "cuda/<kernel>[+<memory options>]": a variant name find_variant() reads back.
+  const std::string options = memory_options_name(memory_);
+  return "cuda/" + row_->info.name + (options.empty() ? "" : "+" + options);
 }
 
 void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) {
@@ -511,8 +397,9 @@ std::unique_ptr<CudaWavefield> make_cuda_wavefield(const PropagatorSetup& setup,
                                                    const MemoryOptions& options, int device,
                                                    std::ostream* log) {
   if (variant == "auto") return make_fastest(setup, options, device, log);
-  const VariantRow& row = find_variant_row(variant);
-  return std::make_unique<CudaWavefield>(setup, row, merged(row.info.preset, options), device);
+  const VariantSelection chosen = find_variant(variant);
+  return std::make_unique<CudaWavefield>(setup, row_of(*chosen.kernel),
+                                         combined(chosen.memory, options), device);
 }
 
 std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const std::string& variant,

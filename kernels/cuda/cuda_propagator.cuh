@@ -15,6 +15,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device_buffer.cuh"
 #include "kernels/cuda/field_ops.cuh"
+#include "kernels/cuda/memory_options.cuh"
 #include "kernels/cuda/variant_table.cuh"
 
 namespace rtm::cuda {
@@ -56,7 +57,7 @@ public:
   void fill_random_state(uint64_t seed);
   DeviceField current_field() const { return {cur_, row_->storage}; }
   bool wavefields_compressed() const { return field_a_.compressed(); }
-  bool l2_window_active() const { return l2_window_active_; }
+  bool l2_window_active() const { return l2_window_.active(); }
   // Why a requested memory option is not in effect (empty when all are).
   const std::string& memory_note() const { return memory_note_; }
 
@@ -92,8 +93,6 @@ private:
   cudaEvent_t idle_timing_event() const;
   // The dense box staging buffer of copy_current / set_current, grown when needed.
   float* box_staging(const Box& box) const;
-  void enable_l2_window();
-  void disable_l2_window() noexcept;
 
   int device_ = 0;
   int sm_count_ = 1;
@@ -106,8 +105,7 @@ private:
   DeviceCpml cpml_;                       // inactive without the C-PML (kernels/cuda/cpml.cuh)
   void* cur_ = nullptr;  // p[n]: field_a_ or field_b_
   void* prev_ = nullptr; // p[n-1]
-  bool l2_window_active_ = false;
-  size_t saved_persisting_limit_ = 0;
+  L2PersistingWindow l2_window_; // over v2dt2_ when memory_.l2_persist (cleared before stream_ goes)
   std::string memory_note_;
 
   mutable DeviceBuffer box_staging_; // float[box cells]: copy_current is const

@@ -1,8 +1,8 @@
-// The one explicit table of CUDA variants (no self-registration): a new variant is a new kernel
-// file plus a new row here.
+// The one explicit table of CUDA kernels (no self-registration), and the presets: a new kernel is a
+// new kernel file plus a new row here (docs/variants.md, "How to add a kernel").
 //
 // Bytes per cell: the least device-memory traffic of one step, read p[n], p[n-1] and v2dt2 and
-// write p[n+1] once each: 4 x 4 = 16 bytes in float32, 4 x 2 = 8 bytes in half precision.
+// write p[n+1] once each: 4 arrays x 4 bytes = 16 in float32, 4 x 2 = 8 in half precision.
 // Flops per cell, counted from the stencil with a fused multiply-add as two operations:
 //   lap  = c0 p                                  1 multiply
 //        + 3 axes x 4 radii x w_r (p[-r] + p[+r])  12 x (1 add + 1 multiply + 1 add) = 36
@@ -12,59 +12,90 @@
 
 #include <stdexcept>
 
+#include "solvers/contracts/closest_name.h"
+
 namespace rtm::cuda {
+
+// The launchers, each defined in kernels/cuda/<name>.cu (the signature every launcher has).
+using StepFunction = void(const WaveStepArgs& args, cudaStream_t stream);
+StepFunction launch_naive_32x32;
+StepFunction launch_blockz_128x8;
+StepFunction launch_async_prefetch;
+StepFunction launch_regqueue_vec4;
+StepFunction launch_fp16_storage;
+
 namespace {
 
-constexpr double kFp32Bytes = 4 * 4;
-constexpr double kFp16Bytes = 4 * 2;
+constexpr int kArraysPerCell = 4; // p[n], p[n-1], v2dt2 read; p[n+1] written
 constexpr double kFlops = 1 + 12 * 3 + 4;
 
-// The kernel that the memory-option presets (compressible, l2_persist) run: the fastest float32
-// kernel we have. Change both lines if measurements show another one ahead.
-constexpr StepLauncher kBestFp32 = launch_regqueue_vec4;
-constexpr const char* kBestFp32Name = "regqueue_vec4";
+VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLauncher launch,
+                  const char* description) {
+  VariantRow r;
+  r.info.name = name;
+  r.info.description = description;
+  r.info.role = role;
+  r.info.storage = storage == Storage::fp32 ? "float32" : "half";
+  r.info.element_bytes = storage == Storage::fp32 ? 4 : 2;
+  r.info.bytes_per_cell = kArraysPerCell * r.info.element_bytes;
+  r.info.flops_per_cell = kFlops;
+  r.storage = storage;
+  r.launch = launch;
+  return r;
+}
 
 std::vector<VariantRow> build_rows() {
-  auto row = [](const char* name, const char* kernel, const char* description, Storage storage,
-                StepLauncher launch, MemoryOptions preset) {
-    VariantRow r;
-    r.info.name = name;
-    r.info.kernel = kernel;
-    r.info.description = description;
-    r.info.bytes_per_cell = storage == Storage::fp32 ? kFp32Bytes : kFp16Bytes;
-    r.info.element_bytes = storage == Storage::fp32 ? 4 : 2;
-    r.info.flops_per_cell = kFlops;
-    r.info.preset = preset;
-    r.storage = storage;
-    r.launch = launch;
-    return r;
-  };
-  const MemoryOptions none{};
-  const MemoryOptions compressed{true, false};
-  const MemoryOptions persisting{false, true};
+  using R = VariantRole;
   return {
-      row("naive_32x32", "naive_32x32",
-          "32x32 blocks over x-y, each thread walks all of z; 25 global loads per cell",
-          Storage::fp32, launch_naive_32x32, none),
-      row("blockz_128x8", "blockz_128x8",
-          "128x8 blocks, blockIdx.z splits z into 16-plane chunks; 25 global loads per cell",
-          Storage::fp32, launch_blockz_128x8, none),
-      row("async_prefetch", "async_prefetch",
-          "32x16 x-y tile in shared memory, z in registers, planes prefetched with cp.async",
-          Storage::fp32, launch_async_prefetch, none),
-      row("regqueue_vec4", "regqueue_vec4",
-          "64x16 tile, 4 cells/thread, 16-byte accesses, z register queue, loads 2 planes ahead",
-          Storage::fp32, launch_regqueue_vec4, none),
-      row("compressible", kBestFp32Name,
-          "the best float32 kernel with the wavefields in compressible memory (cuMemCreate)",
-          Storage::fp32, kBestFp32, compressed),
-      row("l2_persist", kBestFp32Name,
-          "the best float32 kernel with an L2 persisting window over v2dt2",
-          Storage::fp32, kBestFp32, persisting),
-      row("fp16_storage", "fp16_storage",
-          "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic",
-          Storage::fp16, launch_fp16_storage, none),
+      kernel("naive_32x32", R::baseline, Storage::fp32, launch_naive_32x32,
+             "32x32 blocks over x-y, each thread walks all of z; 25 global loads per cell"),
+      kernel("blockz_128x8", R::other, Storage::fp32, launch_blockz_128x8,
+             "128x8 blocks, blockIdx.z splits z into 16-plane chunks; 25 global loads per cell"),
+      kernel("async_prefetch", R::other, Storage::fp32, launch_async_prefetch,
+             "32x16 x-y tile in shared memory, z in registers, planes prefetched with cp.async"),
+      // best_fp32: the fastest float32 kernel measured (docs/variants.md); move the role to
+      // another row when measurements put that one ahead.
+      kernel("regqueue_vec4", R::best_fp32, Storage::fp32, launch_regqueue_vec4,
+             "64x16 tile, 4 cells/thread, 16-byte accesses, z register queue, loads 2 planes ahead"),
+      kernel("fp16_storage", R::half_storage, Storage::fp16, launch_fp16_storage,
+             "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic"),
   };
+}
+
+// The seeds' memory-option names, kept selectable: the best float32 kernel with one option on.
+std::vector<VariantPreset> build_presets() {
+  return {
+      {"compressible", VariantRole::best_fp32, {true, false},
+       "the best float32 kernel with the wavefields in compressible memory (cuMemCreate)"},
+      {"l2_persist", VariantRole::best_fp32, {false, true},
+       "the best float32 kernel with an L2 persisting window over v2dt2"},
+  };
+}
+
+// The memory options as they are spelt after a '+' in a variant name.
+constexpr const char* kCompressible = "compressible";
+constexpr const char* kL2Persist = "l2_persist";
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+[[noreturn]] void unknown(const std::string& name, const std::string& what,
+                          const std::vector<std::string>& other_names,
+                          const std::vector<std::string>& candidates) {
+  std::vector<std::string> kernels, presets;
+  for (const VariantInfo& v : variant_table()) kernels.push_back(v.name);
+  for (const VariantPreset& p : variant_presets()) presets.push_back(p.name);
+  std::string message = "unknown variant '" + name + "'" + what + "; expected ";
+  if (!other_names.empty()) message += joined(other_names) + ", ";
+  message += "a kernel (" + joined(kernels) + ") or a preset (" + joined(presets) +
+             "), either optionally followed by memory options (+" + kCompressible + ", +" +
+             kL2Persist + ")";
+  const std::string guess = closest_name(name, candidates);
+  if (!guess.empty()) message += "; did you mean " + guess + "?";
+  throw std::invalid_argument(message);
 }
 
 } // namespace
@@ -74,23 +105,6 @@ const std::vector<VariantRow>& variant_rows() {
   return rows;
 }
 
-const VariantRow& find_variant_row(const std::string& name) {
-  std::string known;
-  for (const VariantRow& r : variant_rows()) {
-    if (r.info.name == name) return r;
-    known += (known.empty() ? "" : ", ") + r.info.name;
-  }
-  throw std::invalid_argument("unknown CUDA variant '" + name + "' (known: " + known + ", auto)");
-}
-
-std::vector<const VariantRow*> auto_candidates() {
-  std::vector<const VariantRow*> candidates;
-  for (const VariantRow& r : variant_rows())
-    if (r.storage == Storage::fp32 && !r.info.preset.compressible && !r.info.preset.l2_persist)
-      candidates.push_back(&r);
-  return candidates;
-}
-
 const std::vector<VariantInfo>& variant_table() {
   static const std::vector<VariantInfo> table = [] {
     std::vector<VariantInfo> infos;
@@ -98,6 +112,94 @@ const std::vector<VariantInfo>& variant_table() {
     return infos;
   }();
   return table;
+}
+
+const VariantRow& row_of(const VariantInfo& kernel) {
+  const std::vector<VariantInfo>& table = variant_table();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (&table[i] == &kernel) return variant_rows()[i];
+  throw std::logic_error("row_of: '" + kernel.name + "' is not a row of variant_table()");
+}
+
+const std::vector<VariantPreset>& variant_presets() {
+  static const std::vector<VariantPreset> presets = build_presets();
+  return presets;
+}
+
+const char* variant_role_name(VariantRole role) {
+  switch (role) {
+  case VariantRole::baseline: return "baseline";
+  case VariantRole::best_fp32: return "best_fp32";
+  case VariantRole::half_storage: return "half_storage";
+  case VariantRole::other: return "other";
+  }
+  return "?";
+}
+
+MemoryOptions combined(const MemoryOptions& a, const MemoryOptions& b) {
+  return {a.compressible || b.compressible, a.l2_persist || b.l2_persist};
+}
+
+std::string memory_options_name(const MemoryOptions& options) {
+  std::string s;
+  if (options.compressible) s += kCompressible;
+  if (options.l2_persist) s += std::string(s.empty() ? "" : "+") + kL2Persist;
+  return s;
+}
+
+const VariantInfo* variant_with_role(VariantRole role) {
+  for (const VariantInfo& v : variant_table())
+    if (v.role == role) return &v;
+  return nullptr;
+}
+
+std::vector<const VariantInfo*> auto_candidates() {
+  std::vector<const VariantInfo*> candidates;
+  for (const VariantInfo& v : variant_table())
+    if (row_of(v).storage == Storage::fp32) candidates.push_back(&v);
+  return candidates;
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (const VariantInfo& v : variant_table()) names.push_back(v.name);
+  for (const VariantPreset& p : variant_presets()) names.push_back(p.name);
+  return names;
+}
+
+VariantSelection find_variant(const std::string& name, const std::vector<std::string>& other_names) {
+  // "kernel-or-preset[+option...]"
+  const size_t plus = name.find('+');
+  const std::string base = name.substr(0, plus);
+  std::vector<std::string> candidates = other_names;
+  for (const std::string& n : variant_names()) candidates.push_back(n);
+  VariantSelection chosen;
+  for (const VariantInfo& v : variant_table())
+    if (v.name == base) chosen.kernel = &v;
+  for (const VariantPreset& p : variant_presets()) {
+    if (chosen.kernel || p.name != base) continue;
+    chosen.kernel = variant_with_role(p.kernel_role);
+    if (!chosen.kernel)
+      throw std::logic_error("preset " + p.name + ": the variant table has no " +
+                             variant_role_name(p.kernel_role) + " kernel");
+    chosen.memory = p.memory;
+  }
+  if (!chosen.kernel) unknown(name, "", other_names, candidates);
+  for (size_t at = plus; at != std::string::npos;) {
+    const size_t next = name.find('+', at + 1);
+    const std::string option = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+    if (option == kCompressible) {
+      chosen.memory.compressible = true;
+    } else if (option == kL2Persist) {
+      chosen.memory.l2_persist = true;
+    } else {
+      std::vector<std::string> spelt;
+      for (const char* o : {kCompressible, kL2Persist}) spelt.push_back(name.substr(0, at + 1) + o);
+      unknown(name, " ('" + option + "' is no memory option)", other_names, spelt);
+    }
+    at = next;
+  }
+  return chosen;
 }
 
 } // namespace rtm::cuda

@@ -16,11 +16,9 @@ struct VariantRow {
   StepLauncher launch = nullptr;
 };
 
+// One row per kernel, in the order of variant_table().
 const std::vector<VariantRow>& variant_rows();
-// The row called `name`; throws std::invalid_argument naming the known variants otherwise.
-const VariantRow& find_variant_row(const std::string& name);
-// Rows that `--variant auto` times: the float32 kernels without memory presets (fp16 storage
-// changes the answer, so it is chosen only by name; memory options come from the command line).
-std::vector<const VariantRow*> auto_candidates();
+// The row of a kernel of variant_table() (the same object, not a name looked up again).
+const VariantRow& row_of(const VariantInfo& kernel);
 
 } // namespace rtm::cuda

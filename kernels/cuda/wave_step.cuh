@@ -40,13 +40,8 @@ struct WaveStepArgs {
 
 // Every launcher enqueues one step on `stream` and checks the launch (CUDA_CHECK_LAUNCH).
 using StepLauncher = void (*)(const WaveStepArgs& args, cudaStream_t stream);
-
-// The kernels, one per file named after its technique.
-void launch_naive_32x32(const WaveStepArgs& args, cudaStream_t stream);
-void launch_blockz_128x8(const WaveStepArgs& args, cudaStream_t stream);
-void launch_async_prefetch(const WaveStepArgs& args, cudaStream_t stream);
-void launch_regqueue_vec4(const WaveStepArgs& args, cudaStream_t stream);
-void launch_fp16_storage(const WaveStepArgs& args, cudaStream_t stream);
+// The kernels, one per file named after its technique, are declared beside their rows in
+// kernels/cuda/variant_table.cu.
 
 // Damping profiles are stored with this many entries (>= n, zero beyond n) so that kernels may
 // read them four at a time without a bounds check.

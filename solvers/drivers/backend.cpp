@@ -43,15 +43,23 @@ std::string resolve_backend(const std::string& requested, std::ostream& log) {
   return "cpu";
 }
 
+#ifdef RTM_HAVE_CUDA
+namespace {
+// The CUDA variant table's lookup, its refusal as bad input.
+cuda::VariantSelection find_cuda_variant(const std::string& variant) {
+  try {
+    return cuda::find_variant(variant, {"auto", "cpu"});
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--variant: ") + e.what());
+  }
+}
+} // namespace
+#endif
+
 void check_variant_name(const std::string& variant) {
   if (variant == "auto" || variant == "cpu") return;
 #ifdef RTM_HAVE_CUDA
-  std::string known;
-  for (const cuda::VariantInfo& v : cuda::variant_table()) {
-    if (v.name == variant) return;
-    known += ", " + v.name;
-  }
-  throw InputError("--variant: unknown variant '" + variant + "'; expected auto, cpu" + known);
+  find_cuda_variant(variant);
 #else
   // Without the CUDA kernels the table of variant names is not in the program, so a name cannot be
   // told from a typo; and no CUDA variant could run anyway.
@@ -82,13 +90,12 @@ uint64_t free_device_bytes(const std::string& backend, int device) {
 }
 
 int wavefield_element_bytes(const std::string& variant) {
+  if (variant == "auto" || variant == "cpu") return 4;
 #ifdef RTM_HAVE_CUDA
-  for (const cuda::VariantInfo& v : cuda::variant_table())
-    if (v.name == variant) return v.element_bytes;
+  return find_cuda_variant(variant).kernel->element_bytes;
 #else
-  (void)variant;
-#endif
   return 4;
+#endif
 }
 
 std::string choose_backend(const BackendOptions& options, std::ostream& log) {

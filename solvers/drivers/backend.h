@@ -31,8 +31,9 @@ bool cuda_usable(std::string* why = nullptr);
 // falls back to the CPU; "cuda" without a usable GPU throws InputError with the reason.
 std::string resolve_backend(const std::string& requested, std::ostream& log);
 
-// Refuses (InputError listing the known names) a --variant that is neither auto, cpu nor a row of
-// the CUDA variant table; in a build without CUDA only auto and cpu are accepted.
+// Refuses (InputError listing the known names) a --variant that is neither auto, cpu nor a name
+// of the CUDA variant table (cuda::find_variant: a kernel or a preset, with optional memory
+// options); in a build without CUDA only auto and cpu are accepted.
 void check_variant_name(const std::string& variant);
 
 // Free memory, in bytes, of GPU `device` for a run on `backend` ("cpu" or "cuda", resolved); 0
@@ -43,6 +44,7 @@ uint64_t free_device_bytes(const std::string& backend, int device = 0);
 
 // Bytes per wavefield element the variant stores on the device: 2 for a half-precision variant,
 // 4 otherwise ("auto" only picks float32 kernels; "cpu", and any name in a build without CUDA, 4).
+// An unknown name is refused as check_variant_name() does.
 int wavefield_element_bytes(const std::string& variant);
 
 // Checks the variant name (on every machine, not only where the GPU is used), resolves the backend

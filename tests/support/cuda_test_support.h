@@ -33,17 +33,12 @@ inline bool gpu_usable(std::string* why) {
 
 // True for a variant that stores wavefields and v2dt2 in half precision.
 inline bool is_fp16(const std::string& variant) {
-  for (const cuda::VariantInfo& v : cuda::variant_table())
-    if (v.name == variant) return v.element_bytes == 2;
-  return false;
+  return cuda::find_variant(variant).kernel->element_bytes == 2;
 }
 
-// Every row of the variant table, by name (the parameters of the per-variant tests).
-inline std::vector<std::string> all_variants() {
-  std::vector<std::string> names;
-  for (const cuda::VariantInfo& v : cuda::variant_table()) names.push_back(v.name);
-  return names;
-}
+// Every kernel of the variant table, then every preset, by name (the parameters of the
+// per-variant tests: a new row is tested without an edit here).
+inline std::vector<std::string> all_variants() { return cuda::variant_names(); }
 
 // A different seed every run (tests print it with a failure, so a failure can be replayed).
 inline uint64_t fresh_seed() {
