@@ -5,25 +5,17 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/event_timer.cuh"
 #include "kernels/cuda/rtm_ops.cuh"
 
 namespace rtm::cuda {
 namespace {
 
-std::string version_string(int v) { // 13000 -> "13.0"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
-
-// A tiny kernel whose attributes tell whether this build carries code for the GPU.
-__global__ void probe_kernel() {}
 
 __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
@@ -85,22 +77,6 @@ __global__ void __launch_bounds__(kPointThreads)
   }
 }
 
-// While timing is on, every timed operation of every propagator on a device waits for this
-// event and records it when done: timed operations then never overlap on the GPU (two
-// propagators have two streams), so their intervals add up without counting shared time twice.
-// One per device, for the life of the process (never destroyed: no CUDA call at exit).
-cudaEvent_t timing_order_event(int device) {
-  static std::mutex mutex;
-  static std::map<int, cudaEvent_t> events;
-  const std::lock_guard<std::mutex> lock(mutex);
-  cudaEvent_t& event = events[device];
-  if (!event) CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  return event;
-}
-
-// Timed intervals waiting to be read back: reading them synchronises, so it happens in batches.
-constexpr size_t kMaxPendingIntervals = 512;
-
 MemoryOptions merged(const MemoryOptions& a, const MemoryOptions& b) {
   return {a.compressible || b.compressible, a.l2_persist || b.l2_persist};
 }
@@ -114,29 +90,16 @@ std::unique_ptr<CudaPropagator> make_fastest(const PropagatorSetup& setup,
   const std::vector<const VariantRow*> candidates = auto_candidates();
   auto propagator = std::make_unique<CudaPropagator>(setup, *candidates.front(), options, device);
   propagator->fill_random_state(0x5eed);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   std::vector<std::pair<float, const VariantRow*>> timings;
-  try {
-    for (const VariantRow* row : candidates) {
-      propagator->use_kernel(*row);
-      for (int s = 0; s < kWarmupSteps; ++s) propagator->step();
-      CUDA_CHECK(cudaEventRecord(start, propagator->stream()));
+  for (const VariantRow* row : candidates) {
+    propagator->use_kernel(*row);
+    for (int s = 0; s < kWarmupSteps; ++s) propagator->step();
+    const double ms = timer.time(propagator->stream(), [&] {
       for (int s = 0; s < kTimedSteps; ++s) propagator->step();
-      CUDA_CHECK(cudaEventRecord(stop, propagator->stream()));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0.0f;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      timings.emplace_back(ms / kTimedSteps, row);
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
+    });
+    timings.emplace_back(float(ms) / kTimedSteps, row);
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
   const auto best = std::min_element(timings.begin(), timings.end(),
                                      [](const auto& a, const auto& b) { return a.first < b.first; });
   propagator->use_kernel(*best->second);
@@ -157,98 +120,12 @@ std::unique_ptr<CudaPropagator> make_fastest(const PropagatorSetup& setup,
 
 } // namespace
 
-// ---- device query ----------------------------------------------------------------------------
-
-int visible_device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError(); // an answer (no device, no driver), not a pending error
-    return 0;
-  }
-  return count;
-}
-
-DeviceInfo query_device(int device) {
-  DeviceInfo info;
-  info.device = device;
-  int count = 0;
-  const cudaError_t counted = cudaGetDeviceCount(&count);
-  if (counted != cudaSuccess) {
-    info.why_unavailable = std::string(counted == cudaErrorInsufficientDriver
-                                           ? "no NVIDIA driver new enough for this build (or none at all); "
-                                           : "") +
-                           "cudaGetDeviceCount failed: " + cudaGetErrorString(counted);
-    cudaGetLastError(); // clear it: this is an answer, not a pending error
-    return info;
-  }
-  if (count == 0) {
-    info.why_unavailable = "no CUDA device is visible";
-    return info;
-  }
-  if (device < 0 || device >= count) {
-    info.why_unavailable = "device " + std::to_string(device) + " requested, " +
-                           std::to_string(count) + " visible";
-    return info;
-  }
-  int runtime = 0, driver = 0;
-  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  CUDA_CHECK(cudaDriverGetVersion(&driver));
-  info.runtime_version = version_string(runtime);
-  info.driver_version = version_string(driver);
-
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  info.name = prop.name;
-  info.cc_major = prop.major;
-  info.cc_minor = prop.minor;
-  info.sm_count = prop.multiProcessorCount;
-  info.global_mem_bytes = prop.totalGlobalMem;
-  info.l2_bytes = size_t(prop.l2CacheSize);
-  info.max_persisting_l2_bytes = size_t(std::max(prop.persistingL2CacheMaxSize, 0));
-  info.max_access_policy_window_bytes = size_t(std::max(prop.accessPolicyMaxWindowSize, 0));
-
-  // Memory clock and bus width: CUDA 13 dropped them from cudaDeviceProp, and some drivers report
-  // 0 or refuse the attribute. Then the theoretical figure is unknown (0), never a guess.
-  int clock_khz = 0, bus_bits = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess)
-    clock_khz = 0;
-  if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
-    bus_bits = 0;
-  cudaGetLastError();
-  if (clock_khz > 0 && bus_bits > 0)
-    info.theoretical_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-
-  try {
-    info.generic_compression = compressible_memory_unavailable_reason(device).empty();
-  } catch (const CudaError&) {
-    info.generic_compression = false; // the driver lacks the entry points: no compression then
-  }
-
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaFuncAttributes attributes{};
-  const cudaError_t loadable = cudaFuncGetAttributes(&attributes, probe_kernel);
-  if (loadable != cudaSuccess) {
-    cudaGetLastError();
-    info.why_unavailable = "this build has no kernels for " + info.name + " (compute capability " +
-                           std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor) +
-                           "; rebuild with CMAKE_CUDA_ARCHITECTURES=" +
-                           std::to_string(info.cc_major * 10 + info.cc_minor) + "): " +
-                           cudaGetErrorString(loadable);
-    return info;
-  }
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  info.free_mem_bytes = free_bytes;
-  info.available = true;
-  return info;
-}
-
 // ---- the propagator --------------------------------------------------------------------------
 
 CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& row,
                                const MemoryOptions& memory, int device)
     : device_(device), row_(&row), memory_(memory), layout_(setup.layout),
-      weights_(setup.weights) {
+      weights_(setup.weights), timer_(device, int(TimedOp::count)) {
   const GridLayout& g = layout_;
   if (g.nx < 1 || g.ny < 1 || g.nz < 1)
     throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
@@ -342,7 +219,6 @@ CudaPropagator::CudaPropagator(const PropagatorSetup& setup, const VariantRow& r
 CudaPropagator::~CudaPropagator() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
-  for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
   if (other_ready_) cudaEventDestroy(other_ready_);
   if (this_done_) cudaEventDestroy(this_done_);
   disable_l2_window();
@@ -883,7 +759,10 @@ void CudaPropagator::inject_born_source(const Propagator& background) {
 void CudaPropagator::enable_timing(bool on) {
   CUDA_CHECK(cudaSetDevice(device_));
   collect_timing();
-  if (on) timing_ = PropagatorTiming{};
+  if (on) {
+    timer_.reset();
+    timing_ = PropagatorTiming{};
+  }
   timing_on_ = on;
 }
 
@@ -893,53 +772,22 @@ PropagatorTiming CudaPropagator::timing() const {
   return timing_;
 }
 
-cudaEvent_t CudaPropagator::idle_timing_event() const {
-  if (idle_events_.empty()) {
-    cudaEvent_t event = nullptr;
-    CUDA_CHECK(cudaEventCreate(&event));
-    all_events_.push_back(event);
-    return event;
-  }
-  const cudaEvent_t event = idle_events_.back();
-  idle_events_.pop_back();
-  return event;
-}
-
 void CudaPropagator::begin_timed() const {
-  if (!timing_on_) return;
-  CUDA_CHECK(cudaStreamWaitEvent(stream_, timing_order_event(device_), 0));
-  open_start_ = idle_timing_event();
-  CUDA_CHECK(cudaEventRecord(open_start_, stream_));
+  if (timing_on_) timer_.begin(stream_);
 }
 
 void CudaPropagator::end_timed(TimedOp op) const {
-  if (!timing_on_) return;
-  const cudaEvent_t stop = idle_timing_event();
-  CUDA_CHECK(cudaEventRecord(stop, stream_));
-  CUDA_CHECK(cudaEventRecord(timing_order_event(device_), stream_));
-  pending_.push_back({open_start_, stop, op});
-  open_start_ = nullptr;
-  if (pending_.size() >= kMaxPendingIntervals) collect_timing();
+  if (timing_on_) timer_.end(stream_, int(op));
 }
 
 void CudaPropagator::collect_timing() const {
-  if (pending_.empty()) return;
-  CUDA_CHECK(cudaEventSynchronize(pending_.back().stop)); // stream order: all earlier ones too
-  for (const TimedInterval& interval : pending_) {
-    float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, interval.start, interval.stop));
-    switch (interval.op) {
-    case TimedOp::step: timing_.step_ms += ms; break; // steps: counted in finish_step()
-    case TimedOp::points: timing_.points_ms += ms; break;
-    case TimedOp::boundary: timing_.boundary_ms += ms; break;
-    case TimedOp::imaging: timing_.imaging_ms += ms; break;
-    case TimedOp::box_copy: timing_.box_copy_ms += ms; break;
-    case TimedOp::born: timing_.born_ms += ms; break;
-    }
-    idle_events_.push_back(interval.start);
-    idle_events_.push_back(interval.stop);
-  }
-  pending_.clear();
+  timer_.collect();
+  timing_.step_ms = timer_.total_ms(int(TimedOp::step)); // steps: counted in finish_step()
+  timing_.points_ms = timer_.total_ms(int(TimedOp::points));
+  timing_.boundary_ms = timer_.total_ms(int(TimedOp::boundary));
+  timing_.imaging_ms = timer_.total_ms(int(TimedOp::imaging));
+  timing_.box_copy_ms = timer_.total_ms(int(TimedOp::box_copy));
+  timing_.born_ms = timer_.total_ms(int(TimedOp::born));
 }
 
 // ---- the factory -----------------------------------------------------------------------------

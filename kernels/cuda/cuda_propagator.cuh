@@ -13,6 +13,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device_buffer.cuh"
 #include "kernels/cuda/field_ops.cuh"
+#include "kernels/cuda/operation_timer.cuh"
 #include "kernels/cuda/variant_table.cuh"
 
 namespace rtm::cuda {
@@ -90,11 +91,7 @@ private:
   };
 
   // Kinds of timed operations, one per PropagatorTiming field.
-  enum class TimedOp { step, points, boundary, imaging, box_copy, born };
-  struct TimedInterval {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    TimedOp op = TimedOp::step;
-  };
+  enum class TimedOp { step, points, boundary, imaging, box_copy, born, count };
 
   size_t element_bytes() const;
   const DevicePointSet& point_set(int set, const char* what) const;
@@ -109,11 +106,10 @@ private:
   void begin_handoff(const CudaPropagator& other);
   void end_handoff(const CudaPropagator& other);
   // While timing_on_: events around each operation (begin before the first launch, end after
-  // the last). Intervals are read back in batches, never one at a time.
+  // the last), through timer_ (kernels/cuda/operation_timer.cuh): read back in batches.
   void begin_timed() const;
   void end_timed(TimedOp op) const;
-  void collect_timing() const; // waits for the pending intervals and adds them up
-  cudaEvent_t idle_timing_event() const;
+  void collect_timing() const; // waits for the pending intervals; timing_ gets the totals
   // The dense box staging buffer of copy_current / set_current, grown when needed.
   float* box_staging(const Box& box) const;
   void enable_l2_window();
@@ -150,9 +146,7 @@ private:
   // Profiling (enable_timing).
   bool timing_on_ = false;
   mutable PropagatorTiming timing_;
-  mutable cudaEvent_t open_start_ = nullptr; // start event of the operation being timed
-  mutable std::vector<TimedInterval> pending_;
-  mutable std::vector<cudaEvent_t> idle_events_, all_events_;
+  mutable OperationTimer timer_;
 };
 
 } // namespace rtm::cuda
