@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "solvers/contracts/errors.h"
+#include "kernels/mpi/halo_messages.h"
 #include "rtm_test_problem.h"
 #include "solvers/drivers/born.h"
 #include "kernels/mpi/decomposed_propagator.h"
@@ -177,6 +178,51 @@ TEST(Slabs, SplitEvenlyAndRefuseThinSlabs) {
     EXPECT_NE(std::string(e.what()).find("at least 8"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("use at most 1 ranks"), std::string::npos) << e.what();
   }
+}
+
+// Both transports take their messages from halo_messages(): between neighbours every message one
+// rank sends must be the one the other receives (same tag, same global planes), each way once.
+TEST(HaloMessages, NeighboursSendWhatTheOtherReceives) {
+  const std::vector<Slab> slabs = split_into_slabs(43, 3);
+  const int n = int(slabs.size());
+  std::vector<HaloPlan> plans(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) { // as DecomposedPropagator builds its plan
+    const Slab& s = slabs[size_t(r)];
+    HaloPlan& plan = plans[size_t(r)];
+    const int own_end = s.ghost_lo + s.own_planes();
+    if (s.ghost_lo > 0) {
+      plan.rank_below = r - 1;
+      plan.send_below = s.ghost_lo;
+      plan.recv_below = 0;
+    }
+    if (s.ghost_hi > 0) {
+      plan.rank_above = r + 1;
+      plan.send_above = own_end - kHalo;
+      plan.recv_above = own_end;
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    const HaloMessages m = halo_messages(plans[size_t(r)]);
+    const int expected = (r > 0) + (r < n - 1);
+    ASSERT_EQ(m.sends.size(), expected) << "rank " << r;
+    ASSERT_EQ(m.receives.size(), expected) << "rank " << r;
+    for (const HaloMessage& send : m.sends) {
+      int matches = 0;
+      for (const HaloMessage& receive : halo_messages(plans[size_t(send.peer)]).receives) {
+        if (receive.peer != r || receive.tag != send.tag) continue;
+        ++matches;
+        // The same global planes: the sender's own edge is the receiver's ghost region.
+        EXPECT_EQ(slabs[size_t(r)].first_local() + send.first_plane,
+                  slabs[size_t(send.peer)].first_local() + receive.first_plane)
+            << "rank " << r << " to " << send.peer;
+      }
+      EXPECT_EQ(matches, 1) << "rank " << r << " to " << send.peer << " tag " << send.tag;
+    }
+  }
+  // Up and down differ: a receive can never take the message going the other way.
+  EXPECT_NE(kHaloTagUp, kHaloTagDown);
+  EXPECT_EQ(halo_message_bytes(size_t(1) << 20, "test"), 1 << 20);
+  EXPECT_THROW(halo_message_bytes(size_t(1) << 31, "test"), std::runtime_error);
 }
 
 TEST(Slabs, TooManyRanksForTheGridIsRefused) {
