@@ -183,24 +183,18 @@ TEST(Slabs, SplitEvenlyAndRefuseThinSlabs) {
 // Both transports take their messages from halo_messages(): between neighbours every message one
 // rank sends must be the one the other receives (same tag, same global planes), each way once.
 TEST(HaloMessages, NeighboursSendWhatTheOtherReceives) {
+  // 43 planes on 3 ranks: 15, 14, 14 own planes; kHalo ghost planes towards each neighbour. The
+  // plans DecomposedPropagator makes for them (local planes: ghosts below come first).
   const std::vector<Slab> slabs = split_into_slabs(43, 3);
-  const int n = int(slabs.size());
-  std::vector<HaloPlan> plans(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) { // as DecomposedPropagator builds its plan
-    const Slab& s = slabs[size_t(r)];
-    HaloPlan& plan = plans[size_t(r)];
-    const int own_end = s.ghost_lo + s.own_planes();
-    if (s.ghost_lo > 0) {
-      plan.rank_below = r - 1;
-      plan.send_below = s.ghost_lo;
-      plan.recv_below = 0;
-    }
-    if (s.ghost_hi > 0) {
-      plan.rank_above = r + 1;
-      plan.send_above = own_end - kHalo;
-      plan.recv_above = own_end;
-    }
-  }
+  ASSERT_EQ(slabs.size(), 3u);
+  ASSERT_EQ(slabs[0].own_planes(), 15);
+  ASSERT_EQ(slabs[1].own_planes(), 14);
+  ASSERT_EQ(kHalo, 4);
+  //            comm           below above send_below recv_below send_above recv_above
+  const std::vector<HaloPlan> plans = {{MPI_COMM_NULL, -1, 1, 0, 0, 11, 15},
+                                       {MPI_COMM_NULL, 0, 2, 4, 0, 14, 18},
+                                       {MPI_COMM_NULL, 1, -1, 4, 0, 0, 0}};
+  const int n = int(plans.size());
   for (int r = 0; r < n; ++r) {
     const HaloMessages m = halo_messages(plans[size_t(r)]);
     const int expected = (r > 0) + (r < n - 1);
