@@ -21,6 +21,7 @@
 #include "io/figure.h"
 #include "io/result_table.h"
 #include "solvers/contracts/median.h"
+#include "solvers/drivers/bench_workloads.h"
 #include "solvers/drivers/cpu_bench.h"
 #include "solvers/drivers/scaling_bench.h"
 #include "solvers/drivers/shot_parallel.h"
@@ -331,17 +332,15 @@ void run_bench(const BenchOptions& o) {
     throw std::runtime_error("rtm bench: no usable GPU (" + device.why_unavailable +
                              "); for the CPU benchmark run `rtm bench --backend cpu`");
 
+  const int nx = o.grid[0], ny = o.grid[1], nz = o.grid[2];
   cuda::BenchConfig config;
-  config.nx = o.grid[0];
-  config.ny = o.grid[1];
-  config.nz = o.grid[2];
   config.steps = o.steps;
   config.repeats = o.repeats;
   config.memory = {o.compressible, o.l2_persist};
   config.device = o.device;
-  const int64_t cells = int64_t(config.nx) * config.ny * config.nz;
+  const int64_t cells = int64_t(nx) * ny * nz;
   const std::string grid_text =
-      std::to_string(config.nx) + "x" + std::to_string(config.ny) + "x" + std::to_string(config.nz);
+      std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
   const OutputFormat format = o.format.format();
   // Machine-readable output owns stdout; context lines go to stderr then.
   std::ostream& context = format == OutputFormat::text ? std::cout : std::cerr;
@@ -392,7 +391,8 @@ void run_bench(const BenchOptions& o) {
   };
 
   if (do_random) {
-    const auto runs = cuda::run_random_workload(config, variants, std::cerr);
+    const auto runs =
+        cuda::run_random_workload(config, random_bench_setup(nx, ny, nz), variants, std::cerr);
     for (const auto& run : runs) {
       if (!run.memory_note.empty()) context << "note: " << run.variant << ": " << run.memory_note << "\n";
       add("random", run.variant, run.ms_per_step_median, runs.front().ms_per_step_median,
@@ -400,11 +400,12 @@ void run_bench(const BenchOptions& o) {
     }
   }
   if (do_point) {
-    const int steps = o.point_steps > 0 ? o.point_steps
-                                        : cuda::default_point_steps(config.nx, config.ny, config.nz);
+    const int steps = o.point_steps > 0 ? o.point_steps : default_point_steps(nx, ny, nz);
     context << "point workload: Ricker source in the centre, " << steps
             << " steps (early = first quarter, late = last quarter of the steps)\n";
-    const auto runs = cuda::run_point_workload(config, steps, variants, std::cerr);
+    const PointBenchWorkload point = point_bench_workload(nx, ny, nz, steps);
+    const auto runs = cuda::run_point_workload(config, point.setup, point.source, point.series,
+                                               point.scale, variants, std::cerr);
     const size_t quarter = std::max<size_t>(1, size_t(steps) / 4);
     const double baseline_ms = median(runs.front().step_ms);
     for (const auto& run : runs) {

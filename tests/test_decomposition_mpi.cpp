@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "solvers/contracts/errors.h"
+#include "kernels/mpi/halo_messages.h"
 #include "rtm_test_problem.h"
 #include "solvers/drivers/born.h"
 #include "kernels/mpi/decomposed_propagator.h"
@@ -171,6 +172,45 @@ TEST(Slabs, SplitEvenlyAndRefuseThinSlabs) {
     EXPECT_NE(std::string(e.what()).find("at least 8"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("use at most 1 ranks"), std::string::npos) << e.what();
   }
+}
+
+// Both transports take their messages from halo_messages(): between neighbours every message one
+// rank sends must be the one the other receives (same tag, same global planes), each way once.
+TEST(HaloMessages, NeighboursSendWhatTheOtherReceives) {
+  // 43 planes on 3 ranks: 15, 14, 14 own planes; kHalo ghost planes towards each neighbour. The
+  // plans DecomposedPropagator makes for them (local planes: ghosts below come first).
+  const std::vector<Slab> slabs = split_into_slabs(43, 3);
+  ASSERT_EQ(slabs.size(), 3u);
+  ASSERT_EQ(slabs[0].own_planes(), 15);
+  ASSERT_EQ(slabs[1].own_planes(), 14);
+  ASSERT_EQ(kHalo, 4);
+  //            comm           below above send_below recv_below send_above recv_above
+  const std::vector<HaloPlan> plans = {{MPI_COMM_NULL, -1, 1, 0, 0, 11, 15},
+                                       {MPI_COMM_NULL, 0, 2, 4, 0, 14, 18},
+                                       {MPI_COMM_NULL, 1, -1, 4, 0, 0, 0}};
+  const int n = int(plans.size());
+  for (int r = 0; r < n; ++r) {
+    const HaloMessages m = halo_messages(plans[size_t(r)]);
+    const int expected = (r > 0) + (r < n - 1);
+    ASSERT_EQ(m.sends.size(), expected) << "rank " << r;
+    ASSERT_EQ(m.receives.size(), expected) << "rank " << r;
+    for (const HaloMessage& send : m.sends) {
+      int matches = 0;
+      for (const HaloMessage& receive : halo_messages(plans[size_t(send.peer)]).receives) {
+        if (receive.peer != r || receive.tag != send.tag) continue;
+        ++matches;
+        // The same global planes: the sender's own edge is the receiver's ghost region.
+        EXPECT_EQ(slabs[size_t(r)].first_local() + send.first_plane,
+                  slabs[size_t(send.peer)].first_local() + receive.first_plane)
+            << "rank " << r << " to " << send.peer;
+      }
+      EXPECT_EQ(matches, 1) << "rank " << r << " to " << send.peer << " tag " << send.tag;
+    }
+  }
+  // Up and down differ: a receive can never take the message going the other way.
+  EXPECT_NE(kHaloTagUp, kHaloTagDown);
+  EXPECT_EQ(halo_message_bytes(size_t(1) << 20, "test"), 1 << 20);
+  EXPECT_THROW(halo_message_bytes(size_t(1) << 31, "test"), std::runtime_error);
 }
 
 TEST(Slabs, TooManyRanksForTheGridIsRefused) {

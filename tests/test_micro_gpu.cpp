@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/cuda/device_info.h"
 #include "kernels/micro/micro.h"
 
 namespace micro = rtm::micro;
@@ -18,8 +19,8 @@ namespace {
 class MicroGpu : public ::testing::Test {
 protected:
   void SetUp() override {
-    std::string why;
-    if (!micro::gpu_available(&why)) GTEST_SKIP() << why;
+    const rtm::cuda::DeviceInfo device = rtm::cuda::query_device(0);
+    if (!device.available) GTEST_SKIP() << device.why_unavailable;
   }
   std::vector<float> random_floats(size_t n, float lo = -1.0f, float hi = 1.0f) {
     std::uniform_real_distribution<float> dist(lo, hi);
@@ -43,12 +44,17 @@ protected:
 };
 
 TEST_F(MicroGpu, DeviceIsDescribed) {
-  const micro::DeviceProperties d = micro::query_device();
+  const rtm::cuda::DeviceInfo d = rtm::cuda::query_device(0);
   EXPECT_FALSE(d.name.empty());
   EXPECT_GT(d.sm_count, 0);
-  EXPECT_GT(d.l2_bytes, 0);
-  const double peak = d.theoretical_peak_gb_per_s();
-  EXPECT_TRUE(std::isnan(peak) || peak > 100.0) << peak; // n/a, or a real HBM/GDDR figure
+  EXPECT_GT(d.l2_bytes, 0u);
+  const double peak = d.theoretical_bandwidth_gbs;
+  EXPECT_TRUE(peak == 0.0 || peak > 100.0) << peak; // n/a, or a real HBM/GDDR figure
+  EXPECT_EQ(peak, rtm::cuda::theoretical_bandwidth_gbs(d.memory_clock_khz, d.bus_width_bits));
+  const model::DeviceModel m = micro::device_model(d);
+  EXPECT_EQ(m.sm_count, d.sm_count);
+  EXPECT_EQ(m.l2_bytes, int64_t(d.l2_bytes));
+  EXPECT_EQ(m.fp32_lanes_per_sm, model::fp32_lanes_per_sm(d.cc_major, d.cc_minor));
 }
 
 TEST_F(MicroGpu, FmaMatchesSequentialFmas) {

@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "solvers/contracts/errors.h"
 #include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/bench_workloads.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/simulation.h"
@@ -66,6 +68,44 @@ TEST(Wavelet, RickerPeaksAtT0WithUnitAmplitude) {
   const std::vector<float> w = ricker_wavelet(100, 0.001, 15, 0.05);
   EXPECT_EQ(w.size(), 100u);
   EXPECT_FLOAT_EQ(w[50], 1.0f);
+}
+
+// `rtm bench`'s workloads take the drivers' time step and wavelet, not copies of them.
+TEST(BenchWorkloads, UseTheDriversCflStepAndRickerWavelet) {
+  const int steps = 300;
+  const PointBenchWorkload p = point_bench_workload(40, 32, 24, steps);
+  EXPECT_EQ(p.dt, choose_dt(0.0, 2000.0, kBenchSpacing, kBenchSpacing, kBenchSpacing));
+  EXPECT_EQ(p.f0, 2000.0 / (5.0 * kBenchSpacing * kRickerFmaxOverF0)); // 5 cells per wavelength
+  EXPECT_EQ(p.t0, default_ricker_delay(p.f0));
+  EXPECT_EQ(p.series, ricker_wavelet(steps, p.dt, p.f0, p.t0));
+  EXPECT_FLOAT_EQ(p.scale, float(1.0 / (kBenchSpacing * kBenchSpacing * kBenchSpacing)));
+  EXPECT_EQ(p.setup.layout.nx, 40);
+  EXPECT_EQ(p.setup.layout.nz, 24);
+  EXPECT_EQ(p.source.i0, 20);
+  EXPECT_EQ(p.source.j0, 16);
+  EXPECT_EQ(p.source.k0, 12);
+  ASSERT_EQ(p.setup.v2dt2.size(), size_t(40 * 32 * 24));
+  EXPECT_EQ(p.setup.v2dt2.front(), float(2000.0 * 2000.0 * p.dt * p.dt));
+
+  const PropagatorSetup r = random_bench_setup(20, 10, 8);
+  const double dt = choose_dt(0.0, 4500.0, kBenchSpacing, kBenchSpacing, kBenchSpacing);
+  ASSERT_EQ(r.v2dt2.size(), size_t(20 * 10 * 8));
+  float lo = r.v2dt2.front(), hi = lo;
+  for (float v : r.v2dt2) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  EXPECT_GE(lo, float(1500.0 * 1500.0 * dt * dt) * 0.999f);
+  EXPECT_LE(hi, float(4500.0 * 4500.0 * dt * dt) * 1.001f);
+  EXPECT_GT(hi - lo, 0.5f * float((4500.0 * 4500.0 - 1500.0 * 1500.0) * dt * dt)); // spread out
+  EXPECT_EQ(r.v2dt2, random_bench_setup(20, 10, 8).v2dt2); // the same in every run
+
+  // The default point run lasts until the front (leaving the source at t0, at 2000 m/s) has
+  // crossed half the smallest side, and not much longer.
+  const int n = default_point_steps(64, 48, 40);
+  const double reach = (n * p.dt - p.t0) * 2000.0 / kBenchSpacing; // cells
+  EXPECT_GE(reach, 20.0);
+  EXPECT_LT(reach, 21.0);
 }
 
 TEST(Placement, TrilinearWeightsSumToOneAndOnGridPointsUseOneCell) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/event_timer.cuh"
 #include "kernels/cuda/variant_table.cuh"
 
 namespace rtm::cuda {
@@ -19,29 +20,16 @@ std::unique_ptr<CudaWavefield> make_fastest(const PropagatorSetup& setup,
   for (const VariantInfo* kernel : auto_candidates()) candidates.push_back(&row_of(*kernel));
   auto propagator = std::make_unique<CudaWavefield>(setup, *candidates.front(), options, device);
   propagator->fill_random_state(0x5eed);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   std::vector<std::pair<float, const VariantRow*>> timings;
-  try {
-    for (const VariantRow* row : candidates) {
-      propagator->use_kernel(*row);
-      for (int s = 0; s < kWarmupSteps; ++s) propagator->step();
-      CUDA_CHECK(cudaEventRecord(start, propagator->stream()));
+  for (const VariantRow* row : candidates) {
+    propagator->use_kernel(*row);
+    for (int s = 0; s < kWarmupSteps; ++s) propagator->step();
+    const double ms = timer.time(propagator->stream(), [&] {
       for (int s = 0; s < kTimedSteps; ++s) propagator->step();
-      CUDA_CHECK(cudaEventRecord(stop, propagator->stream()));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0.0f;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      timings.emplace_back(ms / kTimedSteps, row);
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
+    });
+    timings.emplace_back(float(ms) / kTimedSteps, row);
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
   const auto best = std::min_element(timings.begin(), timings.end(),
                                      [](const auto& a, const auto& b) { return a.first < b.first; });
   propagator->use_kernel(*best->second);

@@ -26,8 +26,9 @@ struct StreamingLimit {
 };
 StreamingLimit measure_streaming_limit(int64_t cells, int repeats, int device = 0);
 
+// How the workloads are run; the workloads themselves (grid, medium, time step, source) come from
+// the caller as plain setups (solvers/drivers/bench_workloads.h builds the ones `rtm bench` uses).
 struct BenchConfig {
-  int nx = 512, ny = 512, nz = 512;
   int steps = 100;        // random workload: steps per timed repeat
   int repeats = 5;        // random workload: timed repeats (the median is reported)
   int warmup_steps = 5;   // untimed steps before the timed ones
@@ -35,8 +36,8 @@ struct BenchConfig {
   int device = 0;
 };
 
-// One variant on the random workload: random wavefields (non-zero everywhere) and a random
-// v2dt2 of a stable 1500-4500 m/s medium; steady throughput.
+// One variant on the random workload: random wavefields (non-zero everywhere) on the caller's
+// setup (a random v2dt2 of a stable medium); steady throughput.
 struct RandomRun {
   std::string variant;
   std::string propagator;            // the propagator's name, memory options included
@@ -46,8 +47,8 @@ struct RandomRun {
   std::string memory_note;           // a requested memory option that is not in effect, and why
 };
 
-// One variant on the physical workload: a Ricker point source in the centre of a homogeneous
-// medium, from a zero wavefield; the wavefield is mostly zero early on.
+// One variant on the physical workload: a point source from a zero wavefield (the wavefield is
+// mostly zero early on), one step per value of the source series.
 struct PointRun {
   std::string variant;
   std::string propagator;
@@ -59,14 +60,14 @@ struct PointRun {
 // The first variant is the reference: it runs first and every variant's final wavefield is
 // compared with its final wavefield (same grid, same steps, same start). Progress lines go to
 // `progress`.
-std::vector<RandomRun> run_random_workload(const BenchConfig& config,
+std::vector<RandomRun> run_random_workload(const BenchConfig& config, const PropagatorSetup& setup,
                                            const std::vector<std::string>& variants,
                                            std::ostream& progress);
-std::vector<PointRun> run_point_workload(const BenchConfig& config, int steps,
+// `series[n]` is injected at `source` with `scale` before step n (PointSet::inject).
+std::vector<PointRun> run_point_workload(const BenchConfig& config, const PropagatorSetup& setup,
+                                         const PointStencil& source,
+                                         const std::vector<float>& series, float scale,
                                          const std::vector<std::string>& variants,
                                          std::ostream& progress);
-
-// Steps for the point workload to carry the wavefront from the centre to the nearest face.
-int default_point_steps(int nx, int ny, int nz);
 
 } // namespace rtm::cuda

@@ -8,31 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/device_info.h" // DeviceInfo, query_device, visible_device_count
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm::cuda {
-
-struct DeviceInfo {
-  bool available = false;
-  std::string why_unavailable; // set when !available
-  int device = 0;
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  size_t global_mem_bytes = 0;
-  size_t free_mem_bytes = 0;
-  size_t l2_bytes = 0;
-  size_t max_persisting_l2_bytes = 0;
-  size_t max_access_policy_window_bytes = 0;
-  bool generic_compression = false;
-  double theoretical_bandwidth_gbs = 0; // 2 x memory clock x bus width
-  std::string runtime_version, driver_version;
-};
-
-DeviceInfo query_device(int device = 0);
-// The number of CUDA devices this process sees (0 when none or no usable driver).
-int visible_device_count();
 
 // Memory options any kernel takes (docs/variants.md): compressible allocations of the wavefields
 // and an L2 persisting access-policy window over v2dt2.

@@ -17,110 +17,16 @@
 namespace rtm::cuda {
 namespace {
 
-std::string version_string(int v) { // 13000 -> "13.0"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-// A tiny kernel whose attributes tell whether this build carries code for the GPU.
-__global__ void probe_kernel() {}
-
-
 } // namespace
-
-// ---- device query ----------------------------------------------------------------------------
-
-int visible_device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError(); // an answer (no device, no driver), not a pending error
-    return 0;
-  }
-  return count;
-}
-
-DeviceInfo query_device(int device) {
-  DeviceInfo info;
-  info.device = device;
-  int count = 0;
-  const cudaError_t counted = cudaGetDeviceCount(&count);
-  if (counted != cudaSuccess) {
-    info.why_unavailable = std::string(counted == cudaErrorInsufficientDriver
-                                           ? "no NVIDIA driver new enough for this build (or none at all); "
-                                           : "") +
-                           "cudaGetDeviceCount failed: " + cudaGetErrorString(counted);
-    cudaGetLastError(); // clear it: this is an answer, not a pending error
-    return info;
-  }
-  if (count == 0) {
-    info.why_unavailable = "no CUDA device is visible";
-    return info;
-  }
-  if (device < 0 || device >= count) {
-    info.why_unavailable = "device " + std::to_string(device) + " requested, " +
-                           std::to_string(count) + " visible";
-    return info;
-  }
-  int runtime = 0, driver = 0;
-  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  CUDA_CHECK(cudaDriverGetVersion(&driver));
-  info.runtime_version = version_string(runtime);
-  info.driver_version = version_string(driver);
-
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  info.name = prop.name;
-  info.cc_major = prop.major;
-  info.cc_minor = prop.minor;
-  info.sm_count = prop.multiProcessorCount;
-  info.global_mem_bytes = prop.totalGlobalMem;
-  info.l2_bytes = size_t(prop.l2CacheSize);
-  info.max_persisting_l2_bytes = size_t(std::max(prop.persistingL2CacheMaxSize, 0));
-  info.max_access_policy_window_bytes = size_t(std::max(prop.accessPolicyMaxWindowSize, 0));
-
-  // Memory clock and bus width: CUDA 13 dropped them from cudaDeviceProp, and some drivers report
-  // 0 or refuse the attribute. Then the theoretical figure is unknown (0), never a guess.
-  int clock_khz = 0, bus_bits = 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess)
-    clock_khz = 0;
-  if (cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
-    bus_bits = 0;
-  cudaGetLastError();
-  if (clock_khz > 0 && bus_bits > 0)
-    info.theoretical_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-
-  try {
-    info.generic_compression = compressible_memory_unavailable_reason(device).empty();
-  } catch (const CudaError&) {
-    info.generic_compression = false; // the driver lacks the entry points: no compression then
-  }
-
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaFuncAttributes attributes{};
-  const cudaError_t loadable = cudaFuncGetAttributes(&attributes, probe_kernel);
-  if (loadable != cudaSuccess) {
-    cudaGetLastError();
-    info.why_unavailable = "this build has no kernels for " + info.name + " (compute capability " +
-                           std::to_string(info.cc_major) + "." + std::to_string(info.cc_minor) +
-                           "; rebuild with CMAKE_CUDA_ARCHITECTURES=" +
-                           std::to_string(info.cc_major * 10 + info.cc_minor) + "): " +
-                           cudaGetErrorString(loadable);
-    return info;
-  }
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  info.free_mem_bytes = free_bytes;
-  info.available = true;
-  return info;
-}
 
 // ---- the wavefield ---------------------------------------------------------------------------
 
 CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row,
                                const MemoryOptions& memory, int device)
     : Wavefield(setup.layout), device_(device), row_(&row), memory_(memory),
-      weights_(setup.weights) {
+      weights_(setup.weights), timer_(device, int(TimedOp::count)) {
   const GridLayout& g = setup.layout;
   if (g.nx < 1 || g.ny < 1 || g.nz < 1)
     throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
@@ -207,7 +113,6 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
 CudaWavefield::~CudaWavefield() {
   cudaSetDevice(device_);
   cudaStreamSynchronize(stream_);
-  for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
   l2_window_.clear();
   cudaStreamDestroy(stream_);
 }
@@ -316,7 +221,7 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
 }
 
 void CudaWavefield::finish_step() {
-  if (timing_on_) ++timing_.steps;
+  if (timing_on_) ++timed_steps_;
   std::swap(cur_, prev_);
   cpml_.swap();
 }

@@ -16,6 +16,7 @@
 #include "kernels/cuda/device_buffer.cuh"
 #include "kernels/cuda/field_ops.cuh"
 #include "kernels/cuda/memory_options.cuh"
+#include "kernels/cuda/operation_timer.cuh"
 #include "kernels/cuda/variant_table.cuh"
 
 namespace rtm::cuda {
@@ -76,21 +77,15 @@ private:
   std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) override;
 
   // Kinds of timed operations, one per PropagatorTiming field.
-  enum class TimedOp { step, points, boundary, imaging, box_copy, born };
-  struct TimedInterval {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    TimedOp op = TimedOp::step;
-  };
+  enum class TimedOp { step, points, boundary, imaging, box_copy, born, count };
 
   size_t element_bytes() const;
   // Throws std::runtime_error (both numbers and `hint`) when `bytes` exceed the free device memory.
   void require_free_memory(size_t bytes, const std::string& what, const std::string& hint) const;
   // While timing_on_: events around each operation (begin before the first launch, end after
-  // the last). Intervals are read back in batches, never one at a time. (kernels/cuda/cuda_timing.cu)
+  // the last), through timer_ (kernels/cuda/operation_timer.cuh): read back in batches.
   void begin_timed() const;
   void end_timed(TimedOp op) const;
-  void collect_timing() const; // waits for the pending intervals and adds them up
-  cudaEvent_t idle_timing_event() const;
   // The dense box staging buffer of copy_current / set_current, grown when needed.
   float* box_staging(const Box& box) const;
 
@@ -111,10 +106,8 @@ private:
   mutable DeviceBuffer box_staging_; // float[box cells]: copy_current is const
   // Profiling (enable_timing).
   bool timing_on_ = false;
-  mutable PropagatorTiming timing_;
-  mutable cudaEvent_t open_start_ = nullptr; // start event of the operation being timed
-  mutable std::vector<TimedInterval> pending_;
-  mutable std::vector<cudaEvent_t> idle_events_, all_events_;
+  int64_t timed_steps_ = 0; // step() calls while timing was on
+  mutable OperationTimer timer_;
 };
 
 // A CudaWavefield running `variant` ("auto": the fastest float32 kernel on this grid, timed here;

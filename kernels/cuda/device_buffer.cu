@@ -35,7 +35,8 @@ std::string compressible_memory_unavailable_reason(int device) {
   return {};
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes, AllocationKind kind, int device) : bytes_(bytes) {
+DeviceBuffer::DeviceBuffer(size_t bytes, AllocationKind kind, int device, const char* what)
+    : bytes_(bytes) {
   if (bytes == 0) return;
   if (kind == AllocationKind::compressible) {
     fallback_reason_ = compressible_memory_unavailable_reason(device);
@@ -75,7 +76,17 @@ DeviceBuffer::DeviceBuffer(size_t bytes, AllocationKind kind, int device) : byte
       }
     }
   }
-  CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  const cudaError_t status = cudaMalloc(&ptr_, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError(); // clear it: the context is still usable
+    size_t free_bytes = 0, total_bytes = 0;
+    (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+    bytes_ = 0;
+    throw CudaError("not enough device memory for " + std::string(what ? what : "a device buffer") +
+                    ": " + std::to_string(bytes >> 20) + " MiB asked, " +
+                    std::to_string(free_bytes >> 20) + " MiB free");
+  }
+  check_runtime(status, "cudaMalloc", __FILE__, __LINE__);
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }

@@ -26,62 +26,44 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_shot_fields.cuh"
 #include "kernels/cuda/halo_exchange_cuda.h"
+#include "kernels/mpi/halo_messages.h"
 
 namespace rtm::cuda {
 namespace {
-
-constexpr int kTagUp = 1;   // to the rank above
-constexpr int kTagDown = 2; // to the rank below
 
 void mpi_check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw std::runtime_error(std::string("halo exchange: ") + what + " failed");
 }
 
-// One message: kHalo planes from or into the field being computed.
-struct Message {
-  int first_plane = 0;
-  int peer = -1;
-  int tag = 0;
-};
-
-// What every GPU transport shares: the plan as lists of sends and receives, the wavefield's
-// stream, and an event marking "edge planes computed" on it.
+// What every GPU transport shares: the plan's messages (kernels/mpi/halo_messages.h), the
+// wavefield's stream, and an event marking "edge planes computed" on it.
 class GpuExchange : public HaloExchange {
 public:
-  GpuExchange(CudaWavefield& local, const HaloPlan& plan) : local_(local), plan_(plan) {
+  GpuExchange(CudaWavefield& local, const HaloPlan& plan)
+      : local_(local), plan_(plan), messages_(halo_messages(plan)) {
     stream_ = local.stream();
     const PlaneSpan probe = local.next_field_planes(0, kHalo);
     if (probe.device < 0 || stream_ == nullptr)
       throw std::logic_error("GPU halo exchange: the wavefield is not in GPU memory");
     device_ = probe.device;
     bytes_ = probe.bytes;
-    if (plan.rank_below >= 0) {
-      receives_[receive_count_++] = {plan.recv_below, plan.rank_below, kTagUp};
-      sends_[send_count_++] = {plan.send_below, plan.rank_below, kTagDown};
-    }
-    if (plan.rank_above >= 0) {
-      receives_[receive_count_++] = {plan.recv_above, plan.rank_above, kTagDown};
-      sends_[send_count_++] = {plan.send_above, plan.rank_above, kTagUp};
-    }
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaEventCreateWithFlags(&edges_done_, cudaEventDisableTiming));
   }
   ~GpuExchange() override { cudaEventDestroy(edges_done_); }
 
 protected:
-  void* planes(const Message& m) { return local_.next_field_planes(m.first_plane, m.first_plane + kHalo).data; }
-  int message_bytes() const {
-    if (bytes_ > size_t(1) << 31) throw std::runtime_error("halo exchange: message exceeds MPI's int count");
-    return int(bytes_);
+  void* planes(const HaloMessage& m) {
+    return local_.next_field_planes(m.first_plane, m.first_plane + kHalo).data;
   }
+  int message_bytes() const { return halo_message_bytes(bytes_, name()); }
 
   CudaWavefield& local_;
   HaloPlan plan_;
   cudaStream_t stream_ = nullptr;
   int device_ = 0;
   size_t bytes_ = 0; // one message: kHalo planes
-  std::array<Message, 2> sends_{}, receives_{};
-  int send_count_ = 0, receive_count_ = 0;
+  HaloMessages messages_;
   cudaEvent_t edges_done_ = nullptr;
 };
 
@@ -118,8 +100,8 @@ public:
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaEventRecord(edges_done_, stream_));
     CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, edges_done_, 0));
-    for (int m = 0; m < send_count_; ++m)
-      CUDA_CHECK(cudaMemcpyAsync(send_host_[size_t(m)], planes(sends_[size_t(m)]), bytes_,
+    for (int m = 0; m < messages_.sends.size(); ++m)
+      CUDA_CHECK(cudaMemcpyAsync(send_host_[size_t(m)], planes(messages_.sends[m]), bytes_,
                                  cudaMemcpyDeviceToHost, copy_stream_));
     CUDA_CHECK(cudaEventRecord(copied_out_, copy_stream_));
   }
@@ -133,18 +115,18 @@ public:
     std::array<MPI_Request, 4> requests{};
     int active = 0;
     const int bytes = message_bytes();
-    for (int m = 0; m < receive_count_; ++m)
-      mpi_check(MPI_Irecv(receive_host_[size_t(m)], bytes, MPI_BYTE, receives_[size_t(m)].peer,
-                          receives_[size_t(m)].tag, plan_.comm, &requests[size_t(active++)]),
+    for (int m = 0; m < messages_.receives.size(); ++m)
+      mpi_check(MPI_Irecv(receive_host_[size_t(m)], bytes, MPI_BYTE, messages_.receives[m].peer,
+                          messages_.receives[m].tag, plan_.comm, &requests[size_t(active++)]),
                 "MPI_Irecv");
     CUDA_CHECK(cudaEventSynchronize(copied_out_));
-    for (int m = 0; m < send_count_; ++m)
-      mpi_check(MPI_Isend(send_host_[size_t(m)], bytes, MPI_BYTE, sends_[size_t(m)].peer,
-                          sends_[size_t(m)].tag, plan_.comm, &requests[size_t(active++)]),
+    for (int m = 0; m < messages_.sends.size(); ++m)
+      mpi_check(MPI_Isend(send_host_[size_t(m)], bytes, MPI_BYTE, messages_.sends[m].peer,
+                          messages_.sends[m].tag, plan_.comm, &requests[size_t(active++)]),
                 "MPI_Isend");
     mpi_check(MPI_Waitall(active, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-    for (int m = 0; m < receive_count_; ++m)
-      CUDA_CHECK(cudaMemcpyAsync(planes(receives_[size_t(m)]), receive_host_[size_t(m)], bytes_,
+    for (int m = 0; m < messages_.receives.size(); ++m)
+      CUDA_CHECK(cudaMemcpyAsync(planes(messages_.receives[m]), receive_host_[size_t(m)], bytes_,
                                  cudaMemcpyHostToDevice, stream_));
     CUDA_CHECK(cudaEventRecord(copied_in_, stream_));
   }
@@ -180,14 +162,14 @@ public:
     std::array<MPI_Request, 4> requests{};
     int active = 0;
     const int bytes = message_bytes();
-    for (int m = 0; m < receive_count_; ++m)
-      mpi_check(MPI_Irecv(planes(receives_[size_t(m)]), bytes, MPI_BYTE, receives_[size_t(m)].peer,
-                          receives_[size_t(m)].tag, plan_.comm, &requests[size_t(active++)]),
+    for (int m = 0; m < messages_.receives.size(); ++m)
+      mpi_check(MPI_Irecv(planes(messages_.receives[m]), bytes, MPI_BYTE, messages_.receives[m].peer,
+                          messages_.receives[m].tag, plan_.comm, &requests[size_t(active++)]),
                 "MPI_Irecv");
     CUDA_CHECK(cudaEventSynchronize(edges_done_));
-    for (int m = 0; m < send_count_; ++m)
-      mpi_check(MPI_Isend(planes(sends_[size_t(m)]), bytes, MPI_BYTE, sends_[size_t(m)].peer,
-                          sends_[size_t(m)].tag, plan_.comm, &requests[size_t(active++)]),
+    for (int m = 0; m < messages_.sends.size(); ++m)
+      mpi_check(MPI_Isend(planes(messages_.sends[m]), bytes, MPI_BYTE, messages_.sends[m].peer,
+                          messages_.sends[m].tag, plan_.comm, &requests[size_t(active++)]),
                 "MPI_Isend");
     mpi_check(MPI_Waitall(active, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
@@ -237,13 +219,13 @@ public:
     CUDA_CHECK(cudaEventRecord(edges_done_, stream_));
     CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, edges_done_, 0));
     nccl_check(ncclGroupStart(), "ncclGroupStart");
-    for (int m = 0; m < send_count_; ++m)
-      nccl_check(ncclSend(planes(sends_[size_t(m)]), bytes_, ncclUint8, sends_[size_t(m)].peer,
+    for (int m = 0; m < messages_.sends.size(); ++m)
+      nccl_check(ncclSend(planes(messages_.sends[m]), bytes_, ncclUint8, messages_.sends[m].peer,
                           comm_, comm_stream_),
                  "ncclSend");
-    for (int m = 0; m < receive_count_; ++m)
-      nccl_check(ncclRecv(planes(receives_[size_t(m)]), bytes_, ncclUint8,
-                          receives_[size_t(m)].peer, comm_, comm_stream_),
+    for (int m = 0; m < messages_.receives.size(); ++m)
+      nccl_check(ncclRecv(planes(messages_.receives[m]), bytes_, ncclUint8,
+                          messages_.receives[m].peer, comm_, comm_stream_),
                  "ncclRecv");
     nccl_check(ncclGroupEnd(), "ncclGroupEnd");
     CUDA_CHECK(cudaEventRecord(arrived_, comm_stream_));

@@ -55,7 +55,7 @@ void launch_strided(const float* in, float* out, int64_t n_out, int stride, cuda
   if (n_out <= 0) return;
   strided_copy_kernel<<<detail::blocks_for(n_out, kUnroll * kThreads), kThreads, 0, stream>>>(
       in, out, n_out, stride);
-  RTM_MICRO_CHECK_LAUNCH("strided_copy_kernel");
+  CUDA_CHECK_LAUNCH("strided_copy_kernel");
 }
 
 void check_stride(int stride) {
@@ -74,11 +74,11 @@ void launch_copy(const float* in, float* out, int64_t n, cudaStream_t stream) {
   if (n4 > 0) {
     copy_float4_kernel<<<blocks_for(n4, kUnroll * kThreads), kThreads, 0, stream>>>(
         reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), n4);
-    RTM_MICRO_CHECK_LAUNCH("copy_float4_kernel");
+    CUDA_CHECK_LAUNCH("copy_float4_kernel");
   }
   if (n % 4) {
     copy_tail_kernel<<<1, 4, 0, stream>>>(in, out, 4 * n4, n);
-    RTM_MICRO_CHECK_LAUNCH("copy_tail_kernel");
+    CUDA_CHECK_LAUNCH("copy_tail_kernel");
   }
 }
 
@@ -86,11 +86,11 @@ void launch_copy(const float* in, float* out, int64_t n, cudaStream_t stream) {
 
 std::vector<float> copy_once(const std::vector<float>& in) {
   const int64_t n = static_cast<int64_t>(in.size());
-  detail::DeviceBuffer<float> din(n, "copy input"), dout(n, "copy output");
+  cuda::DeviceArray<float> din(n, "copy input"), dout(n, "copy output");
   din.upload(in);
   dout.poison(nullptr);
-  detail::launch_copy(din.get(), dout.get(), n, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  detail::launch_copy(din.data(), dout.data(), n, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return dout.download();
 }
 
@@ -98,34 +98,34 @@ std::vector<float> strided_copy_once(const std::vector<float>& in, int stride, i
   check_stride(stride);
   if (n_out < 0 || (n_out > 0 && (n_out - 1) * stride >= static_cast<int64_t>(in.size())))
     throw std::invalid_argument("strided_copy_once: input too short for n_out and stride");
-  detail::DeviceBuffer<float> din(static_cast<int64_t>(in.size()), "strided input"),
+  cuda::DeviceArray<float> din(static_cast<int64_t>(in.size()), "strided input"),
       dout(n_out, "strided output");
   din.upload(in);
   dout.poison(nullptr);
-  launch_strided(din.get(), dout.get(), n_out, stride, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  launch_strided(din.data(), dout.data(), n_out, stride, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return dout.download();
 }
 
 CopyRun run_copy(int64_t n, const TimingOptions& timing) {
   if (n < 1) throw std::invalid_argument("copy: need at least one float");
-  detail::Stream stream;
-  detail::DeviceBuffer<float> in(n, "copy input"), out(n, "copy output");
+  cuda::Stream stream;
+  cuda::DeviceArray<float> in(n, "copy input"), out(n, "copy output");
   const uint32_t seed = detail::fresh_seed();
-  detail::fill_pattern(in.get(), n, seed, stream);
+  detail::fill_pattern(in.data(), n, seed, stream);
 
   CopyRun run;
   run.n_floats = n;
   out.poison(stream);
-  detail::launch_copy(in.get(), out.get(), n, stream);
+  detail::launch_copy(in.data(), out.data(), n, stream);
   stream.synchronize();
   run.coalesced.check =
       detail::verify_output(out.download(), [&](int64_t i) { return pattern_value(i, seed); });
   run.coalesced.time = detail::time_launches(
-      stream, timing, [&]() { detail::launch_copy(in.get(), out.get(), n, stream); });
+      stream, timing, [&]() { detail::launch_copy(in.data(), out.data(), n, stream); });
   run.memcpy = detail::time_launches(stream, timing, [&]() {
-    RTM_MICRO_CHECK(
-        cudaMemcpyAsync(out.get(), in.get(), in.bytes(), cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice, stream));
   });
   return run;
 }
@@ -136,22 +136,22 @@ std::vector<StridedCopyRun> run_strided_copies(int64_t n_out, const std::vector<
   for (int s : strides) check_stride(s);
   const int max_stride = *std::max_element(strides.begin(), strides.end());
   const int64_t n_in = (n_out - 1) * max_stride + 1;
-  detail::Stream stream;
-  detail::DeviceBuffer<float> in(n_in, "strided-copy input"), out(n_out, "strided-copy output");
+  cuda::Stream stream;
+  cuda::DeviceArray<float> in(n_in, "strided-copy input"), out(n_out, "strided-copy output");
   const uint32_t seed = detail::fresh_seed();
-  detail::fill_pattern(in.get(), n_in, seed, stream);
+  detail::fill_pattern(in.data(), n_in, seed, stream);
 
   std::vector<StridedCopyRun> runs;
   for (int stride : strides) {
     StridedCopyRun run;
     run.stride = stride;
     out.poison(stream);
-    launch_strided(in.get(), out.get(), n_out, stride, stream);
+    launch_strided(in.data(), out.data(), n_out, stride, stream);
     stream.synchronize();
     run.kernel.check = detail::verify_output(
         out.download(), [&](int64_t i) { return pattern_value(uint64_t(i) * stride, seed); });
     run.kernel.time = detail::time_launches(
-        stream, timing, [&]() { launch_strided(in.get(), out.get(), n_out, stride, stream); });
+        stream, timing, [&]() { launch_strided(in.data(), out.data(), n_out, stride, stream); });
     runs.push_back(run);
   }
   return runs;

@@ -49,11 +49,11 @@ void launch_add(model::AddLayout layout, const double* in, double k, double* out
     const int64_t n3 = n_doubles / 3;
     add_constant_double3_kernel<<<detail::blocks_for(n3, kThreads), kThreads, 0, stream>>>(
         reinterpret_cast<const double3*>(in), k, reinterpret_cast<double3*>(out), n3);
-    RTM_MICRO_CHECK_LAUNCH("add_constant_double3_kernel");
+    CUDA_CHECK_LAUNCH("add_constant_double3_kernel");
   } else {
     add_constant_double_kernel<<<detail::blocks_for(n_doubles, 3 * kThreads), kThreads, 0,
                                  stream>>>(in, k, out, n_doubles);
-    RTM_MICRO_CHECK_LAUNCH("add_constant_double_kernel");
+    CUDA_CHECK_LAUNCH("add_constant_double_kernel");
   }
 }
 
@@ -68,21 +68,21 @@ std::vector<double> add_constant_once(const std::vector<double>& in, double k,
   const int64_t n = static_cast<int64_t>(in.size());
   if (layout == model::AddLayout::double3 && n % 3 != 0)
     throw std::invalid_argument("add_constant_once: double3 input size is not a multiple of 3");
-  detail::DeviceBuffer<double> din(n, "add-constant input"), dout(n, "add-constant output");
+  cuda::DeviceArray<double> din(n, "add-constant input"), dout(n, "add-constant output");
   din.upload(in);
   dout.poison(nullptr);
-  launch_add(layout, din.get(), k, dout.get(), n, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  launch_add(layout, din.data(), k, dout.data(), n, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return dout.download();
 }
 
 AddConstantRun run_add_constant(int64_t elements, const TimingOptions& timing) {
   if (elements < 1) throw std::invalid_argument("double3: need at least one element");
   const int64_t n = 3 * elements;
-  detail::Stream stream;
-  detail::DeviceBuffer<double> in(n, "double3 input"), out(n, "double3 output");
+  cuda::Stream stream;
+  cuda::DeviceArray<double> in(n, "double3 input"), out(n, "double3 output");
   const uint32_t seed = detail::fresh_seed();
-  detail::fill_pattern(in.get(), n, seed, stream);
+  detail::fill_pattern(in.data(), n, seed, stream);
   const double k = 0.5 + pattern_value(0, seed + 1); // any constant; exact sums on host and GPU
 
   AddConstantRun run;
@@ -90,12 +90,12 @@ AddConstantRun run_add_constant(int64_t elements, const TimingOptions& timing) {
   for (auto layout : {model::AddLayout::double3, model::AddLayout::doubles}) {
     TimedKernel& kernel = layout == model::AddLayout::double3 ? run.double3 : run.doubles;
     out.poison(stream);
-    launch_add(layout, in.get(), k, out.get(), n, stream);
+    launch_add(layout, in.data(), k, out.data(), n, stream);
     stream.synchronize();
     kernel.check = detail::verify_output(
         out.download(), [&](int64_t i) { return static_cast<double>(pattern_value(i, seed)) + k; });
     kernel.time = detail::time_launches(
-        stream, timing, [&]() { launch_add(layout, in.get(), k, out.get(), n, stream); });
+        stream, timing, [&]() { launch_add(layout, in.data(), k, out.data(), n, stream); });
   }
   return run;
 }

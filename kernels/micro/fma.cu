@@ -34,7 +34,7 @@ void check_config(int64_t n, int blocks, int threads, int op) {
 void launch_fma(int64_t n, int op, const float* x, float* y, const float* a, int blocks,
                 int threads, cudaStream_t stream) {
   fma_kernel<<<blocks, threads, 0, stream>>>(n, op, x, y, a);
-  RTM_MICRO_CHECK_LAUNCH("fma_kernel");
+  CUDA_CHECK_LAUNCH("fma_kernel");
 }
 
 // What y[i] must be after one launch: the same FFMAs, in the same order, rounded the same way.
@@ -51,25 +51,25 @@ std::vector<float> fma_once(const std::vector<float>& x, const std::vector<float
   const int64_t n = static_cast<int64_t>(x.size());
   const int op = static_cast<int>(a.size());
   check_config(n, blocks, threads, op);
-  detail::DeviceBuffer<float> dx(n, "x"), dy(n, "y"), da(op, "a");
+  cuda::DeviceArray<float> dx(n, "x"), dy(n, "y"), da(op, "a");
   dx.upload(x);
   dy.upload(y);
   da.upload(a);
-  launch_fma(n, op, dx.get(), dy.get(), da.get(), blocks, threads, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  launch_fma(n, op, dx.data(), dy.data(), da.data(), blocks, threads, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return dy.download();
 }
 
 TimedKernel run_fma(const FmaConfig& c, const TimingOptions& timing) {
   check_config(c.n, c.blocks, c.threads, c.op);
-  detail::Stream stream;
-  detail::DeviceBuffer<float> x(c.n, "fma x"), y(c.n, "fma y"), a(c.op, "fma a");
+  cuda::Stream stream;
+  cuda::DeviceArray<float> x(c.n, "fma x"), y(c.n, "fma y"), a(c.op, "fma a");
   const uint32_t sx = detail::fresh_seed(), sy = sx + 1, sa = sx + 2;
-  detail::fill_pattern(x.get(), c.n, sx, stream);
-  detail::fill_pattern(y.get(), c.n, sy, stream);
-  detail::fill_pattern(a.get(), c.op, sa, stream);
+  detail::fill_pattern(x.data(), c.n, sx, stream);
+  detail::fill_pattern(y.data(), c.n, sy, stream);
+  detail::fill_pattern(a.data(), c.op, sa, stream);
   auto launch = [&]() {
-    launch_fma(c.n, c.op, x.get(), y.get(), a.get(), c.blocks, c.threads, stream);
+    launch_fma(c.n, c.op, x.data(), y.data(), a.data(), c.blocks, c.threads, stream);
   };
 
   TimedKernel result;

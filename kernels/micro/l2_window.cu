@@ -49,7 +49,7 @@ void launch_pass(float* stream, const float* freq, int64_t stream_n, int64_t fre
                   static_cast<unsigned>((stream_n4 + freq_n4 - 1) / freq_n4));
   stream_reuse_kernel<<<grid, kThreads, 0, cuda_stream>>>(
       reinterpret_cast<float4*>(stream), reinterpret_cast<const float4*>(freq), stream_n4, freq_n4);
-  RTM_MICRO_CHECK_LAUNCH("stream_reuse_kernel");
+  CUDA_CHECK_LAUNCH("stream_reuse_kernel");
 }
 
 // Owns the L2 persistence settings while the experiment runs: sets the set-aside and the
@@ -80,23 +80,23 @@ public:
     if (error == cudaSuccess) return true;
     if (error != cudaErrorUnsupportedLimit && error != cudaErrorNotSupported &&
         error != cudaErrorInvalidValue)
-      detail::throw_cuda_error(error, "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)",
-                               __FILE__, __LINE__);
+      cuda::check_runtime(error, "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)", __FILE__,
+                          __LINE__); // throws
     (void)cudaGetLastError();
     return false;
   }
 
   // window_bytes 0: no window. Lines made persisting by an earlier case become normal first.
   void apply(size_t set_aside, const void* base, size_t window_bytes, float hit_ratio) {
-    RTM_MICRO_CHECK(cudaCtxResetPersistingL2Cache());
-    RTM_MICRO_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
+    CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
     cudaStreamAttrValue attr{};
     attr.accessPolicyWindow.base_ptr = window_bytes ? const_cast<void*>(base) : nullptr;
     attr.accessPolicyWindow.num_bytes = window_bytes;
     attr.accessPolicyWindow.hitRatio = window_bytes ? hit_ratio : 0.0f;
     attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
     attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-    RTM_MICRO_CHECK(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr));
+    CUDA_CHECK(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr));
   }
 
 private:
@@ -120,11 +120,11 @@ std::vector<float> stream_reuse_once(const std::vector<float>& stream,
   const int64_t stream_n = static_cast<int64_t>(stream.size());
   const int64_t freq_n = static_cast<int64_t>(freq.size());
   check_sizes(stream_n, freq_n);
-  detail::DeviceBuffer<float> ds(stream_n, "stream"), df(freq_n, "frequent buffer");
+  cuda::DeviceArray<float> ds(stream_n, "stream"), df(freq_n, "frequent buffer");
   ds.upload(stream);
   df.upload(freq);
-  launch_pass(ds.get(), df.get(), stream_n, freq_n, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  launch_pass(ds.data(), df.data(), stream_n, freq_n, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return ds.download();
 }
 
@@ -139,17 +139,20 @@ std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<i
     check_sizes(stream_bytes / 4, bytes / 4);
   }
   const int64_t stream_n = stream_bytes / 4;
-  const DeviceProperties device = query_device();
+  int device_index = 0;
+  CUDA_CHECK(cudaGetDevice(&device_index));
+  const cuda::DeviceInfo device = cuda::query_device(device_index);
+  const auto set_aside_max = static_cast<int64_t>(device.max_persisting_l2_bytes);
+  const auto window_max = static_cast<int64_t>(device.max_access_policy_window_bytes);
   const int64_t max_freq_n = *std::max_element(freq_bytes.begin(), freq_bytes.end()) / 4;
 
-  detail::Stream stream;
-  detail::DeviceBuffer<float> s(stream_n, "l2-window stream"), f(max_freq_n, "l2-window frequent");
+  cuda::Stream stream;
+  cuda::DeviceArray<float> s(stream_n, "l2-window stream"), f(max_freq_n, "l2-window frequent");
   const uint32_t seed_s = detail::fresh_seed(), seed_f = seed_s + 1;
-  detail::fill_pattern(f.get(), max_freq_n, seed_f, stream);
+  detail::fill_pattern(f.data(), max_freq_n, seed_f, stream);
   PersistenceSettings settings(stream);
   const bool persistence =
-      device.persisting_l2_max_bytes > 0 && device.access_policy_max_window_bytes > 0 &&
-      settings.can_set_aside(static_cast<size_t>(device.persisting_l2_max_bytes));
+      set_aside_max > 0 && window_max > 0 && settings.can_set_aside(size_t(set_aside_max));
 
   std::vector<L2WindowRun> runs;
   for (int64_t bytes : freq_bytes) {
@@ -164,25 +167,25 @@ std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<i
           runs.push_back(run);
           continue;
         }
-        run.set_aside_bytes = device.persisting_l2_max_bytes;
-        run.window_bytes = std::min(bytes, device.access_policy_max_window_bytes);
+        run.set_aside_bytes = set_aside_max;
+        run.window_bytes = std::min(bytes, window_max);
         run.hit_ratio = mode == WindowMode::hit_ratio_one
                             ? 1.0
                             : std::min(1.0, double(run.set_aside_bytes) / double(run.window_bytes));
       }
       if (persistence) // else no window was ever set: nothing to undo for "none"
-        settings.apply(static_cast<size_t>(run.set_aside_bytes), f.get(),
+        settings.apply(static_cast<size_t>(run.set_aside_bytes), f.data(),
                        static_cast<size_t>(run.window_bytes), static_cast<float>(run.hit_ratio));
 
-      detail::fill_pattern(s.get(), stream_n, seed_s, stream);
-      launch_pass(s.get(), f.get(), stream_n, freq_n, stream);
+      detail::fill_pattern(s.data(), stream_n, seed_s, stream);
+      launch_pass(s.data(), f.data(), stream_n, freq_n, stream);
       stream.synchronize();
       run.pass.check = detail::verify_output(s.download(), [&](int64_t i) {
         return pattern_value(i, seed_s) + pattern_value(i % freq_n, seed_f);
       });
       // Later passes keep adding to the stream: values grow by < 1 a pass, timing is unaffected.
       run.pass.time = detail::time_launches(
-          stream, timing, [&]() { launch_pass(s.get(), f.get(), stream_n, freq_n, stream); });
+          stream, timing, [&]() { launch_pass(s.data(), f.data(), stream_n, freq_n, stream); });
       runs.push_back(run);
     }
   }

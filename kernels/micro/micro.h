@@ -5,41 +5,27 @@
 //   - run_*(): allocate inputs well beyond L2, check one launch's output, then time launches
 //     with CUDA events (warm-up first, median of repeats);
 //   - *_once(): one launch on inputs the caller gives, returning the output (for tests).
-// Errors (a failing CUDA call, not enough device memory) throw std::runtime_error naming the call,
-// file and line; bad arguments throw std::invalid_argument.
+// Devices, buffers, streams, timing and error checks are the project's CUDA utility layer
+// (kernels/cuda/device_info.h, device_buffer.cuh, cuda_stream.cuh, event_timer.cuh, cuda_check.cuh).
+// Errors (a failing CUDA call, not enough device memory) throw rtm::cuda::CudaError (a
+// std::runtime_error) naming the call, file and line; bad arguments throw std::invalid_argument.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/device_info.h"
 #include "kernels/micro/memory_model.h"
 #include "kernels/micro/micro_pattern.h"
 
 namespace rtm::micro {
 
 // ---- The device --------------------------------------------------------------------------------
+// Described by the CUDA utility layer (kernels/cuda/device_info.h: cuda::query_device, its theoretical
+// bandwidth); the model sees it as a DeviceModel.
 
-struct DeviceProperties {
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  int64_t global_mem_bytes = 0;
-  int64_t l2_bytes = 0;
-  int64_t persisting_l2_max_bytes = 0; // 0: no L2 persistence on this device
-  int64_t access_policy_max_window_bytes = 0;
-  int memory_clock_khz =
-      0;                  // 0 when the runtime does not report it (attributes, not cudaDeviceProp:
-  int bus_width_bits = 0; // CUDA 13 removed the clock fields from cudaDeviceProp)
-  int sm_clock_khz = 0;
-  // 2 x memory clock x bus width (double data rate), in GB/s; NaN when either is unknown.
-  double theoretical_peak_gb_per_s() const;
-  model::DeviceModel model() const;
-};
-
-// True when a CUDA device can be used; otherwise `why` (if given) says why not. Never throws.
-bool gpu_available(std::string* why = nullptr);
-DeviceProperties query_device();
+model::DeviceModel device_model(const cuda::DeviceInfo& device);
 
 // ---- Timing ------------------------------------------------------------------------------------
 

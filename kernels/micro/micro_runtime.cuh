@@ -1,5 +1,7 @@
-// What every microkernel file needs around its kernels: device buffers, a stream, event timing,
-// pattern-filled inputs, poisoned outputs and the element-by-element check of a result.
+// What every microkernel file needs around its kernels beyond the CUDA utility layer (device
+// arrays, streams, event timing, error checks: kernels/cuda/device_buffer.cuh, cuda_stream.cuh,
+// event_timer.cuh, cuda_check.cuh): timing summaries, pattern-filled inputs and the
+// element-by-element check of a result.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,114 +14,27 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/cuda_stream.cuh"
+#include "kernels/cuda/device_buffer.cuh"
+#include "kernels/cuda/event_timer.cuh"
+#include "solvers/contracts/median.h"
 #include "kernels/micro/micro.h"
-#include "kernels/micro/micro_check.cuh"
 
 namespace rtm::micro::detail {
 
-// Device memory for `count` elements of T, freed when it goes out of scope. `what` names the
-// buffer in the message when the device has too little memory.
-template <class T>
-class DeviceBuffer {
-public:
-  DeviceBuffer(int64_t count, const char* what) : count_(count) {
-    if (count <= 0) return;
-    const cudaError_t error = cudaMalloc(&ptr_, bytes());
-    if (error == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError(); // clear it: the context is still usable
-      size_t free_bytes = 0, total_bytes = 0;
-      (void)cudaMemGetInfo(&free_bytes, &total_bytes);
-      throw std::runtime_error("not enough device memory for " + std::string(what) + ": " +
-                               std::to_string(bytes() >> 20) + " MiB asked, " +
-                               std::to_string(free_bytes >> 20) + " MiB free");
-    }
-    if (error != cudaSuccess) throw_cuda_error(error, "cudaMalloc", __FILE__, __LINE__);
-  }
-  ~DeviceBuffer() {
-    if (ptr_)
-      (void)cudaFree(ptr_); // a destructor cannot throw; an error here repeats an earlier one
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  T* get() const { return ptr_; }
-  int64_t size() const { return count_; }
-  size_t bytes() const { return static_cast<size_t>(count_) * sizeof(T); }
-
-  void upload(const std::vector<T>& host) {
-    if (static_cast<int64_t>(host.size()) != count_)
-      throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
-    if (count_ > 0) RTM_MICRO_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
-  }
-  std::vector<T> download() const {
-    std::vector<T> host(static_cast<size_t>(count_));
-    if (count_ > 0) RTM_MICRO_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
-    return host;
-  }
-  // All bits set: NaN as float or double, so an element the kernel forgets to write fails the
-  // check.
-  void poison(cudaStream_t stream) {
-    if (count_ > 0) RTM_MICRO_CHECK(cudaMemsetAsync(ptr_, 0xFF, bytes(), stream));
-  }
-
-private:
-  T* ptr_ = nullptr;
-  int64_t count_ = 0;
-};
-
-class Stream {
-public:
-  Stream() { RTM_MICRO_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~Stream() { (void)cudaStreamDestroy(stream_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  operator cudaStream_t() const { return stream_; }
-  void synchronize() const { RTM_MICRO_CHECK(cudaStreamSynchronize(stream_)); }
-
-private:
-  cudaStream_t stream_ = nullptr;
-};
-
-class Event {
-public:
-  Event() { RTM_MICRO_CHECK(cudaEventCreate(&event_)); }
-  ~Event() { (void)cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  operator cudaEvent_t() const { return event_; }
-
-private:
-  cudaEvent_t event_ = nullptr;
-};
-
-// Times `launch` (which enqueues one kernel or copy on `stream` and checks it) with CUDA events
-// around each launch: warm-up launches first, then the timed ones; reports their median.
+// Times `launch` (which enqueues one kernel or copy on `stream` and checks it) with the utility
+// layer's event timing: at least one warm-up launch (the budget needs its time), then the timed
+// ones; their median, minimum and maximum.
 template <class Launch>
 Timing time_launches(cudaStream_t stream, const TimingOptions& options, Launch&& launch) {
-  Event start, stop;
-  auto one = [&]() {
-    RTM_MICRO_CHECK(cudaEventRecord(start, stream));
-    launch();
-    RTM_MICRO_CHECK(cudaEventRecord(stop, stream));
-    RTM_MICRO_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    RTM_MICRO_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    return static_cast<double>(ms);
-  };
-  double last_warm_ms = 0;
-  for (int i = 0; i < std::max(1, options.warmup); ++i) last_warm_ms = one();
-
-  int repeats = std::max(1, options.repeats);
-  if (options.budget_ms > 0 && last_warm_ms > 0)
-    repeats = std::min(repeats, std::max(3, static_cast<int>(options.budget_ms / last_warm_ms)));
-  std::vector<double> ms(static_cast<size_t>(repeats));
-  for (double& m : ms) m = one();
-  std::sort(ms.begin(), ms.end());
+  const std::vector<double> ms = cuda::time_launches(
+      stream, {std::max(1, options.warmup), options.repeats, options.budget_ms}, launch);
   Timing t;
-  t.repeats = repeats;
-  t.min_ms = ms.front();
-  t.max_ms = ms.back();
-  t.median_ms = repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
+  t.repeats = static_cast<int>(ms.size());
+  t.min_ms = *std::min_element(ms.begin(), ms.end());
+  t.max_ms = *std::max_element(ms.begin(), ms.end());
+  t.median_ms = median(ms);
   return t;
 }
 

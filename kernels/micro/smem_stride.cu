@@ -38,7 +38,7 @@ void check_args(int stride, int iterations) {
 void launch(int stride, int iterations, uint32_t* sums, int blocks, int threads,
             cudaStream_t stream) {
   smem_stride_kernel<<<blocks, threads, 0, stream>>>(stride, iterations, sums);
-  RTM_MICRO_CHECK_LAUNCH("smem_stride_kernel");
+  CUDA_CHECK_LAUNCH("smem_stride_kernel");
 }
 
 // What thread `t` (of blocks of `threads`) must write.
@@ -56,10 +56,10 @@ std::vector<uint32_t> smem_stride_once(int stride, int iterations, int blocks, i
   check_args(stride, iterations);
   if (blocks < 1 || threads < 1 || threads > 1024)
     throw std::invalid_argument("smem_stride_once: need blocks >= 1 and 1 <= threads <= 1024");
-  detail::DeviceBuffer<uint32_t> sums(int64_t(blocks) * threads, "smem-stride sums");
-  RTM_MICRO_CHECK(cudaMemset(sums.get(), 0xFF, sums.bytes()));
-  launch(stride, iterations, sums.get(), blocks, threads, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  cuda::DeviceArray<uint32_t> sums(int64_t(blocks) * threads, "smem-stride sums");
+  CUDA_CHECK(cudaMemset(sums.data(), 0xFF, sums.bytes()));
+  launch(stride, iterations, sums.data(), blocks, threads, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return sums.download();
 }
 
@@ -67,15 +67,15 @@ std::vector<SmemStrideRun> run_smem_stride(const std::vector<int>& strides, int 
                                            const TimingOptions& timing) {
   for (int s : strides) check_args(s, iterations);
   int device = 0, sm_count = 0, blocks_per_sm = 0;
-  RTM_MICRO_CHECK(cudaGetDevice(&device));
-  RTM_MICRO_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  RTM_MICRO_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, smem_stride_kernel,
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, smem_stride_kernel,
                                                                 kThreads, 0));
   // One full wave: every SM runs the same number of warps, so time per access per SM is the
   // kernel time over one SM's share of the loads.
   const int blocks = sm_count * std::max(1, blocks_per_sm);
-  detail::Stream stream;
-  detail::DeviceBuffer<uint32_t> sums(int64_t(blocks) * kThreads, "smem-stride sums");
+  cuda::Stream stream;
+  cuda::DeviceArray<uint32_t> sums(int64_t(blocks) * kThreads, "smem-stride sums");
 
   std::vector<SmemStrideRun> runs;
   for (int stride : strides) {
@@ -83,13 +83,13 @@ std::vector<SmemStrideRun> run_smem_stride(const std::vector<int>& strides, int 
     run.stride = stride;
     run.sm_count = sm_count;
     run.warp_loads = int64_t(blocks) * (kThreads / 32) * iterations * kSmemLoadsPerIteration;
-    RTM_MICRO_CHECK(cudaMemsetAsync(sums.get(), 0xFF, sums.bytes(), stream));
-    launch(stride, iterations, sums.get(), blocks, kThreads, stream);
+    CUDA_CHECK(cudaMemsetAsync(sums.data(), 0xFF, sums.bytes(), stream));
+    launch(stride, iterations, sums.data(), blocks, kThreads, stream);
     stream.synchronize();
     run.kernel.check = detail::verify_output(
         sums.download(), [&](int64_t t) { return expected_sum(t, kThreads, stride, iterations); });
     run.kernel.time = detail::time_launches(stream, timing, [&]() {
-      launch(stride, iterations, sums.get(), blocks, kThreads, stream);
+      launch(stride, iterations, sums.data(), blocks, kThreads, stream);
     });
     runs.push_back(run);
   }

@@ -69,15 +69,15 @@ void launch_transpose(model::TransposeKind kind, const float* in, float* out, in
   switch (kind) {
   case model::TransposeKind::naive:
     transpose_naive_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
-    RTM_MICRO_CHECK_LAUNCH("transpose_naive_kernel");
+    CUDA_CHECK_LAUNCH("transpose_naive_kernel");
     break;
   case model::TransposeKind::tiled:
     transpose_tiled_kernel<0><<<grid, block, 0, stream>>>(in, out, rows, cols);
-    RTM_MICRO_CHECK_LAUNCH("transpose_tiled_kernel<0>");
+    CUDA_CHECK_LAUNCH("transpose_tiled_kernel<0>");
     break;
   case model::TransposeKind::padded:
     transpose_tiled_kernel<1><<<grid, block, 0, stream>>>(in, out, rows, cols);
-    RTM_MICRO_CHECK_LAUNCH("transpose_tiled_kernel<1>");
+    CUDA_CHECK_LAUNCH("transpose_tiled_kernel<1>");
     break;
   }
 }
@@ -98,35 +98,35 @@ std::vector<float> transpose_once(const std::vector<float>& in, int64_t rows, in
   check_shape(rows, cols);
   if (static_cast<int64_t>(in.size()) != rows * cols)
     throw std::invalid_argument("transpose_once: input size is not rows x cols");
-  detail::DeviceBuffer<float> din(rows * cols, "transpose input"),
+  cuda::DeviceArray<float> din(rows * cols, "transpose input"),
       dout(rows * cols, "transpose output");
   din.upload(in);
   dout.poison(nullptr);
-  launch_transpose(kind, din.get(), dout.get(), rows, cols, nullptr);
-  RTM_MICRO_CHECK(cudaDeviceSynchronize());
+  launch_transpose(kind, din.data(), dout.data(), rows, cols, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return dout.download();
 }
 
 TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timing) {
   check_shape(rows, cols);
   const int64_t n = rows * cols;
-  detail::Stream stream;
-  detail::DeviceBuffer<float> in(n, "transpose input"), out(n, "transpose output");
+  cuda::Stream stream;
+  cuda::DeviceArray<float> in(n, "transpose input"), out(n, "transpose output");
   const uint32_t seed = detail::fresh_seed();
-  detail::fill_pattern(in.get(), n, seed, stream);
+  detail::fill_pattern(in.data(), n, seed, stream);
 
   TransposeRun run;
   run.rows = rows;
   run.cols = cols;
   run.copy = detail::time_launches(stream, timing,
-                                   [&]() { detail::launch_copy(in.get(), out.get(), n, stream); });
+                                   [&]() { detail::launch_copy(in.data(), out.data(), n, stream); });
   for (auto kind :
        {model::TransposeKind::naive, model::TransposeKind::tiled, model::TransposeKind::padded}) {
     TimedKernel& k = kind == model::TransposeKind::naive   ? run.naive
                      : kind == model::TransposeKind::tiled ? run.tiled
                                                            : run.padded;
     out.poison(stream);
-    launch_transpose(kind, in.get(), out.get(), rows, cols, stream);
+    launch_transpose(kind, in.data(), out.data(), rows, cols, stream);
     stream.synchronize();
     // Output element o is row o / rows, column o % rows of the cols x rows result: input (r, c) =
     // (o % rows, o / rows).
@@ -134,7 +134,7 @@ TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timi
       return pattern_value(uint64_t(o % rows) * cols + o / rows, seed);
     });
     k.time = detail::time_launches(
-        stream, timing, [&]() { launch_transpose(kind, in.get(), out.get(), rows, cols, stream); });
+        stream, timing, [&]() { launch_transpose(kind, in.data(), out.data(), rows, cols, stream); });
   }
   return run;
 }

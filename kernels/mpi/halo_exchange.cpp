@@ -5,18 +5,16 @@
 #include <string>
 
 #include "kernels/mpi/halo_exchange.h"
+#include "kernels/mpi/halo_messages.h"
 #include "kernels/mpi/mpi_context.h"
 
 namespace rtm {
 namespace {
 
-// Message tags: which way the planes travel.
-constexpr int kTagUp = 1;   // to the rank above (its ghost planes below)
-constexpr int kTagDown = 2; // to the rank below
-
 class HostMpiExchange final : public HaloExchange {
 public:
-  HostMpiExchange(Wavefield& local, const HaloPlan& plan) : local_(local), plan_(plan) {}
+  HostMpiExchange(Wavefield& local, const HaloPlan& plan)
+      : local_(local), plan_(plan), messages_(halo_messages(plan)) {}
   ~HostMpiExchange() override {
     // An exception between start() and finish() must not leave MPI writing into freed memory.
     if (active_ > 0) MPI_Waitall(active_, requests_.data(), MPI_STATUSES_IGNORE);
@@ -26,13 +24,15 @@ public:
 
   void start() override {
     active_ = 0;
-    if (plan_.rank_below >= 0) {
-      post_recv(plan_.recv_below, plan_.rank_below, kTagUp);
-      post_send(plan_.send_below, plan_.rank_below, kTagDown);
+    for (const HaloMessage& m : messages_.receives) {
+      const PlaneSpan span = planes(m.first_plane);
+      MPI_Irecv(span.data, halo_message_bytes(span.bytes, "mpi"), MPI_BYTE, m.peer, m.tag,
+                plan_.comm, &requests_[size_t(active_++)]);
     }
-    if (plan_.rank_above >= 0) {
-      post_recv(plan_.recv_above, plan_.rank_above, kTagDown);
-      post_send(plan_.send_above, plan_.rank_above, kTagUp);
+    for (const HaloMessage& m : messages_.sends) {
+      const PlaneSpan span = planes(m.first_plane);
+      MPI_Isend(span.data, halo_message_bytes(span.bytes, "mpi"), MPI_BYTE, m.peer, m.tag,
+                plan_.comm, &requests_[size_t(active_++)]);
     }
   }
 
@@ -47,22 +47,12 @@ private:
     const PlaneSpan span = local_.next_field_planes(first, first + kHalo);
     if (span.device >= 0)
       throw std::logic_error("halo exchange (mpi): the wavefield is in GPU memory; use a GPU transport");
-    if (span.bytes > size_t(1) << 31)
-      throw std::runtime_error("halo exchange (mpi): a message of " + std::to_string(span.bytes) +
-                               " bytes exceeds MPI's int count");
     return span;
-  }
-  void post_recv(int first, int peer, int tag) {
-    const PlaneSpan span = planes(first);
-    MPI_Irecv(span.data, int(span.bytes), MPI_BYTE, peer, tag, plan_.comm, &requests_[size_t(active_++)]);
-  }
-  void post_send(int first, int peer, int tag) {
-    const PlaneSpan span = planes(first);
-    MPI_Isend(span.data, int(span.bytes), MPI_BYTE, peer, tag, plan_.comm, &requests_[size_t(active_++)]);
   }
 
   Wavefield& local_;
   HaloPlan plan_;
+  HaloMessages messages_;
   std::array<MPI_Request, 4> requests_{};
   int active_ = 0;
 };
