@@ -1,9 +1,9 @@
-// The shot loop (solvers/shot_loop.h) with fake shots: every unfinished shot runs exactly once over
-// the shot groups, resumed shots are skipped, checkpoints fall due every K shots but never after a
-// group's last one, a stop asked for after shot k ends every rank at its next shot boundary with one
-// agreed signal and a last checkpoint, and the per-shot lines and progress say where the run is (a
-// fake clock makes the times exact). Runs as one rank without a launcher, and under mpiexec with
-// several ranks (ctest test_shot_loop_np<n>): every rank must call the loop alike.
+// The shot loop (solvers/drivers/shot_loop.h) with fake shots: every unfinished shot runs exactly
+// once over the shot groups, resumed shots are skipped, checkpoints fall due every K shots but
+// never after a group's last one, a stop asked for after shot k ends every rank at its next shot
+// boundary with one agreed signal and a last checkpoint, and the per-shot lines and progress say
+// where the run is (a fake clock makes the times exact). Runs as one rank without a launcher, and
+// under mpiexec with several ranks (ctest test_shot_loop_np<n>): every rank must call the loop alike.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "solvers/mpi_context.h"
-#include "solvers/shot_loop.h"
+#include "kernels/mpi/mpi_context.h"
+#include "solvers/drivers/shot_loop.h"
 
 using namespace rtm;
 using ::testing::HasSubstr;

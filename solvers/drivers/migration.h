@@ -149,7 +149,8 @@ void print_migration_profile(const MigrationProfile& profile, std::ostream& out)
 
 // How a migration is shared among MPI ranks, checkpointed and stopped (docs/parallel.md,
 // docs/robustness.md); the stop request, the shot-started call and the progress options are the
-// shot loop's (solvers/drivers/shot_loop.h). The default is one rank, no checkpoints, never stopped.
+// shot loop's (solvers/drivers/shot_loop.h). The default is one rank, no checkpoints, never
+// stopped.
 struct MigrationControl : ShotLoopControl {
   const ParallelContext* parallel = nullptr; // nullptr: one rank
   // Checkpoints: "" writes none; otherwise the output file whose checkpoints they are

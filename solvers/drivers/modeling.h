@@ -42,7 +42,8 @@ struct RunStats {
 
 // How a modeling run reports progress, checkpoints, resumes and stops (docs/robustness.md); the
 // stop request, the shot-started call and the progress options are the shot loop's
-// (solvers/drivers/shot_loop.h). The default: progress lines every few seconds, no checkpoint, never stopped.
+// (solvers/drivers/shot_loop.h). The default: progress lines every few seconds, no checkpoint,
+// never stopped.
 struct ModelingControl : ShotLoopControl {
   // Checkpoint: "" writes none; otherwise the output file whose checkpoint it is: each finished
   // shot is written to shot_checkpoint_dir(output) as it finishes (io/shot_checkpoint.h).

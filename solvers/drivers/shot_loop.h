@@ -1,9 +1,9 @@
 // The one shot loop of modeling and migration (docs/design.md, "The shot loop"): it hands the
-// shots still to do out to the shot groups (solvers/drivers/shot_parallel.h), asks at every shot boundary
-// whether the run must stop, writes a checkpoint when one is due, reports progress (inside a shot
-// and a line per finished shot, with the time left) and agrees on the stop over every rank. What a
-// shot computes, what a checkpoint holds and how results are collected stay with the driver, which
-// passes them in as callbacks:
+// shots still to do out to the shot groups (solvers/drivers/shot_parallel.h), asks at every shot
+// boundary whether the run must stop, writes a checkpoint when one is due, reports progress
+// (inside a shot and a line per finished shot, with the time left) and agrees on the stop over
+// every rank. What a shot computes, what a checkpoint holds and how results are collected stay
+// with the driver, which passes them in as callbacks:
 //
 //   set-up (grid, propagators, resume state)  ->  run_shot_loop(plan, control, ..., body)
 //                                              ->  finishing (collect or sum, write)
@@ -19,7 +19,8 @@
 namespace rtm {
 
 // What a run is told from outside (app/stop_signals.h, the progress options); the shared part of
-// ModelingControl and MigrationControl. The default: never stopped, nobody told, progress every 3 s.
+// ModelingControl and MigrationControl. The default: never stopped, nobody told, progress every
+// 3 s.
 struct ShotLoopControl {
   // Asked at every shot boundary: a signal number when the run must stop, 0 to go on.
   std::function<int()> stop_requested;
@@ -74,6 +75,7 @@ std::vector<int> unfinished_shots(int total, const std::vector<char>& finished);
 // group's leader. `clock` times the progress and the summary (injectable for tests).
 ShotLoopSummary run_shot_loop(const ShotLoopPlan& plan, const ShotLoopControl& control,
                               const ParallelContext& parallel, std::ostream& log,
-                              const ShotLoopBody& body, const ProgressClock& clock = steady_seconds);
+                              const ShotLoopBody& body,
+                              const ProgressClock& clock = steady_seconds);
 
 } // namespace rtm
