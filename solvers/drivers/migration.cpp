@@ -1,7 +1,6 @@
 #include "solvers/drivers/migration.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "io/provenance.h"
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/numerics.h"
+#include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/time_dispersion.h"
 
@@ -346,13 +346,50 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   return id;
 }
 
-MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
-                              const MigrationParams& params, std::ostream& log, RunStats* stats,
-                              const MigrationControl& control) {
-  const auto setup_start = std::chrono::steady_clock::now();
-  const ParallelContext one_rank;
-  const ParallelContext& parallel = control.parallel ? *control.parallel : one_rank;
-  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
+namespace {
+
+// The steps of migrate_shots, in the order it takes them. What they set up once for every shot
+// lives in a MigrationRun.
+struct MigrationRun {
+  MigrationRun(const VelocityModel& model_in, const ShotFile& shots_in,
+               const MigrationParams& params_in, const ParallelContext& parallel_in,
+               std::ostream& info_in, SimulationGrid sim_in)
+      : model(model_in), shots(shots_in), params(params_in), parallel(parallel_in), info(info_in),
+        sim(std::move(sim_in)) {}
+
+  const VelocityModel& model;
+  const ShotFile& shots;
+  const MigrationParams& params;
+  const ParallelContext& parallel;
+  std::ostream& info; // world rank 0's log; the others' discards
+  SimulationGrid sim;
+  Box box;
+  int nt = 0;
+  double f0 = 0;
+  ReconstructionMemory memory;
+  std::vector<PointStencil> receivers;
+  double data_phase_order = 0;
+  std::unique_ptr<ShotFields> fields;        // the source and receiver fields, the image
+  std::unique_ptr<PointSet> receiver_set;    // on the receiver field
+  std::unique_ptr<BoundaryStore> boundary;   // of the source field (boundary reconstruction)
+  std::vector<float> source_wavelet;
+  std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
+  double max_v2dt2 = 0;
+  HealthCheck source_health;
+  // What this group's checkpoints hold: for group 0 the carried shots too.
+  std::vector<long long> group_finished;
+  std::vector<std::string> group_absorbed;
+};
+
+// Wave-step sweeps of the grid per shot: the source forward, the receiver backwards, and with
+// boundary saving the source backwards again.
+double sweeps_per_shot(const MigrationParams& params) {
+  return params.reconstruction == Reconstruction::boundary ? 3 : 2;
+}
+
+// Inputs a migration refuses before any work (InputError naming the value).
+void check_migration_inputs(const VelocityModel& model, const ShotFile& shots,
+                            const MigrationParams& params) {
   if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
   if (shots.receivers.empty()) throw InputError("migration: the shot file holds no receivers");
   if (!(params.illumination_eps > 0))
@@ -369,247 +406,247 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                      ", " + format_number(model.dx) +
                      ") m): migrate in a slower or coarser model, or model the shots with a "
                      "smaller --dt");
+}
+
+// The compute grid at the data's dt, the wavelet's f0 checked, the dispersion warning.
+SimulationGrid migration_grid(const VelocityModel& model, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& info) {
   BoundaryConfig boundary = params.boundary;
   if (boundary.frequency == 0 && shots.f0 > 0 && std::isfinite(shots.f0))
     boundary.frequency = shots.f0; // the C-PML's alpha
-  const SimulationGrid sim = make_simulation_grid(model, boundary, shots.dt);
+  SimulationGrid sim = make_simulation_grid(model, boundary, shots.dt);
   if (!(shots.f0 > 0))
     throw InputError("the shot file's /wavelet has no f0 attribute (peak frequency): migration "
                      "needs it for the snapshot interval and the direct-wave mute");
-  const double f0 = shots.f0;
-  const std::string warning = dispersion_warning(model.vmin(), f0, model.dx, model.dy, model.dz);
+  const std::string warning = dispersion_warning(model.vmin(), shots.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
+  return sim;
+}
 
-  const Box box = model_box(sim);
-  const int nt = shots.nt;
-  MigrationResult result;
-  result.memory = reconstruction_memory(sim, nt, f0);
-  const ReconstructionMemory& mem = result.memory;
-  info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
+// The memory of both reconstruction strategies (said before the run), and the receivers.
+void plan_reconstruction_and_receivers(MigrationRun& run) {
+  const MigrationParams& params = run.params;
+  run.box = model_box(run.sim);
+  run.nt = run.shots.nt;
+  run.f0 = run.shots.f0;
+  run.memory = reconstruction_memory(run.sim, run.nt, run.f0);
+  const ReconstructionMemory& mem = run.memory;
+  run.info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
       << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
       << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
       << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
       << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
       << reconstruction_name(params.reconstruction) << "\n";
 
-  std::vector<PointStencil> receivers;
-  for (size_t r = 0; r < shots.receivers.size(); ++r)
-    receivers.push_back(locate_point(sim, shots.receivers[r], "receiver " + std::to_string(r),
-                                     params.point_interpolation));
+  for (size_t r = 0; r < run.shots.receivers.size(); ++r)
+    run.receivers.push_back(locate_point(run.sim, run.shots.receivers[r],
+                                         "receiver " + std::to_string(r),
+                                         params.point_interpolation));
+}
 
-  // The data's phase correction (docs/rtm.md, 6a): one filter for every shot (they share the
-  // receivers), chosen from the receiver geometry unless the user named one.
-  result.data_phase_filter = params.data_phase_filter;
-  {
-    double v_receivers = INFINITY;
-    for (const Position& r : shots.receivers) v_receivers = std::min(v_receivers, velocity_at(model, r));
-    const ReceiverSpread spread = describe_receiver_spread(shots.receivers, v_receivers, f0);
-    if (result.data_phase_filter == DataPhaseFilter::automatic)
-      result.data_phase_filter = choose_data_phase_filter(spread);
-    info << "rtm: data phase filter: " << data_phase_filter_name(result.data_phase_filter)
-         << " ((-i omega / omega0)^" << data_phase_filter_order(result.data_phase_filter)
-         << (params.data_phase_filter == DataPhaseFilter::automatic ? ", chosen from the receivers"
-                                                                     : ", as asked")
-         << "); receivers: " << describe(spread) << "\n";
-  }
-  const double data_phase_order = data_phase_filter_order(result.data_phase_filter);
+// The data's phase correction (docs/rtm.md, 6a): one filter for every shot (they share the
+// receivers), chosen from the receiver geometry unless the user named one.
+DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
+  const MigrationParams& params = run.params;
+  DataPhaseFilter filter = params.data_phase_filter;
+  double v_receivers = INFINITY;
+  for (const Position& r : run.shots.receivers) v_receivers = std::min(v_receivers, velocity_at(run.model, r));
+  const ReceiverSpread spread = describe_receiver_spread(run.shots.receivers, v_receivers, run.f0);
+  if (filter == DataPhaseFilter::automatic) filter = choose_data_phase_filter(spread);
+  run.info << "rtm: data phase filter: " << data_phase_filter_name(filter)
+       << " ((-i omega / omega0)^" << data_phase_filter_order(filter)
+       << (params.data_phase_filter == DataPhaseFilter::automatic ? ", chosen from the receivers"
+                                                                   : ", as asked")
+       << "); receivers: " << describe(spread) << "\n";
+  return filter;
+}
 
-  check_migration_memory(sim, shots, params, parallel);
-  const PropagatorSetup setup = make_propagator_setup(sim);
-  // The source and receiver fields, made together on one backend and kernel ("auto" chooses once).
-  const std::unique_ptr<ShotFields> fields = make_shot_fields(setup, params.backend, parallel, info);
-  const int nrec = int(receivers.size());
-  const std::unique_ptr<PointSet> receiver_set = fields->receiver().add_points(receivers, nt);
-  fields->allocate_image(box);
-  std::unique_ptr<BoundaryStore> boundary_store;
+// Both wavefields on one backend and variant, the receivers on the receiver field, the image and
+// (boundary saving) the source field's ring store.
+void make_wavefields(MigrationRun& run) {
+  const MigrationParams& params = run.params;
+  check_migration_memory(run.sim, run.shots, params, run.parallel);
+  const PropagatorSetup setup = make_propagator_setup(run.sim);
+  // Made together on one backend and kernel ("auto" chooses once).
+  run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
+  run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
+  run.fields->allocate_image(run.box);
   if (params.reconstruction == Reconstruction::boundary)
-    boundary_store = fields->source().make_boundary_store(box, mem.ring_steps);
+    run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps);
+}
 
-  // Resuming: the shots finished before, and group 0 carries their sums on.
-  const int nshots = int(shots.shots.size());
+// Resuming: the shots finished before (returned as flags per shot), and group 0 carries their
+// sums on.
+std::vector<char> resume_migration(MigrationRun& run, const MigrationControl& control) {
+  const int nshots = int(run.shots.shots.size());
   const bool checkpointing = !control.checkpoint_output.empty();
-  ResumeState resumed = checkpointing ? carry_over_checkpoints(control, model, nshots, parallel, info)
-                                      : ResumeState{};
-  if (parallel.group_index() == 0 && !resumed.finished.empty())
-    fields->set_image(resumed.raw_image, resumed.illumination);
-  std::vector<int> remaining; // shot indices still to migrate, in the shot file's order
-  {
-    std::vector<char> done(size_t(nshots), 0);
-    for (long long shot : resumed.finished) done[size_t(shot)] = 1;
-    for (int s = 0; s < nshots; ++s)
-      if (!done[size_t(s)]) remaining.push_back(s);
+  ResumeState resumed = checkpointing
+                            ? carry_over_checkpoints(control, run.model, nshots, run.parallel, run.info)
+                            : ResumeState{};
+  if (run.parallel.group_index() == 0 && !resumed.finished.empty())
+    run.fields->set_image(resumed.raw_image, resumed.illumination);
+  std::vector<char> done(size_t(nshots), 0);
+  for (long long shot : resumed.finished) done[size_t(shot)] = 1;
+  if (run.parallel.group_index() == 0) {
+    run.group_finished = resumed.finished;
+    run.group_absorbed = resumed.absorbed;
   }
-  // What this group's checkpoints hold: for group 0 the carried shots too.
-  std::vector<long long> group_finished;
-  std::vector<std::string> group_absorbed;
-  if (parallel.group_index() == 0) {
-    group_finished = resumed.finished;
-    group_absorbed = resumed.absorbed;
-  }
-  resumed.raw_image = {};
-  resumed.illumination = {};
+  return done;
+}
 
-  const GridLayout& g = sim.layout;
-  info << "rtm: migrating " << remaining.size() << " shot(s)";
-  if (int(remaining.size()) != nshots) info << " (" << nshots - int(remaining.size()) << " resumed)";
-  info << " on " << fields->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
-       << " (absorbing layers of " << params.boundary.width << " cells included), " << nt
-       << " steps of dt = " << shots.dt << " s, " << nrec << " receivers ("
+// The run's description on world rank 0, and what shaped the image for the output file's
+// provenance (io/provenance.h).
+void announce_migration(const MigrationRun& run, int remaining, const MigrationControl& control) {
+  const MigrationParams& params = run.params;
+  const ParallelContext& parallel = run.parallel;
+  std::ostream& info = run.info;
+  const int nshots = int(run.shots.shots.size());
+  const GridLayout& g = run.sim.layout;
+  info << "rtm: migrating " << remaining << " shot(s)";
+  if (remaining != nshots) info << " (" << nshots - remaining << " resumed)";
+  info << " on " << run.fields->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
+       << " (absorbing layers of " << params.boundary.width << " cells included), " << run.nt
+       << " steps of dt = " << run.shots.dt << " s, " << run.receivers.size() << " receivers ("
        << point_interpolation_name(params.point_interpolation) << " point interpolation)";
   if (parallel.size() > 1)
     info << "; " << parallel.group_count() << " shot group(s) of " << parallel.ranks_per_shot()
          << " rank(s)";
   info << "\n";
-  // What shaped the image, for the output file's provenance (io/provenance.h).
-  record_run_parameter("propagator", fields->name());
-  record_run_parameter("dt_s", format_number(shots.dt));
+  record_run_parameter("propagator", run.fields->name());
+  record_run_parameter("dt_s", format_number(run.shots.dt));
   record_run_parameter("boundary", std::string(absorber_name(params.boundary.absorber)) + ", " +
                                        std::to_string(params.boundary.width) + " cells" +
                                        (params.boundary.free_surface ? ", free surface" : ""));
   record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
   record_run_parameter("direct_wave", params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none");
   record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
-  if (checkpointing && control.checkpoint_every > 0)
+  if (!control.checkpoint_output.empty() && control.checkpoint_every > 0)
     info << "rtm: checkpoints every " << control.checkpoint_every << " shot(s) per group to "
          << checkpoint_path(control.checkpoint_output, 0)
          << (parallel.group_count() > 1 ? " (one file per group)" : "") << "\n";
+}
 
-  auto write_group_checkpoint = [&]() {
-    // Every rank of the group downloads (a split propagator assembles the arrays collectively);
-    // the leader writes.
-    MigrationCheckpoint c;
-    c.raw_image = fields->download_image();
-    c.illumination = fields->download_illumination();
-    if (!parallel.is_leader()) return;
-    c.id = new_checkpoint_id();
-    c.absorbed = group_absorbed;
-    c.group = parallel.group_index();
-    c.identity = control.identity;
-    c.finished = group_finished;
-    c.nx = model.nx;
-    c.ny = model.ny;
-    c.nz = model.nz;
-    write_checkpoint(checkpoint_path(control.checkpoint_output, c.group), c);
-  };
-
-  const double propagations = params.reconstruction == Reconstruction::boundary ? 3 : 2;
-  if (params.profile) fields->enable_timing(true);
+// The wavelet the source injects and the source field's health limit.
+void prepare_source(MigrationRun& run) {
+  const SimulationGrid& sim = run.sim;
+  const int nt = run.nt;
   // Traces with the time dispersion removed are time-continuous; the propagators step in time as
   // modeling did, so the wavelet and the data both get the forward transform (docs/rtm.md, "Time
   // dispersion"). Traces as the time stepping made them already carry it: used as they are.
-  std::vector<float> source_wavelet = shots.wavelet;
-  std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
-  if (shots.time_dispersion_removed) {
-    source_wavelet = time_dispersion_transformed(shots.wavelet, TimeDispersion::add);
-    add_time_dispersion = std::make_unique<TimeDispersionTransform>(nt, TimeDispersion::add);
-    info << "rtm: the shot file's traces have the time dispersion removed: the wavelet and the "
-            "data get the forward transform before they are propagated\n";
+  run.source_wavelet = run.shots.wavelet;
+  if (run.shots.time_dispersion_removed) {
+    run.source_wavelet = time_dispersion_transformed(run.shots.wavelet, TimeDispersion::add);
+    run.add_time_dispersion = std::make_unique<TimeDispersionTransform>(nt, TimeDispersion::add);
+    run.info << "rtm: the shot file's traces have the time dispersion removed: the wavelet and the "
+                "data get the forward transform before they are propagated\n";
   }
   // One wavelet for every shot: one source limit; the receiver limit follows each shot's data.
-  const double max_v2dt2 = double(model.vmax()) * model.vmax() * sim.dt * sim.dt;
-  const HealthCheck source_health = make_health_check(
-      sim, runaway_limit(injected_amplitude(source_wavelet, sim.injection_scale(), max_v2dt2), 0.0, nt));
-  const int done_before = nshots - int(remaining.size());
+  run.max_v2dt2 = double(run.model.vmax()) * run.model.vmax() * sim.dt * sim.dt;
+  run.source_health = make_health_check(
+      sim, runaway_limit(injected_amplitude(run.source_wavelet, sim.injection_scale(), run.max_v2dt2), 0.0, nt));
+}
+
+// The group's partial sums and finished shots. Every rank of the group downloads (a split
+// propagator assembles the arrays collectively); the leader writes.
+void write_group_checkpoint(const MigrationRun& run, const MigrationControl& control) {
+  MigrationCheckpoint c;
+  c.raw_image = run.fields->download_image();
+  c.illumination = run.fields->download_illumination();
+  if (!run.parallel.is_leader()) return;
+  c.id = new_checkpoint_id();
+  c.absorbed = run.group_absorbed;
+  c.group = run.parallel.group_index();
+  c.identity = control.identity;
+  c.finished = run.group_finished;
+  c.nx = run.model.nx;
+  c.ny = run.model.ny;
+  c.nz = run.model.nz;
+  write_checkpoint(checkpoint_path(control.checkpoint_output, c.group), c);
+}
+
+// One shot of the file: its data made ready (time dispersion, direct-wave mute, phase filter),
+// then both wavefields run and the image accumulated (migrate_one_shot).
+void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
+  const ShotFile& shots = run.shots;
+  const MigrationParams& params = run.params;
+  const SimulationGrid& sim = run.sim;
+  const int nt = run.nt, nrec = int(run.receivers.size());
+  const double f0 = run.f0;
+  const ShotGather& gather = shots.shots[size_t(s)];
+  std::vector<float> data = gather.data;
+  if (run.add_time_dispersion) run.add_time_dispersion->apply(data);
+  if (params.direct_wave == DirectWaveRemoval::mute) {
+    const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
+                                                     : velocity_at(run.model, gather.source);
+    mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
+  }
+  apply_data_phase_filter(data, nrec, nt, shots.dt, run.data_phase_order, f0);
+  run.receiver_set->upload_series(traces_to_series(data, nrec, nt));
+  // The shot's own source; freed (device memory too) when the shot ends.
+  const std::unique_ptr<PointSet> source_set = run.fields->source().add_points(
+      {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
+                    params.point_interpolation)},
+      nt);
+  source_set->upload_series(run.source_wavelet);
+  ShotSets sets;
+  sets.source = source_set.get();
+  sets.receiver = run.receiver_set.get();
+  sets.boundary = run.boundary.get();
+  sets.nt = nt;
+  sets.source_scale = sim.injection_scale();
+  HealthCheck receiver_health = run.source_health;
+  receiver_health.runaway_limit = runaway_limit(injected_amplitude(data, 1.0, run.max_v2dt2), 0.0, nt);
+  sets.source_health = &run.source_health;
+  sets.receiver_health = &receiver_health;
+  sets.label = "shot " + std::to_string(gather.id);
+  sets.progress = &progress;
+  migrate_one_shot(*run.fields, sets, run.box, params.reconstruction, run.memory.snapshot_interval);
+  run.fields->receiver().synchronize();
+}
+
+// The shots, their steps and costs, as the shot loop sees them.
+ShotLoopPlan migration_plan(const MigrationRun& run, std::vector<char> finished, int checkpoint_every) {
+  const int nt = run.nt;
+  ShotLoopPlan plan;
+  plan.total = int(run.shots.shots.size());
+  plan.finished = std::move(finished);
+  plan.verb = "migrated";
   // Phases of a shot for the progress estimate: nt forward source steps, then the backward
   // sweeps: nt receiver steps and (boundary saving) nt - 1 source steps. A backward step also
   // images, and restores the boundary ring; kBackwardStepCost is its cost relative to a forward
   // step, a guess used only until the first backward sweep has been timed.
   constexpr double kBackwardStepCost = 1.1;
   const long long backward_steps =
-      params.reconstruction == Reconstruction::boundary ? 2LL * nt - 1 : nt;
-  ShotProgress progress(log, parallel.is_root(), control.progress);
-  progress.start_run(nshots, done_before, {{nt, 1.0}, {backward_steps, kBackwardStepCost}},
-                     double(g.interior_cells()), parallel.group_count());
-  ShotDispenser dispenser(parallel, int(remaining.size()));
-  int local_signal = 0, done_here = 0, unsaved = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
-    const int next = dispenser.next(local_signal != 0);
-    if (next < 0) break;
-    // Checkpoint when due and another shot is on its way: after a group's last shot the final
-    // image follows at once, so a checkpoint there (a whole image written) would be wasted.
-    if (checkpointing && control.checkpoint_every > 0 && unsaved >= control.checkpoint_every) {
-      write_group_checkpoint();
-      unsaved = 0;
-    }
-    const int s = remaining[size_t(next)];
-    if (parallel.is_root() && control.shot_started)
-      control.shot_started(s, done_before + done_here + 1, nshots);
-    progress.start_shot(s);
-    const ShotGather& gather = shots.shots[size_t(s)];
-    std::vector<float> data = gather.data;
-    if (add_time_dispersion) add_time_dispersion->apply(data);
-    if (params.direct_wave == DirectWaveRemoval::mute) {
-      const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
-                                                       : velocity_at(model, gather.source);
-      mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
-    }
-    apply_data_phase_filter(data, nrec, nt, shots.dt, data_phase_order, f0);
-    receiver_set->upload_series(traces_to_series(data, nrec, nt));
-    // The shot's own source; freed (device memory too) when the shot ends.
-    const std::unique_ptr<PointSet> source_set = fields->source().add_points(
-        {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
-                      params.point_interpolation)},
-        nt);
-    source_set->upload_series(source_wavelet);
-    ShotSets sets;
-    sets.source = source_set.get();
-    sets.receiver = receiver_set.get();
-    sets.boundary = boundary_store.get();
-    sets.nt = nt;
-    sets.source_scale = sim.injection_scale();
-    HealthCheck receiver_health = source_health;
-    receiver_health.runaway_limit = runaway_limit(injected_amplitude(data, 1.0, max_v2dt2), 0.0, nt);
-    sets.source_health = &source_health;
-    sets.receiver_health = &receiver_health;
-    sets.label = "shot " + std::to_string(gather.id);
-    sets.progress = &progress;
-    migrate_one_shot(*fields, sets, box, params.reconstruction, mem.snapshot_interval);
-    fields->receiver().synchronize();
-    progress.end_shot();
-    group_finished.push_back(s);
-    ++done_here;
-    ++unsaved;
+      run.params.reconstruction == Reconstruction::boundary ? 2LL * nt - 1 : nt;
+  plan.phases = {{nt, 1.0}, {backward_steps, kBackwardStepCost}};
+  const GridLayout& g = run.sim.layout;
+  plan.cells_per_step = double(g.interior_cells());
+  plan.cell_updates_per_shot = double(g.interior_cells()) * nt * sweeps_per_shot(run.params);
+  plan.checkpoint_every = checkpoint_every;
+  return plan;
+}
 
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double gcells = double(g.interior_cells()) * nt * propagations * done_here / elapsed * 1e-9;
-    if (parallel.is_leader())
-      progress.line(shot_progress_line(parallel, "migrated", s, done_here, done_before, nshots,
-                                       elapsed, gcells));
-  }
-  progress.finish();
-  const auto loop_end = std::chrono::steady_clock::now();
+// Where the time went (MigrationParams::profile), up to the end of the loop.
+void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, double setup_start,
+                     MigrationProfile& profile) {
+  profile.measured = true;
+  profile.propagator = run.fields->name();
+  profile.grid = run.sim.layout;
+  profile.shots = loop.done_here;
+  profile.nt = run.nt;
+  profile.sweeps = int(sweeps_per_shot(run.params));
+  profile.setup_s = loop.start_s - setup_start;
+  profile.loop_s = loop.seconds();
+  profile.timing = run.fields->timing();
+}
 
-  // A stop on any rank stops them all: checkpoint what is not saved yet, return no image.
-  result.stop_signal = agree_on_stop(parallel, local_signal);
-  if (result.stop_signal != 0) {
-    if (checkpointing && unsaved > 0) write_group_checkpoint();
-    return result;
-  }
-  result.shots_migrated = int(remaining.size());
-  if (stats) {
-    stats->seconds = std::chrono::duration<double>(loop_end - start).count();
-    stats->cell_updates = double(g.interior_cells()) * nt * propagations * double(remaining.size());
-  }
-  MigrationProfile& profile = result.profile;
-  if (params.profile) {
-    profile.measured = true;
-    profile.propagator = fields->name();
-    profile.grid = g;
-    profile.shots = done_here;
-    profile.nt = nt;
-    profile.sweeps = int(propagations);
-    profile.setup_s = std::chrono::duration<double>(start - setup_start).count();
-    profile.loop_s = std::chrono::duration<double>(loop_end - start).count();
-    profile.timing = fields->timing();
-  }
-
-  const auto finish_start = std::chrono::steady_clock::now();
-  result.raw_image = fields->download_image();
-  result.illumination = fields->download_illumination();
-  // The groups' partial stacks summed on world rank 0, which alone finishes and writes the image.
+// The groups' partial stacks summed on world rank 0, which alone finishes the image: normalised
+// by the illumination, Laplacian-filtered.
+void finish_image(const MigrationRun& run, MigrationResult& result) {
+  const ParallelContext& parallel = run.parallel;
+  const VelocityModel& model = run.model;
+  result.raw_image = run.fields->download_image();
+  result.illumination = run.fields->download_illumination();
   if (parallel.is_leader() && parallel.group_count() > 1) {
     sum_to_root(result.raw_image, parallel.leaders_comm());
     sum_to_root(result.illumination, parallel.leaders_comm());
@@ -617,16 +654,58 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   if (!parallel.is_root()) {
     result.raw_image.clear();
     result.illumination.clear();
-    return result;
+    return;
   }
-  result.image = normalise_image(result.raw_image, result.illumination, params.illumination_eps);
-  if (params.laplacian_filter)
+  result.image = normalise_image(result.raw_image, result.illumination, run.params.illumination_eps);
+  if (run.params.laplacian_filter)
     result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
                                     model.dz);
+}
+
+} // namespace
+
+MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& log, RunStats* stats,
+                              const MigrationControl& control) {
+  const double setup_start = steady_seconds();
+  const ParallelContext one_rank;
+  const ParallelContext& parallel = control.parallel ? *control.parallel : one_rank;
+  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
+  check_migration_inputs(model, shots, params);
+  MigrationRun run(model, shots, params, parallel, info, migration_grid(model, shots, params, info));
+  MigrationResult result;
+  plan_reconstruction_and_receivers(run);
+  result.memory = run.memory;
+  result.data_phase_filter = choose_migration_phase_filter(run);
+  run.data_phase_order = data_phase_filter_order(result.data_phase_filter);
+  make_wavefields(run);
+  ShotLoopPlan plan = migration_plan(run, resume_migration(run, control), control.checkpoint_every);
+  announce_migration(run, int(unfinished_shots(plan.total, plan.finished).size()), control);
+  if (params.profile) run.fields->enable_timing(true);
+  prepare_source(run);
+
+  ShotLoopBody body;
+  body.run_shot = [&run](int s, ShotProgress& progress) { migrate_shot_of_file(run, s, progress); };
+  body.keep_shot = [&run](int s) { run.group_finished.push_back(s); };
+  if (!control.checkpoint_output.empty())
+    body.checkpoint = [&run, &control] { write_group_checkpoint(run, control); };
+  const ShotLoopSummary loop = run_shot_loop(plan, control, parallel, log, body);
+  // A stopped run returns no image, its checkpoint written (by the loop).
+  result.stop_signal = loop.stop_signal;
+  if (result.stop_signal != 0) return result;
+
+  result.shots_migrated = loop.shots_to_do;
+  if (stats) {
+    stats->seconds = loop.seconds();
+    stats->cell_updates = plan.cell_updates_per_shot * double(loop.shots_to_do);
+  }
+  if (params.profile) measure_profile(run, loop, setup_start, result.profile);
+  const double finish_start = steady_seconds();
+  finish_image(run, result);
+  if (!parallel.is_root()) return result;
   if (params.profile) {
-    profile.finish_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
-    print_migration_profile(profile, log);
+    result.profile.finish_s = steady_seconds() - finish_start;
+    print_migration_profile(result.profile, log);
   }
   return result;
 }

@@ -19,6 +19,7 @@
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/drivers/modeling.h"
 #include "solvers/drivers/progress.h"
+#include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/simulation.h"
 
 namespace rtm {
@@ -150,8 +151,10 @@ struct MigrationProfile {
 void print_migration_profile(const MigrationProfile& profile, std::ostream& out);
 
 // How a migration is shared among MPI ranks, checkpointed and stopped (docs/parallel.md,
-// docs/robustness.md). The default is one rank, no checkpoints, never stopped.
-struct MigrationControl {
+// docs/robustness.md); the stop request, the shot-started call and the progress options are the
+// shot loop's (solvers/drivers/shot_loop.h). The default is one rank, no checkpoints, never
+// stopped.
+struct MigrationControl : ShotLoopControl {
   const ParallelContext* parallel = nullptr; // nullptr: one rank
   // Checkpoints: "" writes none; otherwise the output file whose checkpoints they are
   // (checkpoint_path(output, group)). Each shot group writes its partial sums every
@@ -163,13 +166,8 @@ struct MigrationControl {
   // existing checkpoints are refused (they hold work that a fresh run would throw away).
   bool resume = false;
   CheckpointIdentity identity; // of this run (migration_identity); checked against checkpoints
-  // Asked at every shot boundary: a signal number when the run must stop (then it checkpoints
-  // and returns MigrationResult::stop_signal), 0 to go on.
-  std::function<int()> stop_requested;
-  // Called on world rank 0 as its group starts a shot: the shot's index, its ordinal among all
-  // the run's shots (resumed ones counted; exact with one shot group) and the number of shots.
-  std::function<void(int shot, int ordinal, int total)> shot_started;
-  ProgressOptions progress; // inside-the-shot progress on world rank 0 (solvers/drivers/progress.h)
+  // stop_requested: a signal number stops the run at the next shot boundary (then it checkpoints
+  // and returns MigrationResult::stop_signal). shot_started: `shot` is the shot's index in the file.
 };
 
 // The identity of a migration for its checkpoints: `shots_path`'s size and a fingerprint of its

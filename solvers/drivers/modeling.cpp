@@ -1,7 +1,6 @@
 #include "solvers/drivers/modeling.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "io/shot_checkpoint.h"
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/numerics.h"
+#include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/time_dispersion.h"
 #include "solvers/drivers/wavelet.h"
@@ -176,34 +176,42 @@ std::vector<ShotGather> carry_over_shots(const ModelingControl& control, const s
 
 } // namespace
 
-ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const ModelingParams& params,
-                     std::ostream& log, RunStats* stats, const ParallelContext* parallel_context,
-                     ModelingControl* control_in) {
-  ModelingControl no_control;
-  ModelingControl& control = control_in ? *control_in : no_control;
-  const ParallelContext one_rank;
-  const ParallelContext& parallel = parallel_context ? *parallel_context : one_rank;
-  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
+namespace {
+
+void check_modeling_inputs(const ModelingParams& params, const Acquisition& acq) {
   check_modeling_params(params);
   if (acq.sources.empty()) throw InputError("modeling: no sources given");
   if (acq.receivers.empty()) throw InputError("modeling: no receivers given");
+}
 
+// The compute grid of a modeling run, with the dispersion warning (world rank 0 says it).
+SimulationGrid modeling_grid(const VelocityModel& model, const ModelingParams& params,
+                             std::ostream& info) {
   BoundaryConfig boundary = params.boundary;
   if (boundary.frequency == 0) boundary.frequency = params.wavelet.f0; // the C-PML's alpha
-  const SimulationGrid sim = make_simulation_grid(model, boundary, params.dt);
+  SimulationGrid sim = make_simulation_grid(model, boundary, params.dt);
   const std::string warning =
       dispersion_warning(model.vmin(), params.wavelet.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
+  return sim;
+}
 
-  std::vector<PointStencil> receivers;
-  for (size_t r = 0; r < acq.receivers.size(); ++r)
-    receivers.push_back(locate_point(sim, acq.receivers[r], "receiver " + std::to_string(r),
-                                     params.point_interpolation));
-  std::vector<PointStencil> sources;
-  for (size_t s = 0; s < acq.sources.size(); ++s)
-    sources.push_back(locate_point(sim, acq.sources[s], "source " + std::to_string(s),
-                                   params.point_interpolation));
+std::vector<PointStencil> locate_points(const SimulationGrid& sim,
+                                        const std::vector<Position>& positions, const char* what,
+                                        PointInterpolation interpolation) {
+  std::vector<PointStencil> points;
+  for (size_t r = 0; r < positions.size(); ++r)
+    points.push_back(locate_point(sim, positions[r], what + (" " + std::to_string(r)), interpolation));
+  return points;
+}
 
+// The output's header: time axis, wavelet, receivers, grid. The wavelet the sources inject goes
+// to `source_wavelet`, and the transform the traces need to `remove_time_dispersion`.
+ShotFile shot_file_header(const VelocityModel& model, const Acquisition& acq,
+                          const ModelingParams& params, const SimulationGrid& sim,
+                          std::vector<float>& source_wavelet,
+                          std::unique_ptr<TimeDispersionTransform>& remove_time_dispersion,
+                          std::ostream& info) {
   ShotFile out;
   out.nt = int(std::floor(params.record_time / sim.dt + 1e-9)) + 1;
   out.dt = sim.dt;
@@ -212,8 +220,7 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   out.wavelet = ricker_wavelet(out.nt, out.dt, out.f0, out.t0);
   // Time dispersion: the source injects the wavelet's forward transform, and the inverse on the
   // traces makes them what the time-continuous equation gives for out.wavelet (docs/physics.md).
-  std::vector<float> source_wavelet = out.wavelet;
-  std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
+  source_wavelet = out.wavelet;
   if (params.time_dispersion_transform) {
     source_wavelet = time_dispersion_transformed(out.wavelet, TimeDispersion::add);
     remove_time_dispersion = std::make_unique<TimeDispersionTransform>(out.nt, TimeDispersion::remove);
@@ -227,33 +234,36 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   out.nx = model.nx; out.ny = model.ny; out.nz = model.nz;
   out.dx = model.dx; out.dy = model.dy; out.dz = model.dz;
   out.ox = model.ox; out.oy = model.oy; out.oz = model.oz;
+  return out;
+}
 
-  // Refused before anything is allocated when it cannot fit. Only the root keeps every gather,
-  // so the ranks of a node are not given shares of its memory here. A group of several ranks per
-  // shot splits the grid (kernels/mpi/decomposed_propagator.h) and is not estimated.
-  if (parallel.ranks_per_shot() == 1) {
-    RunMemoryPlan plan;
-    plan.layout = sim.layout;
-    plan.box = model_box(sim);
-    plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-    plan.nt = out.nt;
-    plan.receivers = int(receivers.size());
-    plan.shots = int(sources.size());
-    plan.migration = false;
-    check_run_memory(plan, params.backend, 1, "rtm model");
-  }
-  auto propagator = make_shot_wavefield(make_propagator_setup(sim), params.backend, parallel, info);
-  const int nrec = int(receivers.size());
-  const std::unique_ptr<PointSet> receiver_set = propagator->add_points(receivers, out.nt);
+// Refused before anything is allocated when it cannot fit. Only the root keeps every gather,
+// so the ranks of a node are not given shares of its memory here. A group of several ranks per
+// shot splits the grid (kernels/mpi/decomposed_propagator.h) and is not estimated.
+void check_modeling_memory(const SimulationGrid& sim, int nt, size_t receivers, size_t shots,
+                           const ModelingParams& params, const ParallelContext& parallel) {
+  if (parallel.ranks_per_shot() != 1) return;
+  RunMemoryPlan plan;
+  plan.layout = sim.layout;
+  plan.box = model_box(sim);
+  plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
+  plan.nt = nt;
+  plan.receivers = int(receivers);
+  plan.shots = int(shots);
+  plan.migration = false;
+  check_run_memory(plan, params.backend, 1, "rtm model");
+}
 
-  const GridLayout& g = sim.layout;
-  info << "rtm: modeling " << sources.size() << " shot(s) on " << propagator->name() << ": grid "
+// The run's description on world rank 0, and what shaped the traces for the output file's
+// provenance (io/provenance.h).
+void announce_modeling(const ModelingParams& params, const ShotFile& out, size_t shots, int nrec,
+                       const std::string& propagator, const GridLayout& g, std::ostream& info) {
+  info << "rtm: modeling " << shots << " shot(s) on " << propagator << ": grid "
       << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of " << params.boundary.width
       << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
       << " receivers (" << point_interpolation_name(params.point_interpolation)
       << " point interpolation)\n";
-  // What shaped the traces, for the output file's provenance (io/provenance.h).
-  record_run_parameter("propagator", propagator->name());
+  record_run_parameter("propagator", propagator);
   record_run_parameter("dt_s", format_number(out.dt));
   record_run_parameter("wavelet", "Ricker f0 = " + format_number(out.f0) + " Hz, t0 = " +
                                       format_number(out.t0) + " s");
@@ -262,73 +272,32 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
                                        (params.boundary.free_surface ? ", free surface" : ""));
   record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
   record_run_parameter("time_dispersion_transform", params.time_dispersion_transform ? "on" : "off");
+}
 
-  // One source per shot, all with the same wavelet: one limit serves every shot.
-  const double vmax = model.vmax();
-  const HealthCheck health = make_health_check(
+// One source per shot, all with the same wavelet: one limit serves every shot.
+HealthCheck modeling_health(const SimulationGrid& sim, const std::vector<float>& source_wavelet,
+                            double vmax, int nt) {
+  return make_health_check(
       sim, runaway_limit(injected_amplitude(source_wavelet, sim.injection_scale(),
                                             vmax * vmax * sim.dt * sim.dt),
-                         0.0, out.nt));
+                         0.0, nt));
+}
 
-  // Resuming: the shots finished before are read back, not modeled again.
-  const int nshots = int(sources.size());
-  const bool checkpointing = !control.checkpoint_output.empty();
-  std::vector<char> finished(size_t(nshots), 0);
-  std::vector<ShotGather> resumed;
-  if (checkpointing)
-    resumed = carry_over_shots(control, modeling_identity(model, acq, params, out), out, nshots,
-                               parallel, info, finished);
-  std::vector<int> remaining; // shot numbers still to model, in order
-  for (int s = 0; s < nshots; ++s)
-    if (!finished[size_t(s)]) remaining.push_back(s);
-  const int done_before = nshots - int(remaining.size());
-  control.shots_resumed = done_before;
+// The shots, their steps and cost, as the shot loop sees them; none finished yet.
+ShotLoopPlan modeling_plan(const GridLayout& g, int nt, int nshots) {
+  ShotLoopPlan plan;
+  plan.total = nshots;
+  plan.finished.assign(size_t(nshots), 0);
+  plan.verb = "modeled";
+  plan.phases = {{nt, 1.0}};
+  plan.cells_per_step = double(g.interior_cells());
+  plan.cell_updates_per_shot = double(g.interior_cells()) * nt;
+  return plan;
+}
 
-  ShotProgress progress(log, parallel.is_root(), control.progress);
-  progress.start_run(nshots, done_before, {{out.nt, 1.0}}, double(g.interior_cells()),
-                     parallel.group_count());
-  ShotDispenser dispenser(parallel, int(remaining.size()));
-  int done_here = 0, local_signal = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
-    const int next = dispenser.next(local_signal != 0);
-    if (next < 0) break;
-    const int s = remaining[size_t(next)];
-    if (parallel.is_root() && control.shot_started)
-      control.shot_started(s, done_before + done_here + 1, nshots);
-    progress.start_shot(s);
-    // The shot's own source; freed (device memory too) when the shot ends.
-    const std::unique_ptr<PointSet> source_set = propagator->add_points({sources[size_t(s)]}, out.nt);
-    source_set->upload_series(source_wavelet);
-    ShotGather gather;
-    gather.id = s;
-    gather.source = acq.sources[size_t(s)];
-    gather.data = model_one_shot(*propagator, sim.injection_scale(), *source_set, *receiver_set, nrec,
-                                 out.nt, &health, "shot " + std::to_string(s), &progress);
-    progress.end_shot();
-    if (parallel.is_leader()) {
-      // Dispersion removed before the shot is checkpointed, so a resumed run stores the same traces.
-      if (remove_time_dispersion) remove_time_dispersion->apply(gather.data);
-      if (checkpointing) write_checkpoint_shot(control.checkpoint_output, out, gather);
-      out.shots.push_back(std::move(gather));
-    }
-    ++done_here;
-
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double gcells = double(g.interior_cells()) * out.nt * done_here / elapsed * 1e-9;
-    if (parallel.is_leader())
-      progress.line(shot_progress_line(parallel, "modeled", s, done_here, done_before, nshots,
-                                       elapsed, gcells));
-  }
-  progress.finish();
-  // A stop on any rank stops them all: every finished shot is in the checkpoint already.
-  control.stop_signal = agree_on_stop(parallel, local_signal);
-  if (control.stop_signal != 0) {
-    out.shots.clear();
-    return out;
-  }
+// After the loop: world rank 0 gets every group's shots and the resumed ones, in shot order.
+void collect_modelled_shots(ShotFile& out, std::vector<ShotGather>& resumed,
+                            const ParallelContext& parallel, int nrec) {
   if (parallel.is_leader() && parallel.group_count() > 1)
     collect_shots_on_root(out.shots, parallel, size_t(nrec) * size_t(out.nt));
   if (parallel.is_root() && !resumed.empty()) {
@@ -336,9 +305,74 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
     std::sort(out.shots.begin(), out.shots.end(),
               [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
   }
-  if (stats) {
-    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    stats->cell_updates = double(g.interior_cells()) * out.nt * double(remaining.size());
+}
+
+} // namespace
+
+ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const ModelingParams& params,
+                     std::ostream& log, RunStats* stats, const ParallelContext* parallel_context,
+                     ModelingControl* control_in) {
+  ModelingControl no_control;
+  ModelingControl& control = control_in ? *control_in : no_control;
+  const ParallelContext one_rank;
+  const ParallelContext& parallel = parallel_context ? *parallel_context : one_rank;
+  std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
+  check_modeling_inputs(params, acq);
+  const SimulationGrid sim = modeling_grid(model, params, info);
+  const std::vector<PointStencil> receivers =
+      locate_points(sim, acq.receivers, "receiver", params.point_interpolation);
+  const std::vector<PointStencil> sources =
+      locate_points(sim, acq.sources, "source", params.point_interpolation);
+  std::vector<float> source_wavelet;
+  std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
+  ShotFile out = shot_file_header(model, acq, params, sim, source_wavelet, remove_time_dispersion, info);
+
+  check_modeling_memory(sim, out.nt, receivers.size(), sources.size(), params, parallel);
+  auto propagator = make_shot_wavefield(make_propagator_setup(sim), params.backend, parallel, info);
+  const int nrec = int(receivers.size());
+  const std::unique_ptr<PointSet> receiver_set = propagator->add_points(receivers, out.nt);
+  announce_modeling(params, out, sources.size(), nrec, propagator->name(), sim.layout, info);
+  const HealthCheck health = modeling_health(sim, source_wavelet, model.vmax(), out.nt);
+
+  // Resuming: the shots finished before are read back, not modeled again.
+  ShotLoopPlan plan = modeling_plan(sim.layout, out.nt, int(sources.size()));
+  const bool checkpointing = !control.checkpoint_output.empty();
+  std::vector<ShotGather> resumed;
+  if (checkpointing)
+    resumed = carry_over_shots(control, modeling_identity(model, acq, params, out), out, plan.total,
+                               parallel, info, plan.finished);
+
+  ShotLoopBody body;
+  ShotGather gather; // the shot being modeled, until it is kept
+  body.run_shot = [&](int s, ShotProgress& progress) {
+    // The shot's own source; freed (device memory too) when the shot ends.
+    const std::unique_ptr<PointSet> source_set = propagator->add_points({sources[size_t(s)]}, out.nt);
+    source_set->upload_series(source_wavelet);
+    gather = ShotGather();
+    gather.id = s;
+    gather.source = acq.sources[size_t(s)];
+    gather.data = model_one_shot(*propagator, sim.injection_scale(), *source_set, *receiver_set, nrec,
+                                 out.nt, &health, "shot " + std::to_string(s), &progress);
+  };
+  body.keep_shot = [&](int) {
+    if (!parallel.is_leader()) return;
+    // Dispersion removed before the shot is checkpointed, so a resumed run stores the same traces.
+    if (remove_time_dispersion) remove_time_dispersion->apply(gather.data);
+    if (checkpointing) write_checkpoint_shot(control.checkpoint_output, out, gather);
+    out.shots.push_back(std::move(gather));
+  };
+  const ShotLoopSummary loop = run_shot_loop(plan, control, parallel, log, body);
+  control.shots_resumed = loop.shots_resumed;
+  // A stop on any rank stops them all: every finished shot is in the checkpoint already.
+  control.stop_signal = loop.stop_signal;
+  if (control.stop_signal != 0) {
+    out.shots.clear();
+    return out;
+  }
+  collect_modelled_shots(out, resumed, parallel, nrec);
+  if (stats) { // the time to collect the shots included
+    stats->seconds = steady_seconds() - loop.start_s;
+    stats->cell_updates = plan.cell_updates_per_shot * double(loop.shots_to_do);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include "solvers/drivers/health.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/drivers/progress.h"
+#include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/simulation.h"
 
 namespace rtm {
@@ -39,22 +40,20 @@ struct RunStats {
   double gcells_per_second() const { return seconds > 0 ? cell_updates / seconds * 1e-9 : 0; }
 };
 
-// How a modeling run reports progress, checkpoints, resumes and stops (docs/robustness.md). The
-// default: progress lines every few seconds, no checkpoint, never stopped.
-struct ModelingControl {
+// How a modeling run reports progress, checkpoints, resumes and stops (docs/robustness.md); the
+// stop request, the shot-started call and the progress options are the shot loop's
+// (solvers/drivers/shot_loop.h). The default: progress lines every few seconds, no checkpoint,
+// never stopped.
+struct ModelingControl : ShotLoopControl {
   // Checkpoint: "" writes none; otherwise the output file whose checkpoint it is: each finished
   // shot is written to shot_checkpoint_dir(output) as it finishes (io/shot_checkpoint.h).
   std::string checkpoint_output;
   // Continue from that checkpoint: its shots are not modeled again. Without resume an existing
   // checkpoint is refused (it holds work a fresh run would throw away).
   bool resume = false;
-  // Asked at every shot boundary: a signal number when the run must stop (it returns with
-  // stop_signal set, every finished shot saved), 0 to go on.
-  std::function<int()> stop_requested;
-  // Called on world rank 0 as its group starts a shot: the shot's id, its ordinal among all the
-  // run's shots (resumed ones counted; exact with one shot group) and the number of shots.
-  std::function<void(int shot_id, int ordinal, int total)> shot_started;
-  ProgressOptions progress; // inside-the-shot progress on world rank 0 (solvers/drivers/progress.h)
+  // stop_requested: a signal number stops the run at the next shot boundary (it returns with
+  // stop_signal set, every finished shot saved). shot_started: shot_id is the shot's number in the
+  // acquisition.
 
   // Set by model_shots: the agreed stop signal (0: finished) and the shots taken from the checkpoint.
   int stop_signal = 0;
