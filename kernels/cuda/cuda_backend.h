@@ -14,6 +14,11 @@
 
 namespace rtm::cuda {
 
+// Bytes held by this process's live device buffers (kernels/cuda/device_buffer.cuh), all devices:
+// exact, unlike the device's free memory, which other processes and the allocator move. For tests
+// of what an owner gives back.
+size_t live_device_buffer_bytes();
+
 // Memory options any kernel takes (docs/variants.md): compressible allocations of the wavefields
 // and an L2 persisting access-policy window over v2dt2.
 struct MemoryOptions {

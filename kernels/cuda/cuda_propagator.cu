@@ -295,6 +295,8 @@ void CudaWavefield::do_set_current(const Box& box, const std::vector<float>& den
 }
 
 
+size_t live_device_buffer_bytes() { return DeviceBuffer::live_bytes(); }
+
 // ---- the factories ---------------------------------------------------------------------------
 
 std::unique_ptr<CudaWavefield> make_cuda_wavefield(const PropagatorSetup& setup,

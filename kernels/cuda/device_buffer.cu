@@ -1,5 +1,6 @@
 #include "kernels/cuda/device_buffer.cuh"
 
+#include <atomic>
 #include <cstdio>
 #include <utility>
 
@@ -8,6 +9,9 @@
 
 namespace rtm::cuda {
 namespace {
+
+// Bytes held by live DeviceBuffers of this process (DeviceBuffer::live_bytes).
+std::atomic<size_t> g_live_bytes{0};
 
 CUmemAllocationProp compressible_properties(int device) {
   CUmemAllocationProp prop{};
@@ -71,6 +75,7 @@ DeviceBuffer::DeviceBuffer(size_t bytes, AllocationKind kind, int device, const 
           ptr_ = reinterpret_cast<void*>(address);
           mapped_size_ = size;
           handle_ = handle;
+          g_live_bytes += bytes_;
           return;
         }
       }
@@ -87,7 +92,10 @@ DeviceBuffer::DeviceBuffer(size_t bytes, AllocationKind kind, int device, const 
                     std::to_string(free_bytes >> 20) + " MiB free");
   }
   check_runtime(status, "cudaMalloc", __FILE__, __LINE__);
+  g_live_bytes += bytes_;
 }
+
+size_t DeviceBuffer::live_bytes() { return g_live_bytes.load(); }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
@@ -110,6 +118,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 
 void DeviceBuffer::release() noexcept {
   if (!ptr_) return;
+  g_live_bytes -= bytes_;
   // Destructors must not throw: a failure here is reported and the rest is still released.
   if (mapped_size_ != 0) {
     // driver_api() succeeded when this buffer was made, so it does not throw here.

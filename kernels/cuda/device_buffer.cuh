@@ -44,6 +44,9 @@ public:
   size_t bytes() const { return bytes_; }
   bool compressed() const { return mapped_size_ != 0; }
   const std::string& fallback_reason() const { return fallback_reason_; }
+  // Bytes held by this process's live buffers, all devices: exact, unlike the device's free memory,
+  // which other processes and the allocator's caching move (tests of what an owner gives back).
+  static size_t live_bytes();
 
 private:
   void release() noexcept;
