@@ -36,6 +36,7 @@ DriverApi load_driver_api() {
   look_up(api.mem_unmap, "cuMemUnmap");
   look_up(api.mem_release, "cuMemRelease");
   look_up(api.mem_address_free, "cuMemAddressFree");
+  look_up(api.tensor_map_encode_tiled, "cuTensorMapEncodeTiled");
   return api;
 }
 

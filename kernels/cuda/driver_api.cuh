@@ -1,5 +1,5 @@
 // The few CUDA driver API functions the backend needs (compressible allocations through the
-// virtual-memory API), looked up at run time through the runtime's cudaGetDriverEntryPointByVersion.
+// virtual-memory API, tensor maps for the Hopper bulk tensor copy), looked up at run time through the runtime's cudaGetDriverEntryPointByVersion.
 //
 // Why not link libcuda directly: a program linked to libcuda.so.1 does not even start on a machine
 // without the NVIDIA driver (CI, developer machines), so the CPU tests of a CUDA build and
@@ -25,6 +25,7 @@ struct DriverApi {
   decltype(&::cuMemUnmap) mem_unmap = nullptr;
   decltype(&::cuMemRelease) mem_release = nullptr;
   decltype(&::cuMemAddressFree) mem_address_free = nullptr;
+  decltype(&::cuTensorMapEncodeTiled) tensor_map_encode_tiled = nullptr;
 };
 
 // The driver functions; the first call looks them up (throws CudaError when the driver lacks one).

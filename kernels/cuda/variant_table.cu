@@ -22,6 +22,7 @@ StepFunction launch_naive_32x32;
 StepFunction launch_blockz_128x8;
 StepFunction launch_async_prefetch;
 StepFunction launch_regqueue_vec4;
+StepFunction launch_tma_ring;
 StepFunction launch_fp16_storage;
 
 namespace {
@@ -53,10 +54,12 @@ std::vector<VariantRow> build_rows() {
              "128x8 blocks, blockIdx.z splits z into 16-plane chunks; 25 global loads per cell"),
       kernel("async_prefetch", R::other, Storage::fp32, launch_async_prefetch,
              "32x16 x-y tile in shared memory, z in registers, planes prefetched with cp.async"),
+      kernel("regqueue_vec4", R::other, Storage::fp32, launch_regqueue_vec4,
+             "64x16 tile, 4 cells/thread, 16-byte accesses, z register queue, loads 2 planes ahead"),
       // best_fp32: the fastest float32 kernel measured (docs/variants.md); move the role to
       // another row when measurements put that one ahead.
-      kernel("regqueue_vec4", R::best_fp32, Storage::fp32, launch_regqueue_vec4,
-             "64x16 tile, 4 cells/thread, 16-byte accesses, z register queue, loads 2 planes ahead"),
+      kernel("tma_ring", R::best_fp32, Storage::fp32, launch_tma_ring,
+             "register-queue stencil fed by Hopper bulk tensor copies into an 8-plane shared ring"),
       kernel("fp16_storage", R::half_storage, Storage::fp16, launch_fp16_storage,
              "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic"),
   };

@@ -1,0 +1,28 @@
+#include "kernels/cuda/bulk_tensor_copy.cuh"
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/driver_api.cuh"
+
+namespace rtm::cuda {
+
+CUtensorMap make_plane_tensor_map(const float* array, const GridLayout& g, int box_x, int box_y) {
+  // The tensor starts at the halo cell (-kHalo, -kHalo, -kHalo): index() of that cell is
+  // g.offset, a multiple of 4 floats, so the start is 16-byte aligned as the copy engine needs.
+  // Each row is `pitch` floats wide, so the x halo on the right (x = nx .. nx + kHalo - 1) lies
+  // inside the tensor (pitch >= nx + 2 kHalo).
+  const float* start = array + g.index(-kHalo, -kHalo, -kHalo);
+  const cuuint64_t dims[3] = {cuuint64_t(g.pitch), cuuint64_t(g.ny + 2 * kHalo),
+                              cuuint64_t(g.nz + 2 * kHalo)};
+  const cuuint64_t strides[2] = {cuuint64_t(g.pitch) * sizeof(float),
+                                 cuuint64_t(g.plane) * sizeof(float)};
+  const cuuint32_t box[3] = {cuuint32_t(box_x), cuuint32_t(box_y), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map;
+  CU_CHECK(driver_api().tensor_map_encode_tiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(start), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+} // namespace rtm::cuda
