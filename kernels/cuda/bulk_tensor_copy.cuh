@@ -71,4 +71,28 @@ __device__ __forceinline__ void bulk_tensor_load_3d(void* dst, const CUtensorMap
                : "memory");
 }
 
+// L2 policies for the lines a copy reads: evict-last lines stay while others go (data that other
+// blocks will read again), evict-first lines go first (data read once).
+__device__ __forceinline__ uint64_t l2_evict_last_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ uint64_t l2_evict_first_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// bulk_tensor_load_3d with an L2 policy for the lines it reads.
+__device__ __forceinline__ void bulk_tensor_load_3d(void* dst, const CUtensorMap* map, int c0,
+                                                    int c1, int c2, uint64_t* bar,
+                                                    uint64_t policy) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+               ".L2::cache_hint [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(shared_address(dst)),
+               "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2),
+               "r"(shared_address(bar)), "l"(policy)
+               : "memory");
+}
+
 } // namespace rtm::cuda

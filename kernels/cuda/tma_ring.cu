@@ -9,6 +9,9 @@
 //     the threads' z register queues when it is the queue's front (while plane q - 4 is
 //     computed) and its rows give the x and y neighbours when plane q itself is computed.
 //   - p[n-1] and v2dt2: one 64x16 box each per plane, in a ring of kCellSlots slots.
+// L2 policies favour the lines read twice (p[n] boxes, whose halo rows the neighbouring tiles
+// read too: evict-last) over those read once (p[n-1], v2dt2: evict-first) and the output
+// (streaming stores).
 // Each slot has an mbarrier that completes when its bytes have landed. After every plane the
 // block passes one __syncthreads (everyone is done with the slots of that plane) and the issuing
 // thread refills those slots with planes kPSlots - 4 (p) and kCellSlots (the rest) ahead.
@@ -86,15 +89,18 @@ __global__ void __launch_bounds__(Shape::kThreads)
   auto request_p = [&](int q) {
     const int s = q % kPSlots;
     mbarrier_arrive_expect_bytes(&p_full[s], kPTileFloats * sizeof(float));
-    bulk_tensor_load_3d(p_ring + s * kPTileFloats, &p_map, x0, y0, k_begin + q, &p_full[s]);
+    bulk_tensor_load_3d(p_ring + s * kPTileFloats, &p_map, x0, y0, k_begin + q, &p_full[s],
+                        l2_evict_last_policy());
   };
   auto request_cells = [&](int m) {
     const int s = m % kCellSlots;
     float* dst = cell_ring + s * 2 * kCellTileFloats;
     mbarrier_arrive_expect_bytes(&cell_full[s], 2 * kCellTileFloats * sizeof(float));
-    bulk_tensor_load_3d(dst, &prev_map, x0 + kHalo, y0 + kHalo, k_begin + m + kHalo, &cell_full[s]);
+    const uint64_t read_once = l2_evict_first_policy();
+    bulk_tensor_load_3d(dst, &prev_map, x0 + kHalo, y0 + kHalo, k_begin + m + kHalo,
+                        &cell_full[s], read_once);
     bulk_tensor_load_3d(dst + kCellTileFloats, &v2dt2_map, x0 + kHalo, y0 + kHalo,
-                        k_begin + m + kHalo, &cell_full[s]);
+                        k_begin + m + kHalo, &cell_full[s], read_once);
   };
   // Each slot's barrier completes once per use, so use u of a slot has phase parity u & 1.
   auto wait_p = [&](int q) { mbarrier_wait(&p_full[q % kPSlots], (q / kPSlots) & 1); };
@@ -183,7 +189,7 @@ __global__ void __launch_bounds__(Shape::kThreads)
           advance_cell<kDamped>(row[7], p_prev.w, v.w, lap[3], e.w));
       float* dst = out + k * g.plane;
       if (x + 4 <= g.nx) {
-        *reinterpret_cast<float4*>(dst) = next;
+        __stcs(reinterpret_cast<float4*>(dst), next); // streaming: not read again this step
       } else {
 #pragma unroll
         for (int l = 0; l < 4; ++l)
