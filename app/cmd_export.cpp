@@ -48,8 +48,8 @@ void run_export(const ExportArgs& a) {
       throw InputError("-o " + a.output + ": shot gathers export to SEG-Y (.sgy) only");
     const ShotFile shots = read_shot_file(a.input);
     write_segy_shots(a.output, shots);
-    std::printf("wrote %s: %zu shots x %zu receivers, %d samples of %g s\n", a.output.c_str(),
-                shots.shots.size(), shots.receivers.size(), shots.nt, shots.dt);
+    std::printf("wrote %s: %zu shots, %s, %d samples of %g s\n", a.output.c_str(),
+                shots.shots.size(), describe_receiver_counts(shots).c_str(), shots.nt, shots.dt);
     return;
   }
   VelocityModel grid;

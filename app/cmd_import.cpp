@@ -189,8 +189,8 @@ void register_import(CLI::App& rtm) {
     file.t0 = s->t0 >= 0 ? s->t0 : default_ricker_delay(s->f0);
     file.wavelet = ricker_wavelet(file.nt, file.dt, file.f0, file.t0);
     write_shot_file(s->output, file);
-    std::printf("wrote %s: %zu shots, %zu receivers, %d samples of %g s\n", s->output.c_str(),
-                file.shots.size(), file.receivers.size(), file.nt, file.dt);
+    std::printf("wrote %s: %zu shots, %s, %d samples of %g s\n", s->output.c_str(),
+                file.shots.size(), describe_receiver_counts(file).c_str(), file.nt, file.dt);
   });
 }
 

@@ -30,6 +30,9 @@ struct ModelArgs {
   double receiver_depth = -1;   // m below the model origin; < 0: the source depth
   int receiver_step = 1;        // cells between generated receivers
   bool receiver_grid = false;   // receivers over the x-y plane instead of the centre inline
+  // A spread moving with each source: inline (x) and crossline (y) offsets from the source (m).
+  std::vector<double> receiver_offsets, crossline_offsets;
+  std::string geometry_path;    // a shot file whose sources and receivers (per shot) to model
   bool allow_unusual_velocities = false;
   bool resume = false;
   double progress_s = 3;        // seconds between progress updates inside a shot; 0: none
@@ -67,6 +70,30 @@ void register_model(CLI::App& rtm) {
   cmd->add_flag("--receiver-grid", args->receiver_grid,
                 "Generated receivers cover the x-y plane (every --receiver-step cells) instead of "
                 "the centre inline");
+  auto* offsets =
+      cmd->add_option("--receiver-offsets", args->receiver_offsets,
+                      "A receiver spread that moves with each source: MIN,MAX inline (x) offsets "
+                      "from the source in metres (e.g. -1000,1000 split spread, -3000,-100 end-on "
+                      "behind the source), a receiver every --receiver-step cells; receivers "
+                      "beyond the model's edge are left out")
+          ->delimiter(',')
+          ->expected(2)
+          ->check(finite_number());
+  offsets->excludes("--receiver-grid");
+  cmd->add_option("--receiver-crossline-offsets", args->crossline_offsets,
+                  "With --receiver-offsets: MIN,MAX crossline (y) offsets in metres, making the "
+                  "moving spread a patch (default 0,0: one line)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(finite_number())
+      ->needs(offsets);
+  cmd->add_option("--geometry", args->geometry_path,
+                  "Model the acquisition of this shot file (HDF5, e.g. from `rtm import shots`): "
+                  "its sources and each shot's receivers; its traces are not used")
+      ->excludes("--shots")
+      ->excludes(grid)
+      ->excludes("--receiver-grid")
+      ->excludes(offsets);
   cmd->add_flag("--resume", args->resume,
                 "Continue an interrupted run from its checkpoint (<output>.checkpoint/, one file "
                 "per finished shot): finished shots are not modeled again, and the output equals "
@@ -85,7 +112,9 @@ void register_model(CLI::App& rtm) {
     if (parallel.is_root()) { // before the run, not after it
       check_output_path(args->output);
       check_outputs_are_not_inputs({{"-o", args->output}},
-                                   {{"--model", args->model_path}, config_input(cmd)});
+                                   {{"--model", args->model_path},
+                                    {"--geometry", args->geometry_path},
+                                    config_input(cmd)});
     }
     // Every rank reads the model and builds the same acquisition (a file system all nodes see).
     const VelocityModel model = read_velocity_model(
@@ -102,8 +131,18 @@ void register_model(CLI::App& rtm) {
            << format_number(t0 + 1.0 / args->params.wavelet.f0) << " s\n";
     Acquisition acq;
     const ModelGeometry stored = read_model_geometry(args->model_path);
-    const bool generate = args->shots > 0 || !args->shot_grid.empty() || args->receiver_grid;
-    if (generate || stored.sources.empty() || stored.receivers.empty()) {
+    const bool moving_spread = !args->receiver_offsets.empty();
+    const bool generate =
+        args->shots > 0 || !args->shot_grid.empty() || args->receiver_grid || moving_spread;
+    if (!args->geometry_path.empty()) {
+      const ShotFile geometry = read_shot_geometry(args->geometry_path);
+      for (const ShotGather& shot : geometry.shots) {
+        acq.sources.push_back(shot.source);
+        acq.shot_receivers.push_back(geometry.receivers_of(shot));
+      }
+      info << "rtm: the acquisition of " << args->geometry_path << ": " << acq.sources.size()
+           << " shot(s), " << describe_receiver_counts(geometry) << "\n";
+    } else if (generate || stored.sources.empty() || stored.receivers.empty()) {
       const double deepest = (model.nz - 1) * model.dz;
       const double receiver_depth =
           args->receiver_depth >= 0 ? args->receiver_depth : args->source_depth;
@@ -121,6 +160,22 @@ void register_model(CLI::App& rtm) {
       layout.receiver_step = args->receiver_step;
       layout.receiver_grid = args->receiver_grid;
       acq = make_survey(model, layout);
+      if (moving_spread) {
+        MovingSpread spread;
+        spread.x_min = args->receiver_offsets[0];
+        spread.x_max = args->receiver_offsets[1];
+        if (!args->crossline_offsets.empty()) {
+          spread.y_min = args->crossline_offsets[0];
+          spread.y_max = args->crossline_offsets[1];
+        }
+        spread.dx = args->receiver_step * model.dx;
+        spread.dy = args->receiver_step * model.dy;
+        spread.depth = receiver_depth;
+        const size_t left_out = attach_moving_spread(acq, model, spread);
+        if (left_out > 0)
+          info << "rtm: the moving spread is cut at the model's edges: " << left_out
+               << " receiver position(s) beyond them left out\n";
+      }
     } else {
       acq.sources = stored.sources;
       acq.receivers = stored.receivers;
@@ -166,8 +221,9 @@ void register_model(CLI::App& rtm) {
     if (control.shots_resumed > 0)
       std::printf("rtm model: %d shot(s) resumed from the checkpoint, %zu modeled now\n",
                   control.shots_resumed, shots.shots.size() - size_t(control.shots_resumed));
-    std::printf("wrote %s: %zu shot(s), %zu receivers, %d samples of %.4g ms; %.2f s, %.3f Gcells/s\n",
-                args->output.c_str(), shots.shots.size(), shots.receivers.size(), shots.nt,
+    std::printf("wrote %s: %zu shot(s), %s, %d samples of %.4g ms; %.2f s, %.3f Gcells/s\n",
+                args->output.c_str(), shots.shots.size(), describe_receiver_counts(shots).c_str(),
+                shots.nt,
                 shots.dt * 1e3, stats.seconds, stats.gcells_per_second());
   });
 }

@@ -60,8 +60,9 @@ Figure plot_figure(const std::string& path, const PlotRequest& request) {
                               std::to_string(g.id) + ") of " + path + ": source at x = " +
                               format_number(g.source[2]) + ", y = " + format_number(g.source[1]) +
                               ", z = " + format_number(g.source[0]) + " m";
-    return gather_figure(g.data, int(shots.receivers.size()), shots.nt, shots.dt, g.source,
-                         shots.receivers, title, request.gather);
+    const std::vector<Position>& receivers = shots.receivers_of(g);
+    return gather_figure(g.data, int(receivers.size()), shots.nt, shots.dt, g.source, receivers,
+                         title, request.gather);
   }
   VelocityModel grid;
   std::vector<float> values;

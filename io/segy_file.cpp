@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "io/atomic_file.h"
 #include "solvers/contracts/errors.h"
@@ -444,7 +446,8 @@ ShotFile read_segy_shots(const std::string& path) {
     throw InputError(path + ": the trace headers carry no source or receiver coordinates (bytes "
                             "73/77 and 81/85 are 0 in every trace); rtm needs them to place the shots");
 
-  // Shots by field record, in order of first appearance; receivers of the first shot.
+  // Shots by field record, in order of first appearance, each with its own receivers (any
+  // number); when every shot has the same ones they become the file's shared spread.
   std::map<int, std::vector<int>> by_record;
   std::vector<int> order;
   for (int t = 0; t < in.traces; ++t) {
@@ -452,9 +455,6 @@ ShotFile read_segy_shots(const std::string& path) {
     if (fresh) order.push_back(traces[size_t(t)].record);
     it->second.push_back(t);
   }
-  const std::vector<int>& first = by_record.at(order.front());
-  for (int t : first) file.receivers.push_back(traces[size_t(t)].receiver);
-  const size_t nrec = file.receivers.size();
   auto describe = [](const Position& p) {
     return "(z, y, x) = (" + number(p[0]) + ", " + number(p[1]) + ", " + number(p[2]) + ") m";
   };
@@ -464,11 +464,7 @@ ShotFile read_segy_shots(const std::string& path) {
     ShotGather shot;
     shot.id = int(s);
     shot.source = traces[size_t(members.front())].source;
-    if (members.size() != nrec)
-      throw InputError(path + ": shot (field record " + std::to_string(order[s]) + ") has " +
-                       std::to_string(members.size()) + " traces but the first shot has " +
-                       std::to_string(nrec) + "; rtm's shot files share one receiver spread "
-                       "between all shots");
+    const size_t nrec = members.size();
     shot.data.resize(nrec * size_t(file.nt));
     for (size_t r = 0; r < nrec; ++r) {
       const Trace& tr = traces[size_t(members[r])];
@@ -476,15 +472,18 @@ ShotFile read_segy_shots(const std::string& path) {
         throw InputError(path + ": trace " + std::to_string(members[r] + 1) + " of field record " +
                          std::to_string(order[s]) + " has its source at " + describe(tr.source) +
                          ", the record's first trace at " + describe(shot.source));
-      if (tr.receiver != file.receivers[r])
-        throw InputError(path + ": field record " + std::to_string(order[s]) + " trace " +
-                         std::to_string(r + 1) + " has its receiver at " + describe(tr.receiver) +
-                         " where the first shot's has " + describe(file.receivers[r]) +
-                         "; rtm's shot files share one receiver spread between all shots");
+      shot.receivers.push_back(tr.receiver);
       read_trace(in, path, members[r], samples.data());
       std::copy(samples.begin(), samples.end(), shot.data.begin() + r * size_t(file.nt));
     }
     file.shots.push_back(std::move(shot));
+  }
+  const bool shared = std::all_of(file.shots.begin(), file.shots.end(), [&](const ShotGather& g) {
+    return g.receivers == file.shots.front().receivers;
+  });
+  if (shared) {
+    file.receivers = file.shots.front().receivers;
+    for (ShotGather& g : file.shots) g.receivers.clear();
   }
   return file;
 }
@@ -492,32 +491,45 @@ ShotFile read_segy_shots(const std::string& path) {
 void write_segy_shots(const std::string& path, const ShotFile& shots) {
   const int interval = int(std::lround(shots.dt * 1e6));
   std::vector<double> coordinates, depths;
-  for (const ShotGather& s : shots.shots) {
-    coordinates.insert(coordinates.end(), {s.source[1], s.source[2]});
-    depths.push_back(s.source[0]);
+  // One trace per (shot, receiver), shot by shot; each shot with its own receivers or the shared.
+  std::vector<std::pair<size_t, size_t>> trace_of; // (shot index, receiver index)
+  for (size_t s = 0; s < shots.shots.size(); ++s) {
+    const ShotGather& shot = shots.shots[s];
+    coordinates.insert(coordinates.end(), {shot.source[1], shot.source[2]});
+    depths.push_back(shot.source[0]);
+    for (size_t r = 0; r < shots.receivers_of(shot).size(); ++r) trace_of.emplace_back(s, r);
   }
-  for (const Position& r : shots.receivers) {
-    coordinates.insert(coordinates.end(), {r[1], r[2]});
-    depths.push_back(r[0]);
-  }
+  auto add_receivers = [&](const std::vector<Position>& receivers) {
+    for (const Position& r : receivers) {
+      coordinates.insert(coordinates.end(), {r[1], r[2]});
+      depths.push_back(r[0]);
+    }
+  };
+  add_receivers(shots.receivers);
+  for (const ShotGather& shot : shots.shots) add_receivers(shot.receivers);
   const int32_t divisor = coordinate_divisor(coordinates);
   const int32_t depth_divisor = coordinate_divisor(depths);
-  const size_t nrec = shots.receivers.size();
   const std::string text = text_header(
       {"rtm shot gathers, pre-stack, one trace per (shot, receiver)",
        "field record (byte 9) = shot number + 1; trace in record (byte 13) = receiver + 1",
        "source x/y bytes 73/77, depth 49; receiver x/y 81/85, elevation 41 (= -depth)",
        "coordinate scalar byte 71, depth/elevation scalar byte 69; metres",
        "sample interval in microseconds (rounded); exact dt below; IEEE float samples",
-       "wavelet: Ricker f0 = " + number(shots.f0) + " Hz, t0 = " + number(shots.t0) + " s"},
+       "wavelet: Ricker f0 = " + number(shots.f0) + " Hz, t0 = " + number(shots.t0) + " s",
+       shots.has_per_shot_receivers() ? "each shot has its own receivers (per-shot spreads)"
+                                      : "every shot has the same receivers"},
       "dt=" + number(shots.dt) + " f0=" + number(shots.f0) + " t0=" + number(shots.t0));
+  if (trace_of.size() > size_t(INT32_MAX))
+    throw InputError(path + ": " + std::to_string(trace_of.size()) +
+                     " traces are more than a SEG-Y file can count");
   write_segy(
-      path, text, shots.nt, int(shots.shots.size() * nrec), interval, SEGY_UNKNOWN_SORTING,
+      path, text, shots.nt, int(trace_of.size()), interval, SEGY_UNKNOWN_SORTING,
       [&](int t, char* h) {
-        const ShotGather& s = shots.shots[size_t(t) / nrec];
-        const Position& r = shots.receivers[size_t(t) % nrec];
+        const auto [shot, receiver] = trace_of[size_t(t)];
+        const ShotGather& s = shots.shots[shot];
+        const Position& r = shots.receivers_of(s)[receiver];
         segy_set_field(h, SEGY_TR_FIELD_RECORD, s.id + 1);
-        segy_set_field(h, SEGY_TR_NUMBER_ORIG_FIELD, int(size_t(t) % nrec) + 1);
+        segy_set_field(h, SEGY_TR_NUMBER_ORIG_FIELD, int(receiver) + 1);
         segy_set_field(h, SEGY_TR_ELEV_SCALAR, -depth_divisor);
         segy_set_field(h, SEGY_TR_SOURCE_GROUP_SCALAR, -divisor);
         segy_set_field(h, SEGY_TR_SOURCE_DEPTH, scaled(s.source[0], depth_divisor));
@@ -530,8 +542,8 @@ void write_segy_shots(const std::string& path, const ShotFile& shots) {
         segy_set_field(h, SEGY_TR_OFFSET, int32_t(std::lround(offset)));
       },
       [&](int t, float* samples) {
-        const ShotGather& s = shots.shots[size_t(t) / nrec];
-        const float* row = s.data.data() + (size_t(t) % nrec) * size_t(shots.nt);
+        const auto [shot, receiver] = trace_of[size_t(t)];
+        const float* row = shots.shots[shot].data.data() + receiver * size_t(shots.nt);
         std::copy(row, row + shots.nt, samples);
       });
 }

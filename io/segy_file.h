@@ -53,14 +53,15 @@ void write_segy_volume(const std::string& path, const VelocityModel& grid,
                        const std::vector<float>& values, const std::string& description);
 
 // Reads pre-stack shot gathers: traces grouped into shots by field record number (byte 9), the
-// source and receiver positions from the trace headers. Every shot must have the same receivers
-// (the shot file's shared spread). SEG-Y carries no source wavelet: the result's wavelet is empty
-// and f0 = t0 = 0, for the caller to fill in. InputError as for volumes, plus missing coordinates,
-// traces of one shot with different source positions, and receiver spreads that differ between
-// shots.
+// source and receiver positions from the trace headers. Each shot keeps its own receivers (any
+// number, in trace order); when every shot has the same ones they become the shared spread
+// (ShotFile::receivers) instead. SEG-Y carries no source wavelet: the result's wavelet is empty
+// and f0 = t0 = 0, for the caller to fill in. InputError as for volumes, plus missing coordinates
+// and traces of one shot with different source positions.
 ShotFile read_segy_shots(const std::string& path);
 
-// Writes every gather of `shots` (one trace per receiver) as pre-stack SEG-Y. The sample interval
+// Writes every gather of `shots` (one trace per receiver of that shot, its own or the shared
+// spread's) as pre-stack SEG-Y. The sample interval
 // field holds dt in whole microseconds; the exact dt is kept in the text header.
 void write_segy_shots(const std::string& path, const ShotFile& shots);
 

@@ -46,24 +46,55 @@ void validate_for_writing(const ShotFile& file) {
   if (file.nt < 1) refuse("nt must be >= 1");
   if (!(file.dt > 0 && std::isfinite(file.dt))) refuse("dt must be positive and finite");
   if (file.wavelet.size() != size_t(file.nt)) refuse("the wavelet must have nt samples");
-  if (file.receivers.empty()) refuse("there must be at least one receiver");
   if (file.shots.empty()) refuse("there must be at least one shot");
-  const size_t samples = file.receivers.size() * size_t(file.nt);
   std::set<int> ids;
   for (const ShotGather& shot : file.shots) {
     if (shot.id < 0 || !ids.insert(shot.id).second)
       refuse("shot ids must be distinct and >= 0 (shot " + std::to_string(shot.id) + ")");
+    const std::vector<Position>& receivers = file.receivers_of(shot);
+    if (receivers.empty())
+      refuse("shot " + std::to_string(shot.id) +
+             " has no receivers (neither its own nor the shared spread)");
+    for (const Position& r : receivers)
+      if (!(std::isfinite(r[0]) && std::isfinite(r[1]) && std::isfinite(r[2])))
+        refuse("shot " + std::to_string(shot.id) + " has a receiver at a non-finite position");
+    const size_t samples = receivers.size() * size_t(file.nt);
     if (shot.data.size() != samples)
       refuse("shot " + std::to_string(shot.id) + " has " + std::to_string(shot.data.size()) +
              " samples; expected nrec * nt = " + std::to_string(samples));
   }
 }
 
+// Receivers as positions datasets carry them: float64 [n][3], metres.
+void write_receivers(hid_t location, const std::string& name, const std::vector<Position>& receivers,
+                     const std::string& path) {
+  h5::write_positions(location, name, receivers, path);
+  const h5::Dataset dataset = h5::open_dataset(location, path, name);
+  h5::write_string_attribute(dataset, "units", "m", path);
+  h5::write_string_attribute(dataset, "columns", "z,y,x", path);
+}
+
+// A positions dataset of at least one row, its optional units "m".
+std::vector<Position> read_receivers(hid_t location, const std::string& path, const std::string& name) {
+  std::vector<Position> receivers = h5::read_positions(location, path, name);
+  if (receivers.empty())
+    throw InputError(path + ": dataset /" + name + " has no rows; expected at least one receiver");
+  const h5::Dataset dataset = h5::open_dataset(location, path, name);
+  if (h5::has_attribute(dataset, "units")) {
+    const std::string subject = h5::attribute_subject(path, name, "units");
+    const std::string units = h5::read_string_attribute(dataset, "units", subject);
+    if (units != "m")
+      throw InputError(subject + " is \"" + units +
+                       "\"; expected \"m\" (receiver positions in metres)");
+  }
+  return receivers;
+}
+
 } // namespace
 
 void write_shot_file(const std::string& path, const ShotFile& file) {
   validate_for_writing(file);
-  const hsize_t nrec = file.receivers.size(), nt = hsize_t(file.nt);
+  const hsize_t nt = hsize_t(file.nt);
   h5::write_hdf5_atomically(path, [&](hid_t out) {
     h5::write_integer_attribute(out, "nt", file.nt, path);
     h5::write_double_attribute(out, "dt", file.dt, path);
@@ -74,7 +105,8 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
       h5::write_doubles_attribute(out, "spacing", {file.dz, file.dy, file.dx}, path);
       h5::write_doubles_attribute(out, "origin", {file.oz, file.oy, file.ox}, path);
     }
-    h5::write_positions(out, "receivers", file.receivers, path);
+    // The shared spread, when some shot uses it (a file of per-shot spreads only has none).
+    if (file.uses_shared_receivers()) write_receivers(out, "receivers", file.receivers, path);
     const h5::Dataset wavelet = h5::write_dataset(out, "wavelet", {nt}, file.wavelet.data(), path);
     h5::write_double_attribute(wavelet, "dt", file.dt, path);
     h5::write_double_attribute(wavelet, "f0", file.f0, path);
@@ -83,6 +115,8 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
     for (const ShotGather& shot : file.shots) {
       const std::string name = shot_group_name(shot.id);
       const h5::Group group = h5::create_group(shots, name, path);
+      const hsize_t nrec = file.receivers_of(shot).size();
+      if (!shot.receivers.empty()) write_receivers(group, "receivers", shot.receivers, path);
       const h5::Dataset data = h5::write_dataset(group, "data", {nrec, nt}, shot.data.data(), path);
       h5::write_doubles_attribute(data, "source", {shot.source[0], shot.source[1], shot.source[2]},
                                   path);
@@ -94,7 +128,9 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
   });
 }
 
-ShotFile read_shot_file(const std::string& path) {
+namespace {
+
+ShotFile read_shot_file_or_geometry(const std::string& path, bool with_data) {
   h5::ErrorStackSilencer silence;
   const h5::File in = h5::open_file_for_reading(path);
   ShotFile file;
@@ -148,10 +184,9 @@ ShotFile read_shot_file(const std::string& path) {
     file.oz = o[0], file.oy = o[1], file.ox = o[2];
   }
 
-  file.receivers = h5::read_positions(in, path, "receivers");
-  if (file.receivers.empty())
-    throw InputError(path + ": dataset /receivers has no rows; expected at least one receiver");
-  const hsize_t nrec = file.receivers.size();
+  // The shared spread; a file whose shots all have their own receivers may leave it out.
+  const bool shared_spread = h5::link_exists(in, "receivers");
+  if (shared_spread) file.receivers = read_receivers(in, path, "receivers");
 
   {
     const h5::Dataset wavelet = h5::open_dataset(in, path, "wavelet");
@@ -215,6 +250,16 @@ ShotFile read_shot_file(const std::string& path) {
       throw InputError(path + ": /shots/" + name + " repeats shot number " +
                        std::to_string(shot.id));
 
+    const std::string receivers_name = "shots/" + name + "/receivers";
+    if (h5::link_exists(in, receivers_name))
+      shot.receivers = read_receivers(in, path, receivers_name);
+    else if (!shared_spread)
+      throw InputError(path + ": /shots/" + name + " has no receivers: neither " + "/" +
+                       receivers_name + " (its own) nor /receivers (the spread shared by every "
+                       "shot) exists");
+    const hsize_t nrec = file.receivers_of(shot).size();
+    const std::string rows = shot.receivers.empty() ? "/receivers" : "/" + receivers_name;
+
     const std::string dataset_name = "shots/" + name + "/data";
     const std::string shown = "/" + dataset_name;
     const h5::Dataset data = h5::open_dataset(in, path, dataset_name);
@@ -222,7 +267,7 @@ ShotFile read_shot_file(const std::string& path) {
     if (dims.size() != 2 || dims[0] != nrec || dims[1] != hsize_t(file.nt))
       throw InputError(path + ": dataset " + shown + " has shape " + h5::shape_string(dims) +
                        "; expected [" + std::to_string(nrec) + "][" + std::to_string(file.nt) +
-                       "] ([nrec][nt], from /receivers and attribute nt)");
+                       "] ([nrec][nt], nrec the rows of " + rows + ", nt from attribute nt)");
     h5::require_float_dataset(data, path, dataset_name);
     const std::string subject = h5::attribute_subject(path, dataset_name, "source");
     const std::vector<double> source =
@@ -232,13 +277,53 @@ ShotFile read_shot_file(const std::string& path) {
         throw InputError(subject + " is " + h5::values_string(source) +
                          "; expected 3 finite values [z,y,x] in metres");
     shot.source = {source[0], source[1], source[2]};
-    shot.data = h5::read_floats(data, path, dataset_name);
-    check_finite(shot.data, path, shown, file.nt);
+    if (with_data) {
+      shot.data = h5::read_floats(data, path, dataset_name);
+      check_finite(shot.data, path, shown, file.nt);
+    }
     file.shots.push_back(std::move(shot));
   }
   std::sort(file.shots.begin(), file.shots.end(),
             [](const ShotGather& a, const ShotGather& b) { return a.id < b.id; });
   return file;
+}
+
+} // namespace
+
+ShotFile read_shot_file(const std::string& path) { return read_shot_file_or_geometry(path, true); }
+
+ShotFile read_shot_geometry(const std::string& path) {
+  return read_shot_file_or_geometry(path, false);
+}
+
+bool ShotFile::has_per_shot_receivers() const {
+  return std::any_of(shots.begin(), shots.end(),
+                     [](const ShotGather& shot) { return !shot.receivers.empty(); });
+}
+
+bool ShotFile::uses_shared_receivers() const {
+  return std::any_of(shots.begin(), shots.end(),
+                     [](const ShotGather& shot) { return shot.receivers.empty(); });
+}
+
+size_t ShotFile::max_receivers() const {
+  size_t most = 0;
+  for (const ShotGather& shot : shots) most = std::max(most, receivers_of(shot).size());
+  return shots.empty() ? receivers.size() : most;
+}
+
+size_t ShotFile::min_receivers() const {
+  size_t fewest = shots.empty() ? receivers.size() : SIZE_MAX;
+  for (const ShotGather& shot : shots) fewest = std::min(fewest, receivers_of(shot).size());
+  return fewest;
+}
+
+std::string describe_receiver_counts(const ShotFile& file) {
+  if (!file.has_per_shot_receivers()) return std::to_string(file.receivers.size()) + " receivers";
+  const size_t fewest = file.min_receivers(), most = file.max_receivers();
+  return fewest == most ? "per-shot spreads of " + std::to_string(most) + " receivers"
+                        : "per-shot spreads of " + std::to_string(fewest) + " to " +
+                              std::to_string(most) + " receivers";
 }
 
 } // namespace rtm

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 
 namespace rtm {
 
@@ -61,6 +62,41 @@ Acquisition make_survey(const VelocityModel& m, const SurveyLayout& l) {
       a.sources.push_back({zs, l.shots_y == 1 ? yc : spread(l.shots_y, sy, y0, y1),
                            spread(l.shots_x, sx, x0, x1)});
   return a;
+}
+
+size_t attach_moving_spread(Acquisition& acq, const VelocityModel& m, const MovingSpread& spread) {
+  if (!(spread.dx > 0) || !(spread.dy > 0)) throw InputError("receiver spacing must be positive");
+  if (!(spread.x_min <= spread.x_max) || !(spread.y_min <= spread.y_max))
+    throw InputError("receiver offsets: the first offset must not exceed the last");
+  const std::vector<Position> offsets =
+      grid_at_depth(m.oz + spread.depth, spread.x_min, spread.x_max, spread.dx, spread.y_min,
+                    spread.y_max, spread.dy);
+  // Inside the model's horizontal extent, to rounding of the offsets' sums.
+  auto inside = [](double v, double origin, double d, int n) {
+    const double slack = 1e-9 * d;
+    return v >= origin - slack && v <= origin + (n - 1) * d + slack;
+  };
+  size_t left_out = 0;
+  acq.shot_receivers.clear();
+  for (size_t s = 0; s < acq.sources.size(); ++s) {
+    const Position& source = acq.sources[s];
+    std::vector<Position> receivers;
+    for (const Position& o : offsets) {
+      const Position r{o[0], source[1] + o[1], source[2] + o[2]};
+      if (inside(r[1], m.oy, m.dy, m.ny) && inside(r[2], m.ox, m.dx, m.nx))
+        receivers.push_back(r);
+      else
+        ++left_out;
+    }
+    if (receivers.empty())
+      throw InputError("receiver offsets: shot " + std::to_string(s) + " (source at x = " +
+                       format_number(source[2]) + ", y = " + format_number(source[1]) +
+                       " m) has no receiver inside the model: every offset puts its receiver "
+                       "beyond the model's edge");
+    acq.shot_receivers.push_back(std::move(receivers));
+  }
+  acq.receivers.clear();
+  return left_out;
 }
 
 } // namespace rtm

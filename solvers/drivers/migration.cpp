@@ -222,7 +222,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
   plan.nt = shots.nt;
-  plan.receivers = int(shots.receivers.size());
+  plan.receivers = int(shots.max_receivers());
   plan.shots = int(shots.shots.size());
   plan.migration = true;
   plan.storage = params.reconstruction == Reconstruction::boundary
@@ -321,6 +321,8 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   for (const ShotGather& gather : shots.shots) {
     add(&gather.source, sizeof gather.source);
     add(gather.data.data(), gather.data.size() * sizeof(float));
+    // A shot's own receivers (nothing for the shared spread: old fingerprints stay valid).
+    add(gather.receivers.data(), gather.receivers.size() * sizeof(Position));
   }
   id.shots_fingerprint = h;
   h = kFingerprintSeed;
@@ -367,10 +369,10 @@ struct MigrationRun {
   int nt = 0;
   double f0 = 0;
   ReconstructionMemory memory;
-  std::vector<PointStencil> receivers;
+  std::vector<PointStencil> receivers; // the shared spread (shots with their own place theirs)
   double data_phase_order = 0;
   std::unique_ptr<ShotFields> fields;        // the source and receiver fields, the image
-  std::unique_ptr<PointSet> receiver_set;    // on the receiver field
+  std::unique_ptr<PointSet> receiver_set;    // on the receiver field: the shared spread, if used
   std::unique_ptr<BoundaryStore> boundary;   // of the source field (boundary reconstruction)
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
@@ -391,7 +393,9 @@ double sweeps_per_shot(const MigrationParams& params) {
 void check_migration_inputs(const VelocityModel& model, const ShotFile& shots,
                             const MigrationParams& params) {
   if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
-  if (shots.receivers.empty()) throw InputError("migration: the shot file holds no receivers");
+  for (const ShotGather& gather : shots.shots)
+    if (shots.receivers_of(gather).empty())
+      throw InputError("migration: shot " + std::to_string(gather.id) + " has no receivers");
   if (!(params.illumination_eps > 0))
     throw InputError("--illumination-eps must be positive, got " +
                      std::to_string(params.illumination_eps));
@@ -423,6 +427,18 @@ SimulationGrid migration_grid(const VelocityModel& model, const ShotFile& shots,
   return sim;
 }
 
+// A shot's own receivers placed on the grid (InputError naming the shot and the receiver when
+// one lies outside the model); none for a shot of the shared spread.
+std::vector<PointStencil> locate_shot_receivers(const MigrationRun& run, const ShotGather& gather) {
+  std::vector<PointStencil> points;
+  for (size_t r = 0; r < gather.receivers.size(); ++r)
+    points.push_back(locate_point(run.sim, gather.receivers[r],
+                                  "shot " + std::to_string(gather.id) + ": receiver " +
+                                      std::to_string(r),
+                                  run.params.point_interpolation));
+  return points;
+}
+
 // The memory of both reconstruction strategies (said before the run), and the receivers.
 void plan_reconstruction_and_receivers(MigrationRun& run) {
   const MigrationParams& params = run.params;
@@ -438,20 +454,32 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
       << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
       << reconstruction_name(params.reconstruction) << "\n";
 
-  for (size_t r = 0; r < run.shots.receivers.size(); ++r)
-    run.receivers.push_back(locate_point(run.sim, run.shots.receivers[r],
-                                         "receiver " + std::to_string(r),
-                                         params.point_interpolation));
+  if (run.shots.uses_shared_receivers())
+    for (size_t r = 0; r < run.shots.receivers.size(); ++r)
+      run.receivers.push_back(locate_point(run.sim, run.shots.receivers[r],
+                                           "receiver " + std::to_string(r),
+                                           params.point_interpolation));
+  // Per-shot spreads are placed with their shot; checked here, so that a receiver outside the
+  // model is refused before any shot runs, naming the shot and the receiver.
+  for (const ShotGather& gather : run.shots.shots)
+    locate_shot_receivers(run, gather);
 }
 
-// The data's phase correction (docs/rtm.md, 6a): one filter for every shot (they share the
-// receivers), chosen from the receiver geometry unless the user named one.
+// The data's phase correction (docs/rtm.md, 6a): one filter for every shot, chosen from the
+// receiver geometry unless the user named one: the shared spread, or with per-shot spreads the
+// largest of them (a moving spread keeps its shape, so each shot's would give the same choice).
 DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
   const MigrationParams& params = run.params;
   DataPhaseFilter filter = params.data_phase_filter;
+  const ShotFile& shots = run.shots;
+  const std::vector<Position>* receivers = &shots.receivers;
+  if (shots.has_per_shot_receivers())
+    for (const ShotGather& gather : shots.shots)
+      if (receivers->empty() || shots.receivers_of(gather).size() > receivers->size())
+        receivers = &shots.receivers_of(gather);
   double v_receivers = INFINITY;
-  for (const Position& r : run.shots.receivers) v_receivers = std::min(v_receivers, velocity_at(run.model, r));
-  const ReceiverSpread spread = describe_receiver_spread(run.shots.receivers, v_receivers, run.f0);
+  for (const Position& r : *receivers) v_receivers = std::min(v_receivers, velocity_at(run.model, r));
+  const ReceiverSpread spread = describe_receiver_spread(*receivers, v_receivers, run.f0);
   if (filter == DataPhaseFilter::automatic) filter = choose_data_phase_filter(spread);
   run.info << "rtm: data phase filter: " << data_phase_filter_name(filter)
        << " ((-i omega / omega0)^" << data_phase_filter_order(filter)
@@ -469,7 +497,8 @@ void make_wavefields(MigrationRun& run) {
   const PropagatorSetup setup = make_propagator_setup(run.sim);
   // Made together on one backend and kernel ("auto" chooses once).
   run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
-  run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
+  if (!run.receivers.empty())
+    run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
   if (params.reconstruction == Reconstruction::boundary)
     run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps);
@@ -506,7 +535,7 @@ void announce_migration(const MigrationRun& run, int remaining, const MigrationC
   if (remaining != nshots) info << " (" << nshots - remaining << " resumed)";
   info << " on " << run.fields->name() << ": grid " << g.nx << "x" << g.ny << "x" << g.nz
        << " (absorbing layers of " << params.boundary.width << " cells included), " << run.nt
-       << " steps of dt = " << run.shots.dt << " s, " << run.receivers.size() << " receivers ("
+       << " steps of dt = " << run.shots.dt << " s, " << describe_receiver_counts(run.shots) << " ("
        << point_interpolation_name(params.point_interpolation) << " point interpolation)";
   if (parallel.size() > 1)
     info << "; " << parallel.group_count() << " shot group(s) of " << parallel.ranks_per_shot()
@@ -570,18 +599,25 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   const ShotFile& shots = run.shots;
   const MigrationParams& params = run.params;
   const SimulationGrid& sim = run.sim;
-  const int nt = run.nt, nrec = int(run.receivers.size());
-  const double f0 = run.f0;
   const ShotGather& gather = shots.shots[size_t(s)];
+  const std::vector<Position>& receivers = shots.receivers_of(gather);
+  const int nt = run.nt, nrec = int(receivers.size());
+  const double f0 = run.f0;
   std::vector<float> data = gather.data;
   if (run.add_time_dispersion) run.add_time_dispersion->apply(data);
   if (params.direct_wave == DirectWaveRemoval::mute) {
     const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
                                                      : velocity_at(run.model, gather.source);
-    mute_direct_wave(data, gather.source, shots.receivers, nt, shots.dt, shots.t0, f0, v);
+    mute_direct_wave(data, gather.source, receivers, nt, shots.dt, shots.t0, f0, v);
   }
   apply_data_phase_filter(data, nrec, nt, shots.dt, run.data_phase_order, f0);
-  run.receiver_set->upload_series(traces_to_series(data, nrec, nt));
+  // The shot's own receivers, when it has them, for this shot only (freed when it ends).
+  const std::unique_ptr<PointSet> own_receiver_set =
+      gather.receivers.empty()
+          ? nullptr
+          : run.fields->receiver().add_points(locate_shot_receivers(run, gather), nt);
+  PointSet& receiver_set = own_receiver_set ? *own_receiver_set : *run.receiver_set;
+  receiver_set.upload_series(traces_to_series(data, nrec, nt));
   // The shot's own source; freed (device memory too) when the shot ends.
   const std::unique_ptr<PointSet> source_set = run.fields->source().add_points(
       {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
@@ -590,7 +626,7 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   source_set->upload_series(run.source_wavelet);
   ShotSets sets;
   sets.source = source_set.get();
-  sets.receiver = run.receiver_set.get();
+  sets.receiver = &receiver_set;
   sets.boundary = run.boundary.get();
   sets.nt = nt;
   sets.source_scale = sim.injection_scale();

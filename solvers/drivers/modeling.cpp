@@ -69,22 +69,26 @@ namespace {
 // World rank 0 receives the shots the other groups' leaders modelled (each leader's in the order
 // it made them) and sorts all by shot number. Collective over the leaders.
 void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelContext& parallel,
-                           size_t values_per_shot) {
+                           const std::function<size_t(int id)>& values_of_shot) {
   MPI_Comm leaders = parallel.leaders_comm();
   int leader = 0, leader_count = 1;
   check_mpi(MPI_Comm_rank(leaders, &leader), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(leaders, &leader_count), "MPI_Comm_size");
-  if (values_per_shot > size_t(INT_MAX))
-    throw std::runtime_error("modeling: a shot of " + std::to_string(values_per_shot) +
-                             " samples is too large for one MPI message");
-  // Per shot: its id, the source position, then the traces.
+  auto checked_size = [&](int id) {
+    const size_t values = values_of_shot(id);
+    if (values > size_t(INT_MAX))
+      throw std::runtime_error("modeling: a shot of " + std::to_string(values) +
+                               " samples is too large for one MPI message");
+    return int(values);
+  };
+  // Per shot: its id, the source position, then the traces (their count follows from the id).
   if (leader != 0) {
     int count = int(gathers.size());
     check_mpi(MPI_Send(&count, 1, MPI_INT, 0, 0, leaders), "MPI_Send (shot count)");
     for (ShotGather& gather : gathers) {
       check_mpi(MPI_Send(&gather.id, 1, MPI_INT, 0, 1, leaders), "MPI_Send (shot id)");
       check_mpi(MPI_Send(gather.source.data(), 3, MPI_DOUBLE, 0, 2, leaders), "MPI_Send (source)");
-      check_mpi(MPI_Send(gather.data.data(), int(values_per_shot), MPI_FLOAT, 0, 3, leaders),
+      check_mpi(MPI_Send(gather.data.data(), checked_size(gather.id), MPI_FLOAT, 0, 3, leaders),
                 "MPI_Send (traces)");
     }
     gathers.clear();
@@ -95,11 +99,11 @@ void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelConte
     check_mpi(MPI_Recv(&count, 1, MPI_INT, from, 0, leaders, MPI_STATUS_IGNORE), "MPI_Recv (shot count)");
     for (int k = 0; k < count; ++k) {
       ShotGather gather;
-      gather.data.resize(values_per_shot);
       check_mpi(MPI_Recv(&gather.id, 1, MPI_INT, from, 1, leaders, MPI_STATUS_IGNORE), "MPI_Recv (shot id)");
+      gather.data.resize(size_t(checked_size(gather.id)));
       check_mpi(MPI_Recv(gather.source.data(), 3, MPI_DOUBLE, from, 2, leaders, MPI_STATUS_IGNORE),
                 "MPI_Recv (source)");
-      check_mpi(MPI_Recv(gather.data.data(), int(values_per_shot), MPI_FLOAT, from, 3, leaders,
+      check_mpi(MPI_Recv(gather.data.data(), int(gather.data.size()), MPI_FLOAT, from, 3, leaders,
                          MPI_STATUS_IGNORE),
                 "MPI_Recv (traces)");
       gathers.push_back(std::move(gather));
@@ -138,7 +142,22 @@ std::string modeling_identity(const VelocityModel& model, const Acquisition& acq
                 params.time_dispersion_transform ? "on" : "off",
                 point_interpolation_name(params.point_interpolation),
                 absorber_name(params.boundary.absorber));
-  return text;
+  std::string identity = text;
+  // Per-shot spreads (a line only then, so the identity of shared-spread runs is unchanged).
+  if (!acq.shot_receivers.empty()) {
+    uint64_t h = kFingerprintSeed;
+    size_t count = 0;
+    for (const std::vector<Position>& spread : acq.shot_receivers) {
+      const uint64_t n = spread.size();
+      h = fingerprint(&n, sizeof n, h);
+      h = fingerprint(spread.data(), spread.size() * sizeof(Position), h);
+      count += spread.size();
+    }
+    std::snprintf(text, sizeof text, "per_shot_receivers = %zu, fingerprint %016llx\n", count,
+                  static_cast<unsigned long long>(h));
+    identity += text;
+  }
+  return identity;
 }
 
 // World rank 0 reads the checkpoint of the output (or refuses a stale one without --resume, or
@@ -181,7 +200,17 @@ namespace {
 void check_modeling_inputs(const ModelingParams& params, const Acquisition& acq) {
   check_modeling_params(params);
   if (acq.sources.empty()) throw InputError("modeling: no sources given");
-  if (acq.receivers.empty()) throw InputError("modeling: no receivers given");
+  if (acq.shot_receivers.empty()) {
+    if (acq.receivers.empty()) throw InputError("modeling: no receivers given");
+    return;
+  }
+  if (acq.shot_receivers.size() != acq.sources.size())
+    throw InputError("modeling: " + std::to_string(acq.shot_receivers.size()) +
+                     " per-shot receiver spreads for " + std::to_string(acq.sources.size()) +
+                     " sources; expected one spread per source");
+  for (size_t s = 0; s < acq.shot_receivers.size(); ++s)
+    if (acq.shot_receivers[s].empty())
+      throw InputError("modeling: shot " + std::to_string(s) + " has no receivers");
 }
 
 // The compute grid of a modeling run, with the dispersion warning (world rank 0 says it).
@@ -230,7 +259,7 @@ ShotFile shot_file_header(const VelocityModel& model, const Acquisition& acq,
                         std::max(0.0, params.record_time - out.t0), out.time_dispersion_removed};
   const std::string accuracy_text = accuracy_warning(accuracy);
   if (!accuracy_text.empty()) info << "rtm: " << accuracy_text << "\n";
-  out.receivers = acq.receivers;
+  out.receivers = acq.receivers; // empty for per-shot spreads: each gather carries its own
   out.nx = model.nx; out.ny = model.ny; out.nz = model.nz;
   out.dx = model.dx; out.dy = model.dy; out.dz = model.dz;
   out.ox = model.ox; out.oy = model.oy; out.oz = model.oz;
@@ -256,12 +285,13 @@ void check_modeling_memory(const SimulationGrid& sim, int nt, size_t receivers, 
 
 // The run's description on world rank 0, and what shaped the traces for the output file's
 // provenance (io/provenance.h).
-void announce_modeling(const ModelingParams& params, const ShotFile& out, size_t shots, int nrec,
-                       const std::string& propagator, const GridLayout& g, std::ostream& info) {
+void announce_modeling(const ModelingParams& params, const ShotFile& out, size_t shots,
+                       const std::string& receivers, const std::string& propagator,
+                       const GridLayout& g, std::ostream& info) {
   info << "rtm: modeling " << shots << " shot(s) on " << propagator << ": grid "
       << g.nx << "x" << g.ny << "x" << g.nz << " (absorbing layers of " << params.boundary.width
-      << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << nrec
-      << " receivers (" << point_interpolation_name(params.point_interpolation)
+      << " cells included), " << out.nt << " steps of dt = " << out.dt << " s, " << receivers
+      << " (" << point_interpolation_name(params.point_interpolation)
       << " point interpolation)\n";
   record_run_parameter("propagator", propagator);
   record_run_parameter("dt_s", format_number(out.dt));
@@ -297,9 +327,15 @@ ShotLoopPlan modeling_plan(const GridLayout& g, int nt, int nshots) {
 
 // After the loop: world rank 0 gets every group's shots and the resumed ones, in shot order.
 void collect_modelled_shots(ShotFile& out, std::vector<ShotGather>& resumed,
-                            const ParallelContext& parallel, int nrec) {
-  if (parallel.is_leader() && parallel.group_count() > 1)
-    collect_shots_on_root(out.shots, parallel, size_t(nrec) * size_t(out.nt));
+                            const ParallelContext& parallel, const Acquisition& acq) {
+  if (parallel.is_leader() && parallel.group_count() > 1) {
+    collect_shots_on_root(out.shots, parallel, [&](int id) {
+      return acq.receivers_of(size_t(id)).size() * size_t(out.nt);
+    });
+    // The spreads of the shots other groups modelled, from the acquisition every rank holds.
+    if (!acq.shot_receivers.empty())
+      for (ShotGather& gather : out.shots) gather.receivers = acq.shot_receivers[size_t(gather.id)];
+  }
   if (parallel.is_root() && !resumed.empty()) {
     for (ShotGather& gather : resumed) out.shots.push_back(std::move(gather));
     std::sort(out.shots.begin(), out.shots.end(),
@@ -319,19 +355,36 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   check_modeling_inputs(params, acq);
   const SimulationGrid sim = modeling_grid(model, params, info);
+  // The shared spread is placed once; per-shot spreads are checked now (a receiver outside the
+  // model refused before any shot runs, naming shot and receiver) and placed with their shot.
+  const bool per_shot = !acq.shot_receivers.empty();
   const std::vector<PointStencil> receivers =
       locate_points(sim, acq.receivers, "receiver", params.point_interpolation);
+  size_t most_receivers = receivers.size();
+  for (size_t s = 0; s < acq.shot_receivers.size(); ++s) {
+    locate_points(sim, acq.shot_receivers[s], ("shot " + std::to_string(s) + ": receiver").c_str(),
+                  params.point_interpolation);
+    most_receivers = std::max(most_receivers, acq.shot_receivers[s].size());
+  }
   const std::vector<PointStencil> sources =
       locate_points(sim, acq.sources, "source", params.point_interpolation);
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
   ShotFile out = shot_file_header(model, acq, params, sim, source_wavelet, remove_time_dispersion, info);
 
-  check_modeling_memory(sim, out.nt, receivers.size(), sources.size(), params, parallel);
+  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel);
   auto propagator = make_shot_wavefield(make_propagator_setup(sim), params.backend, parallel, info);
-  const int nrec = int(receivers.size());
-  const std::unique_ptr<PointSet> receiver_set = propagator->add_points(receivers, out.nt);
-  announce_modeling(params, out, sources.size(), nrec, propagator->name(), sim.layout, info);
+  const std::unique_ptr<PointSet> shared_receiver_set =
+      per_shot ? nullptr : propagator->add_points(receivers, out.nt);
+  std::string receiver_text = std::to_string(receivers.size()) + " receivers";
+  if (per_shot) {
+    size_t fewest = most_receivers;
+    for (const std::vector<Position>& spread : acq.shot_receivers) fewest = std::min(fewest, spread.size());
+    receiver_text = "per-shot spreads of " + std::to_string(fewest) +
+                    (fewest == most_receivers ? "" : " to " + std::to_string(most_receivers)) +
+                    " receivers";
+  }
+  announce_modeling(params, out, sources.size(), receiver_text, propagator->name(), sim.layout, info);
   const HealthCheck health = modeling_health(sim, source_wavelet, model.vmax(), out.nt);
 
   // Resuming: the shots finished before are read back, not modeled again.
@@ -345,14 +398,22 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   ShotLoopBody body;
   ShotGather gather; // the shot being modeled, until it is kept
   body.run_shot = [&](int s, ShotProgress& progress) {
-    // The shot's own source; freed (device memory too) when the shot ends.
+    // The shot's own source (and own receivers); freed (device memory too) when the shot ends.
     const std::unique_ptr<PointSet> source_set = propagator->add_points({sources[size_t(s)]}, out.nt);
     source_set->upload_series(source_wavelet);
+    const std::unique_ptr<PointSet> own_receiver_set =
+        per_shot ? propagator->add_points(locate_points(sim, acq.shot_receivers[size_t(s)],
+                                                        "receiver", params.point_interpolation),
+                                          out.nt)
+                 : nullptr;
+    PointSet& receiver_set = per_shot ? *own_receiver_set : *shared_receiver_set;
     gather = ShotGather();
     gather.id = s;
     gather.source = acq.sources[size_t(s)];
-    gather.data = model_one_shot(*propagator, sim.injection_scale(), *source_set, *receiver_set, nrec,
-                                 out.nt, &health, "shot " + std::to_string(s), &progress);
+    if (per_shot) gather.receivers = acq.shot_receivers[size_t(s)];
+    gather.data = model_one_shot(*propagator, sim.injection_scale(), *source_set, receiver_set,
+                                 int(acq.receivers_of(size_t(s)).size()), out.nt, &health,
+                                 "shot " + std::to_string(s), &progress);
   };
   body.keep_shot = [&](int) {
     if (!parallel.is_leader()) return;
@@ -369,7 +430,7 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
     out.shots.clear();
     return out;
   }
-  collect_modelled_shots(out, resumed, parallel, nrec);
+  collect_modelled_shots(out, resumed, parallel, acq);
   if (stats) { // the time to collect the shots included
     stats->seconds = steady_seconds() - loop.start_s;
     stats->cell_updates = plan.cell_updates_per_shot * double(loop.shots_to_do);
