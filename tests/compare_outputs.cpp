@@ -1,6 +1,7 @@
 // Compares two outputs of `rtm` for the MPI tests (tests/CMakeLists.txt), which run the executable
 // under the launcher and then this:
-//   compare_outputs shots A.h5 B.h5 [TOL]                every shot's traces and source bit for bit,
+//   compare_outputs shots A.h5 B.h5 [TOL]                every shot's traces, source and
+//                                                        receivers bit for bit,
 //                                                        or max |a - b| <= TOL * max |a| per shot
 //   compare_outputs volumes A.h5 B.h5 TOL NAME [NAME...]  max |a - b| <= TOL * max |a| per volume
 // Exit status 0 when equal, 1 with the first difference on stderr, 2 for bad usage or files.
@@ -24,6 +25,11 @@ int compare_shots(const std::string& a_path, const std::string& b_path, double t
   }
   for (size_t s = 0; s < a.shots.size(); ++s) {
     const rtm::ShotGather &x = a.shots[s], &y = b.shots[s];
+    if (x.receivers != y.receivers) {
+      std::fprintf(stderr, "shot %zu has other receivers in %s than in %s\n", s, a_path.c_str(),
+                   b_path.c_str());
+      return 1;
+    }
     if (tolerance >= 0 && x.id == y.id && x.source == y.source) {
       double largest = 0, difference = 0;
       for (size_t c = 0; c < x.data.size(); ++c) {

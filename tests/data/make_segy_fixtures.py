@@ -64,6 +64,40 @@ def shots(path):
                 t += 1
 
 
+def streamer(path):
+    # 3 shots moving +50 m along x, each with its own receivers trailing the source (a streamer
+    # or a moving spread): 4, 3 and 5 receivers, 12.5 m apart, the first 25 m behind the source,
+    # at 6.5 m depth; 40 samples of 4 ms, IEEE floats, coordinates in centimetres.
+    nt, counts = 40, [4, 3, 5]
+    spec = segyio.spec()
+    spec.samples = list(range(nt))
+    spec.format = 5
+    spec.tracecount = sum(counts)
+    with segyio.create(path, spec) as f:
+        f.bin[segyio.BinField.Interval] = 4000
+        t = 0
+        for s, count in enumerate(counts):
+            sz, sy, sx = 8.0, 300.0, 200.0 + 50.0 * s
+            for r in range(count):
+                rz, ry, rx = 6.5, 300.0, sx - 25.0 - 12.5 * r
+                f.header[t] = {segyio.TraceField.FieldRecord: 31 + s,
+                               segyio.TraceField.TraceNumber: r + 1,
+                               segyio.TraceField.SourceGroupScalar: -100,
+                               segyio.TraceField.ElevationScalar: -100,
+                               segyio.TraceField.SourceX: int(round(sx * 100)),
+                               segyio.TraceField.SourceY: int(round(sy * 100)),
+                               segyio.TraceField.SourceDepth: int(round(sz * 100)),
+                               segyio.TraceField.GroupX: int(round(rx * 100)),
+                               segyio.TraceField.GroupY: int(round(ry * 100)),
+                               segyio.TraceField.ReceiverGroupElevation: int(round(-rz * 100)),
+                               segyio.TraceField.offset: int(round(sx - rx)),
+                               segyio.TraceField.TRACE_SAMPLE_INTERVAL: 4000}
+                f.trace[t] = np.array([100.0 * s + 10.0 * r + 0.25 * n for n in range(nt)],
+                                      dtype=np.float32)
+                t += 1
+
+
 volume("segyio_volume.sgy", True)
 volume("segyio_volume_no_coordinates.sgy", False)
 shots("segyio_shots.sgy")
+streamer("segyio_streamer.sgy")
