@@ -93,7 +93,10 @@ void register_model(CLI::App& rtm) {
       ->excludes("--shots")
       ->excludes(grid)
       ->excludes("--receiver-grid")
-      ->excludes(offsets);
+      ->excludes(offsets)
+      ->excludes("--source-depth")
+      ->excludes("--receiver-depth")
+      ->excludes("--receiver-step");
   cmd->add_flag("--resume", args->resume,
                 "Continue an interrupted run from its checkpoint (<output>.checkpoint/, one file "
                 "per finished shot): finished shots are not modeled again, and the output equals "

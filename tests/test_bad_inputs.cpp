@@ -354,6 +354,38 @@ TEST_F(BadInput, ReceiverOutsideTheModel) {
   expect_model_refused(good_model(geometry), {}, {"receiver 1", "outside the model"});
 }
 
+// Per-shot receivers: one outside the model, in a geometry file (`rtm model --geometry`) or in the
+// shot file a migration reads, is refused before any shot runs, naming the shot and the receiver;
+// offsets that leave a shot no receiver inside the model name the shot; --geometry excludes the
+// options that generate an acquisition.
+TEST_F(BadInput, PerShotReceiverOutsideTheModel) {
+  rtm::ShotFile shots;
+  shots.nt = 50;
+  shots.dt = 1e-3;
+  shots.f0 = 50;
+  shots.t0 = 0.02;
+  shots.wavelet.assign(50, 0.0f);
+  for (int s = 0; s < 2; ++s) {
+    rtm::ShotGather gather;
+    gather.id = s;
+    gather.source = {20.0, 50.0, 30.0 + 40 * s};
+    gather.receivers = {{20.0, 50.0, 10.0 + 40 * s}, {20.0, 50.0, 40.0 + 40 * s}};
+    gather.data.assign(2 * 50, 0.0f);
+    shots.shots.push_back(gather);
+  }
+  shots.shots[1].receivers[1][2] = 400; // the model spans 0..110 m
+  rtm::write_shot_file(path("geometry.h5"), shots);
+  expect_model_refused(good_model(), {"--geometry", path("geometry.h5")},
+                       {"shot 1: receiver 1", "outside the model"});
+  expect_refused({"migrate", "-s", path("geometry.h5"), "-m", good_model(), "-o", path("image.h5"),
+                  "--backend", "cpu", "--boundary-width", "4", "--direct-wave", "none"},
+                 {"shot 1: receiver 1", "outside the model"}, path("image.h5"));
+  expect_model_refused(good_model(), {"--receiver-offsets", "500,600"},
+                       {"--receiver-offsets", "shot 0", "no receiver inside the model"});
+  expect_model_refused(good_model(), {"--geometry", path("geometry.h5"), "--shots", "2"},
+                       {"--geometry", "--shots"});
+}
+
 // ---- Numbers on the command line --------------------------------------------------------------------
 
 TEST_F(BadInput, ZeroOrNegativeTimeStep) {

@@ -67,7 +67,7 @@ Acquisition make_survey(const VelocityModel& m, const SurveyLayout& l) {
 size_t attach_moving_spread(Acquisition& acq, const VelocityModel& m, const MovingSpread& spread) {
   if (!(spread.dx > 0) || !(spread.dy > 0)) throw InputError("receiver spacing must be positive");
   if (!(spread.x_min <= spread.x_max) || !(spread.y_min <= spread.y_max))
-    throw InputError("receiver offsets: the first offset must not exceed the last");
+    throw InputError("--receiver-offsets: the first offset must not exceed the last");
   const std::vector<Position> offsets =
       grid_at_depth(m.oz + spread.depth, spread.x_min, spread.x_max, spread.dx, spread.y_min,
                     spread.y_max, spread.dy);
@@ -89,7 +89,7 @@ size_t attach_moving_spread(Acquisition& acq, const VelocityModel& m, const Movi
         ++left_out;
     }
     if (receivers.empty())
-      throw InputError("receiver offsets: shot " + std::to_string(s) + " (source at x = " +
+      throw InputError("--receiver-offsets: shot " + std::to_string(s) + " (source at x = " +
                        format_number(source[2]) + ", y = " + format_number(source[1]) +
                        " m) has no receiver inside the model: every offset puts its receiver "
                        "beyond the model's edge");
