@@ -370,6 +370,39 @@ TEST(MovingSpread, ModelingEqualsOneShotRunsWithEachSpreadBitForBit) {
   }
 }
 
+// A modeling run stopped after its first shot and resumed from its checkpoint (each finished shot
+// a shot file of its own, io/shot_checkpoint.h) keeps every shot's own receivers: the result equals
+// the uninterrupted run bit for bit.
+TEST(MovingSpread, StoppedAndResumedModelingKeepsEachShotsReceivers) {
+  const MovingRun& run = moving_run();
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("rtm_receivers_resume_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string output = (dir / "moving.h5").string();
+  std::ostringstream log;
+  ModelingControl stop;
+  stop.checkpoint_output = output;
+  int started = 0;
+  stop.shot_started = [&](int, int, int) { ++started; };
+  stop.stop_requested = [&] { return started >= 1 ? 15 : 0; };
+  const ShotFile stopped = model_shots(run.model, run.acq, small_modeling(), log, nullptr, nullptr, &stop);
+  EXPECT_EQ(stop.stop_signal, 15);
+  EXPECT_TRUE(stopped.shots.empty());
+  ModelingControl resume;
+  resume.checkpoint_output = output;
+  resume.resume = true;
+  const ShotFile resumed =
+      model_shots(run.model, run.acq, small_modeling(), log, nullptr, nullptr, &resume);
+  EXPECT_GE(resume.shots_resumed, 1);
+  ASSERT_EQ(resumed.shots.size(), run.moving.shots.size());
+  for (size_t s = 0; s < resumed.shots.size(); ++s) {
+    EXPECT_EQ(resumed.shots[s].receivers, run.moving.shots[s].receivers) << "shot " << s;
+    EXPECT_TRUE(resumed.shots[s].data == run.moving.shots[s].data) << "shot " << s;
+  }
+  fs::remove_all(dir);
+}
+
 MigrationParams small_migration() {
   MigrationParams p;
   p.backend.backend = "cpu";
