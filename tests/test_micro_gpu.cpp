@@ -2,6 +2,7 @@
 // fresh random inputs (label gpu; skipped where there is no GPU).
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -99,14 +100,28 @@ TEST_F(MicroGpu, StridedCopyGathersEveryStrideth) {
 }
 
 TEST_F(MicroGpu, TransposeEveryKindEveryShape) {
-  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {1, 37},   {33, 1},    {32, 32},
-                                                {31, 65}, {100, 67}, {256, 512}, {64, 8}};
-  for (auto kind :
-       {model::TransposeKind::naive, model::TransposeKind::tiled, model::TransposeKind::padded}) {
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},    {1, 37},    {33, 1},   {32, 32},
+                                                {31, 65},  {100, 67},  {256, 512}, {64, 8},
+                                                {33, 130}, {100, 66}, {1, 2}};
+  for (auto kind : model::kTransposeKinds) {
     for (const auto& [rows, cols] : shapes) {
       SCOPED_TRACE(std::string(model::transpose_name(kind)) + " " + std::to_string(rows) + "x" +
                    std::to_string(cols));
       const auto in = random_floats(rows * cols);
+      if (kind == model::TransposeKind::padded32_f64) {
+        if (cols % 2) {
+          EXPECT_THROW(micro::transpose_once(in, rows, cols, kind), std::invalid_argument);
+          continue;
+        }
+        // The floats read as rows x cols/2 doubles D; out holds the cols/2 x rows transpose.
+        const auto out = micro::transpose_once(in, rows, cols, kind);
+        ASSERT_EQ(static_cast<int64_t>(out.size()), rows * cols);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols / 2; ++c)
+            for (int h = 0; h < 2; ++h)
+              ASSERT_EQ(out[(c * rows + r) * 2 + h], in[r * cols + 2 * c + h]);
+        continue;
+      }
       const auto out = micro::transpose_once(in, rows, cols, kind);
       ASSERT_EQ(static_cast<int64_t>(out.size()), rows * cols);
       for (int64_t r = 0; r < rows; ++r)
@@ -147,16 +162,19 @@ TEST_F(MicroGpu, SharedStrideSumsWhatEachLaneReads) {
   }
 }
 
-TEST_F(MicroGpu, StreamReuseAddsTheFrequentBuffer) {
-  for (auto [stream_n, freq_n] : {std::pair<size_t, size_t>{4096, 64}, {4096, 4096}, {1000, 12}}) {
-    const auto stream = random_floats(stream_n), freq = random_floats(freq_n);
+TEST_F(MicroGpu, StreamReuseAddsTheFrequentBufferAndWritesItBackUnchanged) {
+  for (auto [stream_n, freq_n] : {std::pair<size_t, size_t>{4096, 64}, {4096, 4096}, {1000, 12},
+                                  {1001, 7}, {300000, 1000}}) {
+    const auto stream = random_floats(stream_n), freq0 = random_floats(freq_n);
+    auto freq = freq0;
     const auto got = micro::stream_reuse_once(stream, freq);
     ASSERT_EQ(got.size(), stream_n);
     for (size_t i = 0; i < stream_n; ++i)
-      ASSERT_EQ(got[i], stream[i] + freq[i % freq_n]) << stream_n << "/" << freq_n << " at " << i;
+      ASSERT_EQ(got[i], stream[i] + freq0[i % freq_n]) << stream_n << "/" << freq_n << " at " << i;
+    ASSERT_EQ(freq, freq0) << stream_n << "/" << freq_n;
   }
-  EXPECT_THROW(micro::stream_reuse_once(random_floats(10), random_floats(4)),
-               std::invalid_argument);
+  auto too_large = random_floats(11);
+  EXPECT_THROW(micro::stream_reuse_once(random_floats(10), too_large), std::invalid_argument);
 }
 
 // The benchmark entry points on small sizes: each checks its own output and times it.
@@ -174,9 +192,8 @@ TEST_F(MicroGpu, BenchmarksVerifyAndTime) {
   EXPECT_GT(copy.memcpy.median_ms, 0.0);
   for (const auto& run : micro::run_strided_copies(4096, {1, 3, 32}, t)) ok(run.kernel);
   const micro::TransposeRun transpose = micro::run_transpose(100, 70, t);
-  ok(transpose.naive);
-  ok(transpose.tiled);
-  ok(transpose.padded);
+  ok(transpose.copy_scalar);
+  for (auto kind : model::kTransposeKinds) ok(transpose.kernel(kind));
   const micro::AddConstantRun add = micro::run_add_constant(1000, t);
   ok(add.double3);
   ok(add.doubles);
@@ -184,8 +201,12 @@ TEST_F(MicroGpu, BenchmarksVerifyAndTime) {
     ok(run.kernel);
     EXPECT_GT(run.warp_loads, 0);
   }
-  const auto l2 = micro::run_l2_window(1 << 20, {64 << 10, 256 << 10}, t);
-  ASSERT_EQ(l2.size(), 6u);
+  micro::L2WindowConfig l2_config;
+  l2_config.stream_bytes = 1 << 20;
+  l2_config.freq_bytes = {64 << 10, 256 << 10 | 4}; // a size that is not a whole block
+  l2_config.modes = {std::begin(model::kWindowModes), std::end(model::kWindowModes)};
+  const auto l2 = micro::run_l2_window(l2_config, t);
+  ASSERT_EQ(l2.size(), 2 * std::size(model::kWindowModes));
   for (const auto& run : l2)
     if (run.supported) ok(run.pass);
 }

@@ -231,6 +231,24 @@ TEST(MicroModel, TransposeAccessPatterns) {
   EXPECT_EQ(padded.st_sectors_per_request, 4);
   EXPECT_EQ(padded.smem_store_degree, 1);
   EXPECT_EQ(padded.smem_load_degree, 1);
+  EXPECT_EQ(padded.smem_wavefronts_per_request, 1);
+  // pad32: the textbook [32][33] tile, the same counts.
+  const auto pad32 = model::transpose_model(model::TransposeKind::padded32, 8192);
+  EXPECT_EQ(pad32.st_sectors_per_request, 4);
+  EXPECT_EQ(pad32.smem_load_degree, 1);
+  // 8-byte elements: 32 lanes x 8 bytes = 8 sectors per request on both sides. A tile row is 33
+  // doubles = 66 words, so lane l of a column read takes banks 2 l + 2 ty and 2 l + 2 ty + 1:
+  // the 16 lanes of a half-warp cover the 32 banks once (degree 1), and a warp's request is the
+  // two half-warps: 2 wavefronts, the least 256 bytes can take.
+  const auto f64 = model::transpose_model(model::TransposeKind::padded32_f64, 8192);
+  EXPECT_EQ(model::transpose_element_bytes(model::TransposeKind::padded32_f64), 8);
+  EXPECT_EQ(f64.ld_sectors_per_request, 8);
+  EXPECT_EQ(f64.st_sectors_per_request, 8);
+  EXPECT_EQ(f64.ideal_sectors_per_request, 8);
+  EXPECT_EQ(f64.smem_store_degree, 1);
+  EXPECT_EQ(f64.smem_load_degree, 1);
+  EXPECT_EQ(f64.smem_wavefronts_per_request, 2);
+  EXPECT_STREQ(model::transpose_name(model::TransposeKind::padded32_f64), "pad32-f64");
 }
 
 // ---- double3 ------------------------------------------------------------------------------------
@@ -262,8 +280,8 @@ TEST(MicroModel, Double3SectorsPerRequest) {
 TEST(MicroModel, L2WindowHitFractions) {
   // L2 60 MiB, 37.5 MiB set aside for persisting lines, stream S = 1 GiB.
   constexpr int64_t MiB = 1 << 20, S = 1024 * MiB, L2 = 60 * MiB, P = 75 * MiB / 2;
-  // No window: a frequent element is reread after 2 F bytes (the rest of the buffer and as much
-  // stream). F = 10 MiB: 20 MiB fits in L2, every reread hits. F = 40 MiB: 80 does not, none hit.
+  // No window: a frequent element is reused after 2 F bytes (the rest of the buffer and as much
+  // stream). F = 10 MiB: 20 MiB fits in L2, every reuse hits. F = 40 MiB: 80 does not, none hit.
   EXPECT_EQ(model::l2_window(S, 10 * MiB, L2, 0, 0).freq_hit_fraction, 1.0);
   EXPECT_EQ(model::l2_window(S, 40 * MiB, L2, 0, 0).freq_hit_fraction, 0.0);
   // hitRatio 1: F = 30 MiB fits the 37.5 MiB set-aside: all hit; F = 40 MiB thrashes it: none.
@@ -271,15 +289,51 @@ TEST(MicroModel, L2WindowHitFractions) {
   EXPECT_EQ(model::l2_window(S, 40 * MiB, L2, P, 1.0).freq_hit_fraction, 0.0);
   // hitRatio 37.5 / 40 = 0.9375: 37.5 MiB persist and hit; the other 2.5 MiB compete with the
   // stream in the remaining 22.5 MiB (2.5 + 40 > 22.5): miss. DRAM per pass: stream read and
-  // written (2 S) plus the missing 6.25 % of S frequent reads; no window: 2 S + S.
+  // written (2 S) plus, for the missing 6.25 % of the S frequent accesses, a read and a
+  // write-back; no window: 2 S + 2 S.
   const auto fitted = model::l2_window(S, 40 * MiB, L2, P, 0.9375);
   EXPECT_DOUBLE_EQ(fitted.freq_hit_fraction, 0.9375);
-  EXPECT_DOUBLE_EQ(fitted.dram_bytes, 2.0 * S + 0.0625 * S);
-  EXPECT_DOUBLE_EQ(fitted.useful_bytes, 3.0 * S);
+  EXPECT_DOUBLE_EQ(fitted.dram_bytes, 2.0 * S + 2 * 0.0625 * S);
+  EXPECT_DOUBLE_EQ(fitted.useful_bytes, 4.0 * S);
   const auto none = model::l2_window(S, 40 * MiB, L2, 0, 0);
-  EXPECT_DOUBLE_EQ(none.dram_bytes / fitted.dram_bytes, 3.0 / 2.0625);
+  EXPECT_DOUBLE_EQ(none.dram_bytes, 4.0 * S);
+  EXPECT_DOUBLE_EQ(none.dram_bytes / fitted.dram_bytes, 4.0 / 2.125);
+  // hitRatio 0.5 at F = 30 MiB: 15 MiB persist and hit; normal lines may use the 22.5 MiB of the
+  // set-aside they leave free, so the other 15 MiB and 30 MiB of stream fit in 45: all hit. At
+  // F = 40 MiB the normal half needs 20 + 40 > 40 MiB: only the persisting half hits.
+  EXPECT_EQ(model::l2_window(S, 30 * MiB, L2, P, 0.5).freq_hit_fraction, 1.0);
+  EXPECT_EQ(model::l2_window(S, 40 * MiB, L2, P, 0.5).freq_hit_fraction, 0.5);
   EXPECT_THROW(model::l2_window(S, 0, L2, P, 1.0), std::invalid_argument);
   EXPECT_THROW(model::l2_window(S, MiB, L2, P, 1.5), std::invalid_argument);
+}
+
+TEST(MicroModel, L2WindowModesSeparateTheSuspects) {
+  constexpr int64_t MiB = 1 << 20, P = 75 * MiB / 2;
+  using model::WindowMode;
+  const auto none = model::window_setting(WindowMode::none, 40 * MiB, P);
+  EXPECT_EQ(none.set_aside_bytes, 0);
+  EXPECT_FALSE(none.window);
+  const auto carveout = model::window_setting(WindowMode::carveout, 40 * MiB, P);
+  EXPECT_EQ(carveout.set_aside_bytes, P);
+  EXPECT_FALSE(carveout.window);
+  EXPECT_EQ(carveout.persisting_ratio(), 0.0);
+  // A window, but over a buffer the kernel never touches: no frequent line persists.
+  const auto elsewhere = model::window_setting(WindowMode::elsewhere, 40 * MiB, P);
+  EXPECT_TRUE(elsewhere.window);
+  EXPECT_FALSE(elsewhere.over_frequent);
+  EXPECT_EQ(elsewhere.persisting_ratio(), 0.0);
+  const auto persist = model::window_setting(WindowMode::persist, 40 * MiB, P);
+  EXPECT_TRUE(persist.window && persist.over_frequent && persist.persisting);
+  EXPECT_EQ(persist.persisting_ratio(), 1.0);
+  const auto normal = model::window_setting(WindowMode::normal, 40 * MiB, P);
+  EXPECT_EQ(normal.hit_ratio, 1.0);
+  EXPECT_FALSE(normal.persisting);
+  EXPECT_EQ(normal.persisting_ratio(), 0.0);
+  EXPECT_EQ(model::window_setting(WindowMode::half, 40 * MiB, P).persisting_ratio(), 0.5);
+  EXPECT_DOUBLE_EQ(model::window_setting(WindowMode::fit, 40 * MiB, P).hit_ratio, 0.9375);
+  EXPECT_EQ(model::window_setting(WindowMode::fit, 10 * MiB, P).hit_ratio, 1.0);
+  EXPECT_STREQ(model::window_mode_name(WindowMode::elsewhere), "elsewhere");
+  EXPECT_THROW(model::window_setting(WindowMode::fit, 0, P), std::invalid_argument);
 }
 
 } // namespace

@@ -34,6 +34,13 @@ __global__ void copy_tail_kernel(const float* in, float* out, int64_t first, int
   if (i < n) out[i] = in[i];
 }
 
+// One float per thread: 4-byte accesses, 4 bytes in flight per thread (the transpose notes' copy).
+__global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                   int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
 // out[i] = in[i * stride]: the writes are coalesced, the reads spread over stride x 4 bytes.
 __global__ void strided_copy_kernel(const float* __restrict__ in, float* __restrict__ out,
                                     int64_t n_out, int stride) {
@@ -80,6 +87,12 @@ void launch_copy(const float* in, float* out, int64_t n, cudaStream_t stream) {
     copy_tail_kernel<<<1, 4, 0, stream>>>(in, out, 4 * n4, n);
     CUDA_CHECK_LAUNCH("copy_tail_kernel");
   }
+}
+
+void launch_copy_scalar(const float* in, float* out, int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  copy_scalar_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("copy_scalar_kernel");
 }
 
 } // namespace detail

@@ -1,7 +1,8 @@
-// l2-window: a frequently reused buffer read next to a streaming one, with and without an L2
+// l2-window: a frequently reused buffer next to a streaming one, with and without an L2
 // persisting access-policy window (docs/micro.md, "l2-window"; the sliding-window test of
-// NVIDIA's A100 talk, made race-free: the frequent buffer is only read).
+// NVIDIA's A100 talk: each thread reads and writes one element of both buffers).
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/micro/micro.h"
 #include "kernels/micro/micro_runtime.cuh"
@@ -12,43 +13,43 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxRounds = 65535; // gridDim.y
 
-// Stream element i (in float4) adds freq[i % freq_n4]. Block (x, y) handles stream elements
-// y * freq_n4 + x * 256 + [0, 256): blocks start in order of x, then y, so the pass sweeps the
-// stream once from start to end and rereads the whole frequent buffer every freq_n4 elements, as
-// the 1D kernel with a modulo would, without a 64-bit division per thread.
-__global__ void stream_reuse_kernel(float4* __restrict__ stream, const float4* __restrict__ freq,
-                                    int64_t stream_n4, int64_t freq_n4) {
+// A store the compiler must keep even though it writes back the value just loaded.
+__device__ __forceinline__ void store_kept(float* p, float v) {
+  asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+}
+
+// Thread (block (x, y), t) handles stream element i = y * freq_n + x * 256 + t and frequent
+// element j = i % freq_n = x * 256 + t: blocks start in order of x, then y, so a pass sweeps the
+// stream once from start to end and rereads and rewrites the whole frequent buffer every freq_n
+// elements, as the talk's 1D kernel with a modulo does, without a 64-bit division per thread.
+// Every thread that shares a frequent element writes back the value all of them read, so the
+// result does not depend on their order (the talk's kernel doubles it, a race).
+__global__ void stream_reuse_kernel(float* stream, float* freq, int64_t stream_n, int64_t freq_n) {
   const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t i = int64_t(blockIdx.y) * freq_n4 + j;
-  if (j < freq_n4 && i < stream_n4) {
-    float4 s = stream[i];
-    const float4 f = freq[j];
-    s.x += f.x;
-    s.y += f.y;
-    s.z += f.z;
-    s.w += f.w;
-    stream[i] = s;
+  const int64_t i = int64_t(blockIdx.y) * freq_n + j;
+  if (j < freq_n && i < stream_n) {
+    const float f = freq[j];
+    stream[i] += f;
+    store_kept(freq + j, f);
   }
 }
 
 void check_sizes(int64_t stream_n, int64_t freq_n) {
-  if (stream_n < 4 || freq_n < 4 || stream_n % 4 || freq_n % 4 || freq_n > stream_n)
+  if (stream_n < 1 || freq_n < 1 || freq_n > stream_n)
     throw std::invalid_argument(
-        "l2-window: stream and frequent sizes must be multiples of 4 floats (16 bytes), the "
-        "frequent buffer no larger than the stream (got " +
+        "l2-window: need at least one float in each buffer and the frequent buffer no larger "
+        "than the stream (got " +
         std::to_string(stream_n) + " and " + std::to_string(freq_n) + " floats)");
-  if ((stream_n / 4 + freq_n / 4 - 1) / (freq_n / 4) > kMaxRounds)
+  if ((stream_n + freq_n - 1) / freq_n > kMaxRounds)
     throw std::invalid_argument(
         "l2-window: the stream is more than 65535 times the frequent buffer");
 }
 
-void launch_pass(float* stream, const float* freq, int64_t stream_n, int64_t freq_n,
+void launch_pass(float* stream, float* freq, int64_t stream_n, int64_t freq_n,
                  cudaStream_t cuda_stream) {
-  const int64_t stream_n4 = stream_n / 4, freq_n4 = freq_n / 4;
-  const dim3 grid(detail::blocks_for(freq_n4, kThreads),
-                  static_cast<unsigned>((stream_n4 + freq_n4 - 1) / freq_n4));
-  stream_reuse_kernel<<<grid, kThreads, 0, cuda_stream>>>(
-      reinterpret_cast<float4*>(stream), reinterpret_cast<const float4*>(freq), stream_n4, freq_n4);
+  const dim3 grid(detail::blocks_for(freq_n, kThreads),
+                  static_cast<unsigned>((stream_n + freq_n - 1) / freq_n));
+  stream_reuse_kernel<<<grid, kThreads, 0, cuda_stream>>>(stream, freq, stream_n, freq_n);
   CUDA_CHECK_LAUNCH("stream_reuse_kernel");
 }
 
@@ -87,15 +88,18 @@ public:
   }
 
   // window_bytes 0: no window. Lines made persisting by an earlier case become normal first.
-  void apply(size_t set_aside, const void* base, size_t window_bytes, float hit_ratio) {
+  void apply(size_t set_aside, const void* base, size_t window_bytes, float hit_ratio,
+             bool hit_persisting, bool miss_normal) {
     CUDA_CHECK(cudaCtxResetPersistingL2Cache());
     CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
     cudaStreamAttrValue attr{};
     attr.accessPolicyWindow.base_ptr = window_bytes ? const_cast<void*>(base) : nullptr;
     attr.accessPolicyWindow.num_bytes = window_bytes;
     attr.accessPolicyWindow.hitRatio = window_bytes ? hit_ratio : 0.0f;
-    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-    attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    attr.accessPolicyWindow.hitProp =
+        hit_persisting ? cudaAccessPropertyPersisting : cudaAccessPropertyNormal;
+    attr.accessPolicyWindow.missProp =
+        miss_normal ? cudaAccessPropertyNormal : cudaAccessPropertyStreaming;
     CUDA_CHECK(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr));
   }
 
@@ -106,17 +110,14 @@ private:
 
 } // namespace
 
-const char* window_mode_name(WindowMode mode) {
-  switch (mode) {
-  case WindowMode::none: return "none";
-  case WindowMode::hit_ratio_one: return "hitRatio=1";
-  case WindowMode::hit_ratio_fitted: return "hitRatio=fit";
-  }
-  return "?";
+int64_t l2_set_aside_bytes(const cuda::DeviceInfo& device, double share) {
+  if (!(share >= 0 && share <= 1))
+    throw std::invalid_argument("l2-window: the set-aside share must be in [0, 1]");
+  const auto wanted = static_cast<int64_t>(share * double(device.l2_bytes));
+  return std::min(wanted, static_cast<int64_t>(device.max_persisting_l2_bytes));
 }
 
-std::vector<float> stream_reuse_once(const std::vector<float>& stream,
-                                     const std::vector<float>& freq) {
+std::vector<float> stream_reuse_once(const std::vector<float>& stream, std::vector<float>& freq) {
   const int64_t stream_n = static_cast<int64_t>(stream.size());
   const int64_t freq_n = static_cast<int64_t>(freq.size());
   check_sizes(stream_n, freq_n);
@@ -125,64 +126,73 @@ std::vector<float> stream_reuse_once(const std::vector<float>& stream,
   df.upload(freq);
   launch_pass(ds.data(), df.data(), stream_n, freq_n, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
+  freq = df.download();
   return ds.download();
 }
 
-std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<int64_t>& freq_bytes,
-                                       const TimingOptions& timing) {
-  if (freq_bytes.empty()) throw std::invalid_argument("l2-window: no frequent-buffer size");
-  for (int64_t bytes : freq_bytes) {
-    if (stream_bytes % 16 || bytes % 16)
-      throw std::invalid_argument("l2-window: sizes must be multiples of 16 bytes (got stream " +
-                                  std::to_string(stream_bytes) + ", frequent " +
+std::vector<L2WindowRun> run_l2_window(const L2WindowConfig& config, const TimingOptions& timing) {
+  if (config.freq_bytes.empty() || config.modes.empty())
+    throw std::invalid_argument("l2-window: no frequent-buffer size or no mode");
+  for (int64_t bytes : config.freq_bytes) {
+    if (config.stream_bytes % 4 || bytes % 4)
+      throw std::invalid_argument("l2-window: sizes must be multiples of 4 bytes (got stream " +
+                                  std::to_string(config.stream_bytes) + ", frequent " +
                                   std::to_string(bytes) + ")");
-    check_sizes(stream_bytes / 4, bytes / 4);
+    check_sizes(config.stream_bytes / 4, bytes / 4);
   }
-  const int64_t stream_n = stream_bytes / 4;
+  const int64_t stream_n = config.stream_bytes / 4;
   int device_index = 0;
   CUDA_CHECK(cudaGetDevice(&device_index));
   const cuda::DeviceInfo device = cuda::query_device(device_index);
-  const auto set_aside_max = static_cast<int64_t>(device.max_persisting_l2_bytes);
+  const int64_t set_aside = l2_set_aside_bytes(device, config.set_aside_share);
   const auto window_max = static_cast<int64_t>(device.max_access_policy_window_bytes);
-  const int64_t max_freq_n = *std::max_element(freq_bytes.begin(), freq_bytes.end()) / 4;
+  const int64_t max_freq_n =
+      *std::max_element(config.freq_bytes.begin(), config.freq_bytes.end()) / 4;
 
   cuda::Stream stream;
-  cuda::DeviceArray<float> s(stream_n, "l2-window stream"), f(max_freq_n, "l2-window frequent");
+  cuda::DeviceArray<float> s(stream_n, "l2-window stream"), f(max_freq_n, "l2-window frequent"),
+      untouched(max_freq_n, "l2-window untouched buffer"); // the window of mode `elsewhere`
   const uint32_t seed_s = detail::fresh_seed(), seed_f = seed_s + 1;
-  detail::fill_pattern(f.data(), max_freq_n, seed_f, stream);
   PersistenceSettings settings(stream);
   const bool persistence =
-      set_aside_max > 0 && window_max > 0 && settings.can_set_aside(size_t(set_aside_max));
+      set_aside > 0 && window_max > 0 && settings.can_set_aside(size_t(set_aside));
 
   std::vector<L2WindowRun> runs;
-  for (int64_t bytes : freq_bytes) {
+  for (int64_t bytes : config.freq_bytes) {
     const int64_t freq_n = bytes / 4;
-    for (auto mode : {WindowMode::none, WindowMode::hit_ratio_one, WindowMode::hit_ratio_fitted}) {
+    for (model::WindowMode mode : config.modes) {
       L2WindowRun run;
       run.freq_bytes = bytes;
       run.mode = mode;
-      if (mode != WindowMode::none) {
-        if (!persistence) {
-          run.supported = false; // no persisting L2 for this process (MIG slice, MPS)
-          runs.push_back(run);
-          continue;
-        }
-        run.set_aside_bytes = set_aside_max;
-        run.window_bytes = std::min(bytes, window_max);
-        run.hit_ratio = mode == WindowMode::hit_ratio_one
-                            ? 1.0
-                            : std::min(1.0, double(run.set_aside_bytes) / double(run.window_bytes));
+      run.setting = model::window_setting(mode, bytes, persistence ? set_aside : 0);
+      if (mode != model::WindowMode::none && !persistence) {
+        run.supported = false; // no persisting L2 for this process (MIG slice, MPS)
+        runs.push_back(run);
+        continue;
       }
+      const model::WindowSetting& w = run.setting;
+      run.window_bytes = w.window ? std::min(bytes, window_max) : 0;
       if (persistence) // else no window was ever set: nothing to undo for "none"
-        settings.apply(static_cast<size_t>(run.set_aside_bytes), f.data(),
-                       static_cast<size_t>(run.window_bytes), static_cast<float>(run.hit_ratio));
+        settings.apply(static_cast<size_t>(w.set_aside_bytes),
+                       w.over_frequent ? static_cast<const void*>(f.data()) : untouched.data(),
+                       static_cast<size_t>(run.window_bytes), static_cast<float>(w.hit_ratio),
+                       w.persisting, config.miss_normal);
 
       detail::fill_pattern(s.data(), stream_n, seed_s, stream);
+      detail::fill_pattern(f.data(), freq_n, seed_f, stream);
       launch_pass(s.data(), f.data(), stream_n, freq_n, stream);
       stream.synchronize();
       run.pass.check = detail::verify_output(s.download(), [&](int64_t i) {
         return pattern_value(i, seed_s) + pattern_value(i % freq_n, seed_f);
       });
+      std::vector<float> freq_now = f.download();
+      freq_now.resize(static_cast<size_t>(freq_n)); // the rest belongs to larger cases
+      const Verification freq_check = detail::verify_output(
+          freq_now, [&](int64_t j) { return pattern_value(j, seed_f); });
+      if (!freq_check.passed && run.pass.check.passed) {
+        run.pass.check = freq_check;
+        run.pass.check.first_mismatch = "frequent buffer changed, " + freq_check.first_mismatch;
+      }
       // Later passes keep adding to the stream: values grow by < 1 a pass, timing is unaffected.
       run.pass.time = detail::time_launches(
           stream, timing, [&]() { launch_pass(s.data(), f.data(), stream_n, freq_n, stream); });

@@ -204,32 +204,49 @@ const char* transpose_name(TransposeKind kind) {
   case TransposeKind::naive: return "naive";
   case TransposeKind::tiled: return "tiled";
   case TransposeKind::padded: return "tiled+pad";
+  case TransposeKind::padded32: return "pad32";
+  case TransposeKind::padded32_f64: return "pad32-f64";
   }
   return "?";
+}
+
+int transpose_element_bytes(TransposeKind kind) {
+  return kind == TransposeKind::padded32_f64 ? 8 : 4;
 }
 
 TransposeModel transpose_model(TransposeKind kind, int64_t rows) {
   if (rows < 1) throw std::invalid_argument("transpose model: rows must be >= 1");
   TransposeModel m;
-  // Every variant reads 32 consecutive floats of one input row per warp.
-  m.ld_sectors_per_request = sectors_touched(lane_addresses(0, 4), 4);
+  const int e = transpose_element_bytes(kind);
+  // Every variant reads 32 consecutive elements of one input row per warp.
+  m.ld_sectors_per_request = sectors_touched(lane_addresses(0, e), e);
+  m.ideal_sectors_per_request = m.ld_sectors_per_request;
   if (kind == TransposeKind::naive) {
     // Lane i writes output row i: consecutive lanes are a whole output row (rows floats) apart.
     m.st_sectors_per_request = sectors_touched(lane_addresses(0, 4ull * rows), 4);
     return m;
   }
-  // Tiled: the warp writes 32 consecutive floats of one output row.
-  m.st_sectors_per_request = sectors_touched(lane_addresses(0, 4), 4);
-  // Words per tile row: only the width modulo 32 decides the banks.
-  const int width = kind == TransposeKind::padded ? kTransposeTile + 1 : kTransposeTile;
+  // Tiled: the warp writes 32 consecutive elements of one output row.
+  m.st_sectors_per_request = sectors_touched(lane_addresses(0, e), e);
+  // Elements per tile row: only the width modulo 32 words decides the banks.
+  const int tile = kind == TransposeKind::tiled || kind == TransposeKind::padded
+                       ? kTransposeTile
+                       : kTransposeSmallTile;
+  const int width = kind == TransposeKind::tiled ? tile : tile + 1;
+  const int words = e / kBankWordBytes; // 4-byte words per element
+  const int lanes_per_pass = kWarpSize / words; // 8-byte elements: a half-warp per pass
   const int ty = 0; // every row of threads gives the same degree
-  std::vector<uint64_t> store_words, load_words;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    store_words.push_back(uint64_t(ty) * width + lane); // tile[ty][lane]
-    load_words.push_back(uint64_t(lane) * width + ty);  // tile[lane][ty]
+  for (int first = 0; first < kWarpSize; first += lanes_per_pass) {
+    std::vector<uint64_t> store_words, load_words;
+    for (int lane = first; lane < first + lanes_per_pass; ++lane)
+      for (int w = 0; w < words; ++w) {
+        store_words.push_back((uint64_t(ty) * width + lane) * words + w); // tile[ty][lane]
+        load_words.push_back((uint64_t(lane) * width + ty) * words + w);  // tile[lane][ty]
+      }
+    m.smem_store_degree = std::max(m.smem_store_degree, bank_conflict_degree(store_words));
+    m.smem_load_degree = std::max(m.smem_load_degree, bank_conflict_degree(load_words));
   }
-  m.smem_store_degree = bank_conflict_degree(store_words);
-  m.smem_load_degree = bank_conflict_degree(load_words);
+  m.smem_wavefronts_per_request = m.smem_load_degree * words;
   return m;
 }
 
@@ -282,23 +299,56 @@ L2WindowModel l2_window(int64_t stream_bytes, int64_t freq_bytes, int64_t l2_byt
   if (stream_bytes <= 0 || freq_bytes <= 0 || l2_bytes <= 0 || hit_ratio < 0 || hit_ratio > 1)
     throw std::invalid_argument("l2 window model: sizes must be positive, hit ratio in [0, 1]");
   const double F = double(freq_bytes), S = double(stream_bytes);
-  // Between two reads of the same frequent element a pass touches the rest of the frequent buffer
-  // and as many stream bytes (read and written in place): a reuse distance of about 2 F. An LRU
-  // cache of C bytes keeps the element when that distance fits in C, and keeps none of a cyclic
-  // sweep that does not fit.
+  // Between two accesses of the same frequent element a pass touches the rest of the frequent
+  // buffer and as many stream bytes (both read and written in place): a reuse distance of about
+  // 2 F. An LRU cache of C bytes keeps the element when that distance fits in C, and keeps none
+  // of a cyclic sweep that does not fit.
   double hit = 0;
   if (hit_ratio == 0) {
     hit = 2 * F <= double(l2_bytes) ? 1.0 : 0.0;
   } else {
     const double persisting = hit_ratio * F, normal = (1 - hit_ratio) * F;
     if (persisting <= double(set_aside_bytes)) hit += hit_ratio; // else the persisting lines thrash
-    if (normal > 0 && normal + F <= double(l2_bytes - set_aside_bytes)) hit += 1 - hit_ratio;
+    // Normal lines may use the part of the set-aside that persisting lines leave free.
+    const double normal_capacity = double(l2_bytes) - std::min(persisting, double(set_aside_bytes));
+    if (normal > 0 && normal + F <= normal_capacity) hit += 1 - hit_ratio;
   }
   L2WindowModel m;
   m.freq_hit_fraction = hit;
-  m.dram_bytes = 2 * S + (1 - hit) * S; // stream read + written; frequent reads that miss
-  m.useful_bytes = 3 * S;
+  // The stream read and written once; a frequent access that misses reads its sector and, as the
+  // line leaves L2 dirty before its next use, writes it back.
+  m.dram_bytes = 2 * S + 2 * (1 - hit) * S;
+  m.useful_bytes = 4 * S;
   return m;
+}
+
+const char* window_mode_name(WindowMode mode) {
+  switch (mode) {
+  case WindowMode::none: return "none";
+  case WindowMode::carveout: return "carveout";
+  case WindowMode::elsewhere: return "elsewhere";
+  case WindowMode::persist: return "persist";
+  case WindowMode::normal: return "normal";
+  case WindowMode::half: return "half";
+  case WindowMode::fit: return "fit";
+  }
+  return "?";
+}
+
+WindowSetting window_setting(WindowMode mode, int64_t freq_bytes, int64_t set_aside_bytes) {
+  if (freq_bytes <= 0 || set_aside_bytes < 0)
+    throw std::invalid_argument("window setting: the frequent size must be positive");
+  WindowSetting w;
+  if (mode == WindowMode::none) return w;
+  w.set_aside_bytes = set_aside_bytes;
+  if (mode == WindowMode::carveout) return w;
+  w.window = true;
+  w.over_frequent = mode != WindowMode::elsewhere;
+  w.persisting = mode != WindowMode::normal;
+  w.hit_ratio = mode == WindowMode::half  ? 0.5
+                : mode == WindowMode::fit ? std::min(1.0, double(set_aside_bytes) / freq_bytes)
+                                          : 1.0;
+  return w;
 }
 
 } // namespace rtm::micro::model

@@ -122,18 +122,32 @@ double copy_bytes(int64_t n_floats);
 
 // ---- transpose of a rows x cols float matrix through square tiles -----------------------------
 
-constexpr int kTransposeTile = 64; // floats per tile side (transpose.cu); the padded tile adds 1
+constexpr int kTransposeTile = 64;      // floats per tile side of naive, tiled and tiled+pad
+constexpr int kTransposeSmallTile = 32; // elements per tile side of pad32 and pad32-f64
 
-enum class TransposeKind { naive, tiled, padded };
+// naive, tiled and padded: 64 x 64 tiles, 32 x 8 threads, 16 elements per thread (tiled: a
+// [64][64] shared tile, padded: [64][65]). padded32: the classic 32 x 32 tile padded to [32][33],
+// 32 x 8 threads, 4 elements per thread. padded32_f64: the same with 8-byte elements (the float
+// matrix's bytes read as rows x cols/2 doubles), so every global request moves 256 bytes.
+enum class TransposeKind { naive, tiled, padded, padded32, padded32_f64 };
+inline constexpr TransposeKind kTransposeKinds[] = {TransposeKind::naive, TransposeKind::tiled,
+                                                    TransposeKind::padded, TransposeKind::padded32,
+                                                    TransposeKind::padded32_f64};
 const char* transpose_name(TransposeKind kind);
+int transpose_element_bytes(TransposeKind kind); // 4, or 8 for padded32_f64
 
 struct TransposeModel {
   int64_t ld_sectors_per_request = 0; // global reads
   int64_t st_sectors_per_request = 0; // global writes
+  int64_t ideal_sectors_per_request = 0; // 32 lanes x element bytes / 32
   int smem_store_degree = 0;          // bank-conflict degree writing the tile (0: no tile)
   int smem_load_degree = 0;           // reading it transposed (0: no tile)
+  int smem_wavefronts_per_request = 0; // reading it: degree x (element bytes / 4); ncu's
+                                       // wavefronts / shared-load instructions
 };
-// For tiles and rows aligned to 128 bytes; `rows` sets the naive kernel's store stride.
+// For tiles and rows aligned to 128 bytes; `rows` sets the naive kernel's store stride. 8-byte
+// elements go through shared memory a half-warp at a time (two wavefronts when conflict-free), so
+// their degree is the worst half-warp's.
 TransposeModel transpose_model(TransposeKind kind, int64_t rows);
 
 // ---- add a constant to double3 elements, or to the same bytes as doubles -----------------------
@@ -158,17 +172,49 @@ AddConstantModel add_constant_model(AddLayout layout);
 int smem_stride_degree(int stride_words);
 
 // ---- a reused buffer next to a streaming one, with and without an L2 persisting window ---------
-// Each pass reads stream[i] and freq[i % freq_n] and writes stream[i] (i over the stream), so the
-// frequent buffer is reread stream/freq times a pass.
+// Each pass (one thread per stream element, as the A100 talk's sliding-window test) reads and
+// writes stream[i] and freq[i % freq_n], so the frequent buffer is reread and rewritten
+// stream/freq times a pass.
 
 struct L2WindowModel {
-  double freq_hit_fraction = 0; // of the frequent buffer's reads, served by L2
+  double freq_hit_fraction = 0; // of the frequent buffer's accesses, served by L2
   double dram_bytes = 0;        // per pass
-  double useful_bytes = 0;      // per pass: 3 x stream bytes
+  double useful_bytes = 0;      // per pass: 4 x stream bytes (both buffers read and written)
 };
-// hit_ratio 0 means no window (and no set-aside). Otherwise a window over the whole frequent buffer
-// with this hitRatio and `set_aside_bytes` of L2 set aside for persisting lines.
+// hit_ratio 0 means no persisting lines (no window, a window elsewhere, or hitProp normal: the
+// set-aside is then open to normal lines, so it changes nothing). Otherwise a window over the
+// whole frequent buffer with this hitRatio and `set_aside_bytes` of L2 set aside for persisting
+// lines.
 L2WindowModel l2_window(int64_t stream_bytes, int64_t freq_bytes, int64_t l2_bytes,
                         int64_t set_aside_bytes, double hit_ratio);
+
+// The settings `rtm micro l2-window` compares, each separating one suspect of the slowdown a
+// persisting window showed on Hopper (docs/micro.md, "l2-window"):
+//   none       no set-aside, no window (the baseline);
+//   carveout   the set-aside, no window: does reserving L2 alone cost anything?
+//   elsewhere  the set-aside and a hitRatio-1 persisting window over a buffer no kernel touches:
+//              the cost of having a window at all (launch set-up), without persisting lines;
+//   persist    the talk's test: a window over the frequent buffer, hitRatio 1, hitProp persisting;
+//   normal     the same window with hitProp normal: the window's machinery without persistence;
+//   half       hitRatio 0.5: half the frequent lines persist (the rest get missProp);
+//   fit        hitRatio min(1, set-aside / frequent size): the persisting lines fit the set-aside.
+enum class WindowMode { none, carveout, elsewhere, persist, normal, half, fit };
+inline constexpr WindowMode kWindowModes[] = {WindowMode::none,    WindowMode::carveout,
+                                              WindowMode::elsewhere, WindowMode::persist,
+                                              WindowMode::normal,  WindowMode::half,
+                                              WindowMode::fit};
+const char* window_mode_name(WindowMode mode);
+
+struct WindowSetting {
+  int64_t set_aside_bytes = 0; // cudaLimitPersistingL2CacheSize
+  bool window = false;         // an access-policy window is set on the stream
+  bool over_frequent = false;  // ...over the frequent buffer (else over an untouched one)
+  bool persisting = false;     // hitProp persisting (else normal)
+  double hit_ratio = 0;        // of the window
+  // The share of the frequent buffer's lines that persist: what the model's l2_window() takes.
+  double persisting_ratio() const { return window && over_frequent && persisting ? hit_ratio : 0; }
+};
+// `set_aside_bytes`: what the experiment sets aside (its share of L2, at most the device's limit).
+WindowSetting window_setting(WindowMode mode, int64_t freq_bytes, int64_t set_aside_bytes);
 
 } // namespace rtm::micro::model

@@ -11,7 +11,9 @@
 // std::runtime_error) naming the call, file and line; bad arguments throw std::invalid_argument.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -92,11 +94,17 @@ std::vector<float> strided_copy_once(const std::vector<float>& in, int stride, i
 
 struct TransposeRun {
   int64_t rows = 0, cols = 0;
-  Timing copy; // the coalesced copy of the same bytes, the bandwidth to compare with
-  TimedKernel naive, tiled, padded;
+  Timing copy;        // the coalesced (float4) copy of the same bytes, the bandwidth to compare with
+  TimedKernel copy_scalar; // one float per thread, the copy the transpose notes compare with
+  std::array<TimedKernel, std::size(model::kTransposeKinds)> kernels; // by kind; unrun: repeats 0
   const TimedKernel& kernel(model::TransposeKind kind) const;
 };
-TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timing);
+// The kinds in the order given; pad32-f64 needs an even number of columns (pairs of floats are
+// its 8-byte elements).
+TransposeRun run_transpose(int64_t rows, int64_t cols, const TimingOptions& timing,
+                           const std::vector<model::TransposeKind>& kinds = {
+                               std::begin(model::kTransposeKinds),
+                               std::end(model::kTransposeKinds)});
 std::vector<float> transpose_once(const std::vector<float>& in, int64_t rows, int64_t cols,
                                   model::TransposeKind kind);
 
@@ -132,26 +140,34 @@ std::vector<SmemStrideRun> run_smem_stride(const std::vector<int>& strides, int 
 std::vector<uint32_t> smem_stride_once(int stride, int iterations, int blocks, int threads);
 
 // ---- a reused buffer next to a streaming one, with and without an L2 persisting window ---------
-// Each pass: stream[i] += freq[i % freq_n] over the whole stream (float4 at a time).
+// Each pass: one thread per stream element i reads and writes stream[i] (+= freq[j]) and
+// freq[j] (writing back the value it read), j = i % freq_n: the A100 talk's sliding-window test,
+// made deterministic (all threads that share a frequent element write the same value).
 
-enum class WindowMode { none, hit_ratio_one, hit_ratio_fitted };
-const char* window_mode_name(WindowMode mode);
+struct L2WindowConfig {
+  int64_t stream_bytes = 0;
+  std::vector<int64_t> freq_bytes;     // each a case, all modes each
+  std::vector<model::WindowMode> modes; // in this order for each size
+  double set_aside_share = 0.75;       // of L2 (the talk: 30 of an A100's 40 MB), capped at the
+                                       // device's most persisting L2
+  bool miss_normal = false;            // missProp normal instead of streaming
+};
 
 struct L2WindowRun {
   int64_t freq_bytes = 0;
-  WindowMode mode = WindowMode::none;
-  bool supported = true;    // false: the device has no persisting L2 (the row is not measured)
-  double hit_ratio = 0;     // of the window; 0 for none
-  int64_t window_bytes = 0; // of the frequent buffer the window covers
-  int64_t set_aside_bytes = 0;
-  TimedKernel pass;
+  model::WindowMode mode = model::WindowMode::none;
+  bool supported = true; // false: the device has no persisting L2 (the row is not measured)
+  model::WindowSetting setting; // what was set (set-aside, window, hitRatio, hitProp)
+  int64_t window_bytes = 0;     // the window's num_bytes (at most the device's largest window)
+  TimedKernel pass;             // check: the stream after one pass and the frequent buffer
 };
-// For each frequent size: no window, a window with hitRatio 1, and one with hitRatio
-// set-aside / size. The set-aside is the device's most; the original limit is put back after.
-std::vector<L2WindowRun> run_l2_window(int64_t stream_bytes, const std::vector<int64_t>& freq_bytes,
-                                       const TimingOptions& timing);
-// The stream after one pass (sizes multiples of 4 floats).
-std::vector<float> stream_reuse_once(const std::vector<float>& stream,
-                                     const std::vector<float>& freq);
+// For each frequent size, each mode in turn; the original set-aside is put back after, every
+// window removed and persisting lines made normal.
+std::vector<L2WindowRun> run_l2_window(const L2WindowConfig& config, const TimingOptions& timing);
+// The set-aside the experiment asks for on this device: share x L2, at most its most persisting L2.
+int64_t l2_set_aside_bytes(const cuda::DeviceInfo& device, double share);
+// One pass: the stream after it (stream[i] + freq[i % freq_n]); `freq` is read and written back
+// (it must come back unchanged). Sizes in floats, the stream at most 65535 x the frequent buffer.
+std::vector<float> stream_reuse_once(const std::vector<float>& stream, std::vector<float>& freq);
 
 } // namespace rtm::micro

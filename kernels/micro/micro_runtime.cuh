@@ -47,6 +47,8 @@ void fill_pattern(double* p, int64_t n, uint32_t seed, cudaStream_t stream);
 
 // The coalesced copy kernel (copy.cu), also the reference of the transpose experiment.
 void launch_copy(const float* in, float* out, int64_t n, cudaStream_t stream);
+// One float per thread, 256 threads a block: the copy the transpose notes compare with (copy.cu).
+void launch_copy_scalar(const float* in, float* out, int64_t n, cudaStream_t stream);
 
 // Compares got[i] with expected(i) exactly: whole outputs up to `whole_limit` elements, else
 // whole_limit / 4 evenly spread elements and 4096 at each end (keeps the host's share of a run
