@@ -9,6 +9,7 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 #include "io/provenance.h"
+#include "solvers/drivers/image_mute.h"
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/shot_loop.h"
@@ -399,6 +400,12 @@ void check_migration_inputs(const VelocityModel& model, const ShotFile& shots,
   if (!(params.illumination_eps > 0))
     throw InputError("--illumination-eps must be positive, got " +
                      std::to_string(params.illumination_eps));
+  if (!(params.image_mute_depth >= 0) || !std::isfinite(params.image_mute_depth))
+    throw InputError("--image-mute-depth must be a depth of at least 0 m, got " +
+                     std::to_string(params.image_mute_depth));
+  if (!(params.image_mute_taper >= 0) || !std::isfinite(params.image_mute_taper))
+    throw InputError("--image-mute-taper must be at least 0 m, got " +
+                     std::to_string(params.image_mute_taper));
   // The data fix dt: migrating with it needs it stable in the migration model.
   // Said here in the data's terms: `rtm migrate` has no --dt to blame.
   const double dt_limit = cfl_dt_limit(model.vmax(), model.dx, model.dy, model.dz);
@@ -548,6 +555,9 @@ void announce_migration(const MigrationRun& run, int remaining, const MigrationC
                                        (params.boundary.free_surface ? ", free surface" : ""));
   record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
   record_run_parameter("direct_wave", params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none");
+  if (params.image_mute_depth > 0)
+    record_run_parameter("image_mute", format_number(params.image_mute_depth) + " m, taper " +
+                                           format_number(params.image_mute_taper) + " m");
   record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
   if (!control.checkpoint_output.empty() && control.checkpoint_every > 0)
     info << "rtm: checkpoints every " << control.checkpoint_every << " shot(s) per group to "
@@ -677,7 +687,7 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
 }
 
 // The groups' partial stacks summed on world rank 0, which alone finishes the image: normalised
-// by the illumination, Laplacian-filtered.
+// by the illumination, Laplacian-filtered, top-muted.
 void finish_image(const MigrationRun& run, MigrationResult& result) {
   const ParallelContext& parallel = run.parallel;
   const VelocityModel& model = run.model;
@@ -696,6 +706,7 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
   if (run.params.laplacian_filter)
     result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
                                     model.dz);
+  mute_image_top(result.image, model, run.params.image_mute_depth, run.params.image_mute_taper);
 }
 
 } // namespace

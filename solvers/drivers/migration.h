@@ -49,6 +49,10 @@ struct MigrationParams {
   // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
   double illumination_eps = 1e-2;
   bool laplacian_filter = true;
+  // Top mute of the final image (solvers/drivers/image_mute.h): zero down to this depth (m below
+  // the model's top; 0: none), then a half-cosine ramp over image_mute_taper metres.
+  double image_mute_depth = 0;
+  double image_mute_taper = 0;
   // Time every wavefield operation (TimingProbe::enable_timing) and print where the time went
   // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
   bool profile = false;
