@@ -666,7 +666,7 @@ TEST_F(BadInput, OutputThatIsAnInputIsRefusedNamingBoth) {
                  {"-o", "same file as --config"}, path("nothing"));
   EXPECT_THAT(read_text(path("gen.toml")), HasSubstr("[generate-model]"));
   fs::create_directories(path("demo"));
-  std::ofstream(path("demo/model.h5")) << "[demo]\nshots = 1\n";
+  std::ofstream(path("demo/model.h5")) << "[demo]\nreceiver-step = 4\n";
   expect_refused({"demo", "-o", path("demo"), "--config", path("demo/model.h5")},
                  {"--output-dir", "same file as --config"}, path("demo/shots.h5"));
 }
