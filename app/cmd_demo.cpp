@@ -72,7 +72,7 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
                 {{"image", &result.image, kImageUnits},
                  {"illumination", &result.illumination, kIlluminationUnits},
                  {"image_raw", &result.raw_image, kRawImageUnits}});
-  // Figures of the image, its illumination and the true model, through the middle of the model.
+  // Figures of the image, its illumination and the true model, where demo_slice_position says.
   std::vector<std::string> pngs;
   if (figures_supported()) {
     const SliceCells middle = locate_slices(demo_slice_position(model), model);
@@ -124,11 +124,11 @@ std::function<void()> register_demo(CLI::App& rtm) {
                   "on a GPU")
       ->delimiter(',')
       ->expected(2)
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--receiver-step", args->receiver_step,
                   "Cells between receivers along x and y (an areal spread over the whole model); "
                   "default 2 on the CPU, 3 on a GPU")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--smooth", args->smooth,
                   "Migration model = the true model smoothed over this many metres")
       ->capture_default_str();

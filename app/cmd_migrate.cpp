@@ -239,10 +239,12 @@ void register_migrate(CLI::App& rtm) {
   cmd->add_option("--image-mute-depth", args->params.image_mute_depth,
                   "Zero the final image down to this depth (m below the model's top), where the "
                   "direct wave and the sources' own fields leave their residue; 0: no mute")
+      ->check(non_negative_finite())
       ->capture_default_str();
   cmd->add_option("--image-mute-taper", args->params.image_mute_taper,
                   "Half-cosine ramp (m) from the muted image below --image-mute-depth to the full "
                   "image")
+      ->check(non_negative_finite())
       ->capture_default_str();
   cmd->add_flag("--profile", args->params.profile,
                 "Time every propagator operation and print where the shot loop's time went (wave "
