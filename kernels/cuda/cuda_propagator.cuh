@@ -107,6 +107,7 @@ private:
   // Profiling (enable_timing).
   bool timing_on_ = false;
   int64_t timed_steps_ = 0; // step() calls while timing was on
+  int64_t timed_fused_steps_ = 0; // of those, taken by CudaShotFields' fused backward kernel
   mutable OperationTimer timer_;
 };
 
