@@ -122,7 +122,7 @@ TEST_P(ImagingInterval, AutomaticIntervalMatchesEveryStepWithinOnePercent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FlatReflectorAndSalt, ImagingInterval, ::testing::Values(0, 1),
-                         [](const auto& info) { return info.param == 0 ? "FlatReflector" : "Salt"; });
+                         [](const auto& param_info) { return param_info.param == 0 ? "FlatReflector" : "Salt"; });
 
 TEST(ImagingInterval, AutomaticIntervalFormula) {
   // floor(0.5 / (2 x 2.5 f0 x dt)): f0 = 10 Hz, dt = 1 ms -> floor(10) = 10.
