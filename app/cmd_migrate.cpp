@@ -36,6 +36,7 @@ struct MigrateArgs {
   std::string data_phase_filter = "auto";
   std::string imaging_interval = "auto";
   std::string backward_step = "fused";
+  std::string ring_precision = "float32";
   bool no_laplacian = false;
   std::string output;
   std::string png_dir;
@@ -98,6 +99,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     a.params.imaging_interval = k;
   }
   a.params.fused_backward = a.backward_step == "fused";
+  a.params.ring_precision = parse_ring_precision(a.ring_precision);
   if (a.model_path.empty() == a.migration_model_path.empty())
     throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
                      "--migration-model (used as is)");
@@ -244,6 +246,13 @@ void register_migrate(CLI::App& rtm) {
                   "Boundary reconstruction: fused (the source and receiver fields' steps and the "
                   "imaging in one pass where the backend has one: CUDA regqueue_vec4) or separate")
       ->check(CLI::IsMember({"fused", "separate"}))
+      ->capture_default_str();
+  cmd->add_option("--ring-precision", args->ring_precision,
+                  "Boundary reconstruction: the saved boundary rings in float32 (exact), int16 or "
+                  "float16 (16 bits with a power-of-two scale per 256 cells: half the memory; "
+                  "int16 images within 2e-4 of float32, float16 within 1.5e-3; docs/rtm.md "
+                  "section 4)")
+      ->check(CLI::IsMember({"float32", "int16", "float16"}))
       ->capture_default_str();
   cmd->add_option("--direct-wave", args->direct_wave,
                   "Direct-wave removal: mute (zero each trace until the direct arrival has passed) "

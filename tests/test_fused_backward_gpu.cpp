@@ -176,5 +176,48 @@ TEST(FusedBackwardMigration, ImagesAgreeWithTheSeparatePathAndTheCpu) {
   EXPECT_EQ(separate.profile.timing.fused_steps, 0);
 }
 
+// The 16-bit boundary rings (solvers/contracts/ring_codec.h, float16 and int16) on the GPU hold the
+// CPU store's bits: the same block maxima, exponents and round-to-nearest-even halves or integers,
+// so restore gives the same floats. Fresh random values over many magnitudes, a ring of several blocks with a partial last one.
+TEST(HalfRingGpu, RestoresTheCpuStoresValuesBitForBit) {
+  SKIP_WITHOUT_GPU();
+  const test::RtmProblem p = test::layered_problem(37, 29, 33, 8, 4);
+  const PropagatorSetup setup = make_propagator_setup(p.sim);
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<float> cur = random_vector(size_t(setup.layout.size), rng);
+  for (size_t c = 0; c < cur.size(); ++c) cur[c] *= std::pow(10.0f, float(c % 31) - 20.0f);
+  const std::vector<float> zero(cur.size(), 0.0f);
+  for (const RingPrecision precision : {RingPrecision::half16, RingPrecision::fixed16}) {
+  std::vector<float> restored[2], prev;
+  const char* backends[2] = {"cpu", "cuda"};
+  for (int b = 0; b < 2; ++b) {
+    BackendOptions options;
+    options.backend = backends[b];
+    options.variant = "regqueue_vec4";
+    std::ostringstream log;
+    std::unique_ptr<ShotFields> f = make_shot_fields(setup, options, log);
+    Wavefield& w = f->source();
+    w.set_state(zero, cur);
+    const std::unique_ptr<BoundaryStore> store = w.make_boundary_store(p.box, 3, precision);
+    store->save(2);
+    w.set_state(zero, zero);
+    store->restore(2);
+    w.get_state(prev, restored[b]);
+  }
+  size_t differ = 0, changed = 0;
+  for (size_t c = 0; c < cur.size(); ++c) {
+    differ += restored[0][c] != restored[1][c];
+    changed += restored[0][c] != 0.0f && restored[0][c] != cur[c];
+  }
+  const char* name = precision == RingPrecision::half16 ? "float16" : "int16";
+  std::printf("%s ring: %zu of %zu values differ between CPU and GPU; %zu rounded\n", name, differ,
+              cur.size(), changed);
+  EXPECT_EQ(differ, 0u) << name;
+  EXPECT_GT(changed, 0u) << name << ": the 16-bit ring was not used";
+  }
+}
+
 } // namespace
 } // namespace rtm

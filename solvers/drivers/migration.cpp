@@ -27,6 +27,17 @@ const char* reconstruction_name(Reconstruction r) {
   return r == Reconstruction::boundary ? "boundary" : "snapshots";
 }
 
+RingPrecision parse_ring_precision(const std::string& name) {
+  if (name == "float32") return RingPrecision::full;
+  if (name == "float16") return RingPrecision::half16;
+  if (name == "int16") return RingPrecision::fixed16;
+  throw InputError("--ring-precision: expected float32, float16 or int16, got '" + name + "'");
+}
+
+const char* ring_precision_name(RingPrecision p) {
+  return p == RingPrecision::full ? "float32" : p == RingPrecision::half16 ? "float16" : "int16";
+}
+
 DirectWaveRemoval parse_direct_wave_removal(const std::string& name) {
   if (name == "none") return DirectWaveRemoval::none;
   if (name == "mute") return DirectWaveRemoval::mute;
@@ -296,6 +307,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                      ? SourceWavefieldStorage::boundary_saving
                      : SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
+  plan.ring_precision = params.ring_precision;
   check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
 }
 
@@ -416,14 +428,16 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
                 "data_phase_filter = %s\n"
                 "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
-                "point_interpolation = %s\nabsorber = %s\nimaging_interval = %d\n",
+                "point_interpolation = %s\nabsorber = %s\nimaging_interval = %d\n"
+                "ring_precision = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
                 params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
                 params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
                 point_interpolation_name(params.point_interpolation),
-                absorber_name(params.boundary.absorber), identity_imaging_interval(params, shots));
+                absorber_name(params.boundary.absorber), identity_imaging_interval(params, shots),
+                ring_precision_name(params.ring_precision));
   id.parameters = text;
   return id;
 }
@@ -530,10 +544,15 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   const ReconstructionMemory& mem = run.memory;
   run.info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
       << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
-      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
+      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU; "
+      << megabytes(mem.boundary_half_bytes()) << " as a 16-bit ring, --ring-precision int16|float16); snapshots " << mem.box_cells
       << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
       << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
-      << reconstruction_name(params.reconstruction) << "\n";
+      << reconstruction_name(params.reconstruction)
+      << (params.reconstruction == Reconstruction::boundary
+              ? std::string(" with a ") + ring_precision_name(params.ring_precision) + " ring"
+              : std::string())
+      << "\n";
   run.imaging_interval = imaging_interval(params, run.sim.dt, run.f0);
   if (params.reconstruction == Reconstruction::boundary) {
     run.info << "rtm: imaging every " << run.imaging_interval << " step(s) of the backward sweep, "
@@ -596,7 +615,8 @@ void make_wavefields(MigrationRun& run) {
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
   if (params.reconstruction == Reconstruction::boundary)
-    run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps);
+    run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps,
+                                                            params.ring_precision);
 }
 
 // Resuming: the shots finished before (returned as flags per shot), and group 0 carries their

@@ -30,6 +30,8 @@ enum class Reconstruction {
   snapshots, // keep the model region every k steps in host memory, image only at those steps
 };
 Reconstruction parse_reconstruction(const std::string& name); // "boundary" | "snapshots"
+RingPrecision parse_ring_precision(const std::string& name);   // "float32" | "float16" | "int16"
+const char* ring_precision_name(RingPrecision p);
 const char* reconstruction_name(Reconstruction r);
 
 // How the direct (source-to-receiver) wave is kept out of the image.
@@ -56,6 +58,9 @@ struct MigrationParams {
   // Boundary reconstruction: step the source and the receiver field (and image) through
   // ShotFields::step_both, one fused pass where the backend has one; false: the separate calls.
   bool fused_backward = true;
+  // Boundary reconstruction: the saved rings in float32 (exact) or in 16 bits (int16 or float16)
+  // with a power-of-two scale per block of 256 cells (half the memory; docs/rtm.md, section 4).
+  RingPrecision ring_precision = RingPrecision::full;
   // Time every wavefield operation (TimingProbe::enable_timing) and print where the time went
   // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
   bool profile = false;
@@ -73,6 +78,10 @@ struct ReconstructionMemory {
   int snapshot_interval = 1;
   int snapshot_count = 0;
   int64_t boundary_bytes() const { return ring_cells * ring_steps * int64_t(sizeof(float)); }
+  // The same rings in 16-bit floats with a scale per block (RingPrecision::half16).
+  int64_t boundary_half_bytes() const {
+    return ring_step_bytes(ring_cells, RingPrecision::half16, 4) * ring_steps;
+  }
   int64_t snapshot_bytes() const { return box_cells * snapshot_count * int64_t(sizeof(float)); }
 };
 
