@@ -1,5 +1,6 @@
 // rtm migrate: reverse time migration of shot gathers into an image (HDF5 + PNG slices).
 #include <cstdio>
+#include <string>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -33,6 +34,9 @@ struct MigrateArgs {
   std::string reconstruction = "boundary";
   std::string direct_wave = "mute";
   std::string data_phase_filter = "auto";
+  std::string imaging_interval = "auto";
+  std::string backward_step = "fused";
+  std::string ring_precision = "float32";
   bool no_laplacian = false;
   std::string output;
   std::string png_dir;
@@ -81,6 +85,21 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
   a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
+  if (a.imaging_interval != "auto") {
+    std::size_t used = 0;
+    int k = 0;
+    try {
+      k = std::stoi(a.imaging_interval, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != a.imaging_interval.size() || k < 1)
+      throw InputError("--imaging-interval: expected auto or a whole number of steps >= 1, got '" +
+                       a.imaging_interval + "'");
+    a.params.imaging_interval = k;
+  }
+  a.params.fused_backward = a.backward_step == "fused";
+  a.params.ring_precision = parse_ring_precision(a.ring_precision);
   if (a.model_path.empty() == a.migration_model_path.empty())
     throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
                      "--migration-model (used as is)");
@@ -217,6 +236,23 @@ void register_migrate(CLI::App& rtm) {
                   "ring each step and re-propagate; exact) or snapshots (model region every k "
                   "steps in host memory)")
       ->check(CLI::IsMember({"boundary", "snapshots"}))
+      ->capture_default_str();
+  cmd->add_option("--imaging-interval", args->imaging_interval,
+                  "Boundary reconstruction: apply the imaging condition every K-th step of the "
+                  "backward sweep with weight K; auto: K from the Nyquist interval of 2.5 f0 with a "
+                  "safety factor of 0.5 (docs/rtm.md, section 5); 1: every step")
+      ->capture_default_str();
+  cmd->add_option("--backward-step", args->backward_step,
+                  "Boundary reconstruction: fused (the source and receiver fields' steps and the "
+                  "imaging in one pass where the backend has one: CUDA regqueue_vec4) or separate")
+      ->check(CLI::IsMember({"fused", "separate"}))
+      ->capture_default_str();
+  cmd->add_option("--ring-precision", args->ring_precision,
+                  "Boundary reconstruction: the saved boundary rings in float32 (exact), int16 or "
+                  "float16 (16 bits with a power-of-two scale per 256 cells: half the memory; "
+                  "int16 images within 2e-4 of float32, float16 within 1.5e-3; docs/rtm.md "
+                  "section 4)")
+      ->check(CLI::IsMember({"float32", "int16", "float16"}))
       ->capture_default_str();
   cmd->add_option("--direct-wave", args->direct_wave,
                   "Direct-wave removal: mute (zero each trace until the direct arrival has passed) "

@@ -71,6 +71,16 @@ TEST(MemoryBudget, ItemsFollowFromTheGrid) {
   EXPECT_FALSE(has_item(boundary.host, "snapshots"));
   EXPECT_EQ(item(boundary.host, "shot data (muted copy and series)"), 2 * 100ull * 1000 * 4);
   EXPECT_EQ(item(boundary.host, "v2dt2"), (interior + padded) * 4);
+  // A 16-bit ring (solvers/contracts/ring_codec.h): 2 B a cell (padded to 4 B) and a 4 B exponent
+  // per 256 cells, per step.
+  for (const RingPrecision precision : {RingPrecision::fixed16, RingPrecision::half16}) {
+    plan.ring_precision = precision;
+    const MemoryEstimate coded = estimate_run_memory(plan);
+    EXPECT_FALSE(has_item(coded.device, "boundary store"));
+    EXPECT_EQ(item(coded.device, "boundary store (16-bit ring)"),
+              ((ring * 2 + 3) / 4 * 4 + (ring + 255) / 256 * 4) * 999 + ring * 8);
+  }
+  plan.ring_precision = RingPrecision::full;
 
   plan.storage = SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = 8;

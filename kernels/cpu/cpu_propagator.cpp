@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -413,16 +414,27 @@ void CpuPointSet::do_record(int t) {
 
 // ---- boundary store ----------------------------------------------------------------------------
 
-// The ring cells' indices in the padded arrays, and one ring per step.
+// The ring cells' indices in the padded arrays, and one ring per step: float32, or 16-bit (half or
+// integer) with a scale per block (solvers/contracts/ring_codec.h).
 class CpuBoundaryStore final : public BoundaryStore {
 public:
-  CpuBoundaryStore(CpuWavefield& field, const Box& box, int steps)
+  CpuBoundaryStore(CpuWavefield& field, const Box& box, int steps, RingPrecision precision)
       : BoundaryStore(field, box, steps), field_(field),
-        index_(boundary_ring_indices(field.layout(), box)), store_(index_.size() * size_t(steps), 0.0f) {}
+        index_(boundary_ring_indices(field.layout(), box)), precision_(precision),
+        half_(precision != RingPrecision::full),
+        blocks_((index_.size() + kRingBlock - 1) / kRingBlock) {
+    if (half_) {
+      half_store_.assign(index_.size() * size_t(steps), 0);
+      exponents_.assign(blocks_ * size_t(steps), 0);
+    } else {
+      store_.assign(index_.size() * size_t(steps), 0.0f);
+    }
+  }
 
 private:
   void do_save(int step) override {
     const OpClock timed(field_.timing_on_, field_.timing_.boundary_ms);
+    if (half_) return save_half(step);
     float* slot = store_.data() + size_t(step) * index_.size();
     const float* cur = field_.cur_.data();
 #pragma omp parallel for
@@ -430,19 +442,50 @@ private:
   }
   void do_restore(int step) override {
     const OpClock timed(field_.timing_on_, field_.timing_.boundary_ms);
+    if (half_) return restore_half(step);
     const float* slot = store_.data() + size_t(step) * index_.size();
     float* cur = field_.cur_.data();
 #pragma omp parallel for
     for (size_t c = 0; c < index_.size(); ++c) cur[index_[c]] = slot[c];
   }
+  void save_half(int step) {
+    uint16_t* slot = half_store_.data() + size_t(step) * index_.size();
+    int32_t* exponents = exponents_.data() + size_t(step) * blocks_;
+    const float* cur = field_.cur_.data();
+    const int64_t cells = int64_t(index_.size());
+#pragma omp parallel for
+    for (int64_t b = 0; b < int64_t(blocks_); ++b) {
+      const int64_t c0 = b * kRingBlock, c1 = std::min<int64_t>(c0 + kRingBlock, cells);
+      float largest = 0.0f;
+      for (int64_t c = c0; c < c1; ++c) largest = std::max(largest, std::abs(cur[index_[c]]));
+      const int32_t e = ring_block_exponent(largest);
+      exponents[b] = e;
+      for (int64_t c = c0; c < c1; ++c)
+        slot[c] = encode_ring_value(cur[index_[c]], e, precision_);
+    }
+  }
+  void restore_half(int step) {
+    const uint16_t* slot = half_store_.data() + size_t(step) * index_.size();
+    const int32_t* exponents = exponents_.data() + size_t(step) * blocks_;
+    float* cur = field_.cur_.data();
+#pragma omp parallel for
+    for (size_t c = 0; c < index_.size(); ++c)
+      cur[index_[c]] = decode_ring_value(slot[c], exponents[c / kRingBlock], precision_);
+  }
 
   CpuWavefield& field_;
   std::vector<int64_t> index_;
-  std::vector<float> store_; // [step][ring cell]
+  RingPrecision precision_ = RingPrecision::full;
+  bool half_ = false; // a 16-bit ring, either kind
+  size_t blocks_ = 0;
+  std::vector<float> store_;          // [step][ring cell], float32 rings
+  std::vector<uint16_t> half_store_;  // [step][ring cell], 16-bit rings
+  std::vector<int32_t> exponents_;    // [step][block of kRingBlock cells]
 };
 
-std::unique_ptr<BoundaryStore> CpuWavefield::do_make_boundary_store(const Box& box, int steps) {
-  return std::make_unique<CpuBoundaryStore>(*this, box, steps);
+std::unique_ptr<BoundaryStore> CpuWavefield::do_make_boundary_store(const Box& box, int steps,
+                                                                 RingPrecision precision) {
+  return std::make_unique<CpuBoundaryStore>(*this, box, steps, precision);
 }
 
 // ---- shot fields -------------------------------------------------------------------------------

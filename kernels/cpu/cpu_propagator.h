@@ -82,7 +82,8 @@ private:
   void do_copy_current(const Box& box, std::vector<float>& dense) const override;
   void do_set_current(const Box& box, const std::vector<float>& dense) override;
   std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) override;
-  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) override;
+  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
+                                                         RingPrecision precision) override;
 
   PropagatorSetup setup_;
   std::vector<float> v2dt2_; // padded

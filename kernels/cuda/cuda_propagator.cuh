@@ -74,7 +74,8 @@ private:
   void do_copy_current(const Box& box, std::vector<float>& dense) const override;
   void do_set_current(const Box& box, const std::vector<float>& dense) override;
   std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) override;
-  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) override;
+  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
+                                                         RingPrecision precision) override;
 
   // Kinds of timed operations, one per PropagatorTiming field.
   enum class TimedOp { step, points, boundary, imaging, box_copy, born, count };
@@ -107,6 +108,7 @@ private:
   // Profiling (enable_timing).
   bool timing_on_ = false;
   int64_t timed_steps_ = 0; // step() calls while timing was on
+  int64_t timed_fused_steps_ = 0; // of those, taken by CudaShotFields' fused backward kernel
   mutable OperationTimer timer_;
 };
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/fused_backward.cuh"
 #include "kernels/cuda/rtm_ops.cuh"
 
 namespace rtm::cuda {
@@ -113,6 +114,57 @@ void CudaShotFields::do_inject_born_source() {
                   r.cur_, r.row_->storage, r.stream_);
   r.end_timed(CudaWavefield::TimedOp::born);
   end_handoff();
+}
+
+void CudaShotFields::do_step_both(float weight) {
+  CudaWavefield& s = *source_;
+  CudaWavefield& r = *receiver_;
+  // Both fields run one kernel on one grid made from one setup (make_cuda_shot_fields), so the
+  // receiver's v2dt2 and damping profiles are the source's too.
+  if (s.row_ != r.row_ || !has_fused_backward(*r.row_)) {
+    ShotFields::do_step_both(weight);
+    return;
+  }
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  FusedBackwardArgs a;
+  WaveStepArgs& step = a.source;
+  step.layout = r.layout();
+  step.weights = r.weights_;
+  step.p_cur = s.cur_;
+  step.p_prev_next = s.prev_;
+  step.v2dt2 = r.v2dt2_.data();
+  if (r.damp_x_.data()) {
+    step.damp_x = r.damp_x_.as<float>();
+    step.damp_y = r.damp_y_.as<float>();
+    step.damp_z = r.damp_z_.as<float>();
+  }
+  step.sm_count = r.sm_count_;
+  a.receiver_cur = r.cur_;
+  a.receiver_prev_next = r.prev_;
+  if (weight > 0) {
+    a.box = image_box();
+    a.weight = weight;
+    a.image = image_.as<float>();
+    a.illumination = illumination_.as<float>();
+  }
+  const int nz = r.layout().nz;
+  begin_handoff(); // the source field's queued work (its injection, the ring) first
+  r.begin_timed();
+  launch_fused_backward(a, r.stream_);
+  // The C-PML's corrections after the undamped steps, as do_step_planes: the receiver's here,
+  // the source's on its own stream once that has waited for the fused kernel.
+  r.cpml_.apply(r.row_->storage, r.cur_, r.v2dt2_.data(), r.prev_, 0, nz, r.stream_);
+  r.end_timed(CudaWavefield::TimedOp::step);
+  end_handoff();
+  if (s.cpml_.active()) {
+    s.begin_timed();
+    s.cpml_.apply(s.row_->storage, s.cur_, s.v2dt2_.data(), s.prev_, 0, nz, s.stream_);
+    s.end_timed(CudaWavefield::TimedOp::step);
+  }
+  r.finish_step();
+  s.finish_step();
+  if (r.timing_on_) r.timed_fused_steps_ += 1;
+  if (s.timing_on_) s.timed_fused_steps_ += 1;
 }
 
 std::unique_ptr<CudaShotFields> make_cuda_shot_fields(const PropagatorSetup& setup,

@@ -29,6 +29,9 @@ private:
   void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void do_inject_born_source() override;
+  // One kernel for both fields' steps and the imaging (kernels/cuda/fused_backward.cuh) where
+  // the variant has one; the separate calls otherwise.
+  void do_step_both(float image_weight) override;
 
   // Around an operation on the receiver's stream that reads the source field's current field:
   // begin makes the receiver's stream wait for the work queued on the source's; end makes the

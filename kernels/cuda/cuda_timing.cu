@@ -11,6 +11,7 @@ void CudaWavefield::enable_timing(bool on) {
   if (on) {
     timer_.reset();
     timed_steps_ = 0;
+    timed_fused_steps_ = 0;
   } else {
     timer_.collect();
   }
@@ -28,6 +29,7 @@ PropagatorTiming CudaWavefield::timing() const {
   t.box_copy_ms = timer_.total_ms(int(TimedOp::box_copy));
   t.born_ms = timer_.total_ms(int(TimedOp::born));
   t.steps = timed_steps_;
+  t.fused_steps = timed_fused_steps_;
   return t;
 }
 

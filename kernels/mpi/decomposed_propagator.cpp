@@ -398,13 +398,14 @@ std::unique_ptr<PointSet> DecomposedWavefield::do_add_points(const std::vector<P
 
 // ---- boxes -----------------------------------------------------------------------------------
 
-std::unique_ptr<BoundaryStore> DecomposedWavefield::do_make_boundary_store(const Box& box, int steps) {
+std::unique_ptr<BoundaryStore> DecomposedWavefield::do_make_boundary_store(const Box& box, int steps,
+                                                                        RingPrecision precision) {
   // The whole box in local coordinates (its z faces may lie beyond this slab): the local store
   // then holds the global ring's cells on the own and ghost planes, so a restore refreshes the
   // ghost copies too.
   const Box local = d_->to_local(box);
   std::unique_ptr<BoundaryStore> here;
-  if (ring_box_fits(local, local_.layout())) here = local_.make_boundary_store(local, steps);
+  if (ring_box_fits(local, local_.layout())) here = local_.make_boundary_store(local, steps, precision);
   return std::make_unique<DecomposedBoundaryStore>(*this, box, steps, std::move(here));
 }
 

@@ -31,6 +31,9 @@ struct PropagatorTiming {
   double box_copy_ms = 0; // copy_current(), set_current(), with their host transfers (snapshots)
   double born_ms = 0;     // ShotFields::inject_born_source() (on the receiver field's clock)
   int64_t steps = 0;      // step() calls timed
+  // Of those, steps taken two at a time by one fused kernel (ShotFields::step_both: the source and
+  // the receiver field together, with that step's imaging; its time is in step_ms).
+  int64_t fused_steps = 0;
 
   double non_step_ms() const { return points_ms + boundary_ms + imaging_ms + box_copy_ms + born_ms; }
   double total_ms() const { return step_ms + non_step_ms(); }
@@ -42,6 +45,7 @@ struct PropagatorTiming {
     box_copy_ms += o.box_copy_ms;
     born_ms += o.born_ms;
     steps += o.steps;
+    fused_steps += o.fused_steps;
     return *this;
   }
 };

@@ -67,6 +67,17 @@ public:
   }
   const Box& image_box() const { return image_box_; }
 
+  // One step of the backward sweep of both fields (docs/rtm.md, section 5): when image_weight > 0,
+  // first accumulate_image(image_weight) (S and R as they are now); then the receiver field steps,
+  // then the source field steps. Whole steps only; injections and the ring restore stay with the
+  // caller. The result is that of the three separate calls; a backend may do it in one pass over
+  // memory (the CUDA backend: one kernel that reads the model term once and images in the same
+  // pass, where its kernel allows). The CPU reference and the z-slab split make the separate calls.
+  void step_both(float image_weight) {
+    if (image_weight > 0) require_image("step_both");
+    do_step_both(image_weight);
+  }
+
   // Born modeling: a perturbation m, dense [z][y][x] over `box`, and its source term
   //   receiver p_cur += v2dt2 * m * S   over the box, S the source field's current field.
   void set_born_perturbation(const Box& box, const std::vector<float>& m) {
@@ -112,6 +123,17 @@ private:
   virtual void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) = 0;
   virtual void do_set_born_perturbation(const Box& box, const std::vector<float>& m) = 0;
   virtual void do_inject_born_source() = 0;
+
+protected:
+  // The separate calls; a backend overrides it with a fused pass where it has one (and calls
+  // this where it has none).
+  virtual void do_step_both(float image_weight) {
+    if (image_weight > 0) do_accumulate_image(image_weight);
+    receiver_->step();
+    source_->step();
+  }
+
+private:
 
   void require_image(const char* what) const {
     if (!has_image_) throw std::logic_error(name() + "::" + what + ": call allocate_image first");

@@ -20,6 +20,7 @@
 
 #include "solvers/contracts/field_probes.h"
 #include "solvers/contracts/propagator.h"
+#include "solvers/contracts/ring_codec.h"
 
 namespace rtm {
 
@@ -194,13 +195,16 @@ public:
                                 " per axis)");
     return do_add_points(points, nt);
   }
-  // A boundary store of `steps` rings of `box` (ring_box_fits).
-  std::unique_ptr<BoundaryStore> make_boundary_store(const Box& box, int steps) {
+  // A boundary store of `steps` rings of `box` (ring_box_fits), kept in `precision`
+  // (solvers/contracts/ring_codec.h; half16: restore gives back the saved ring to 2^-12 of each
+  // block's largest value).
+  std::unique_ptr<BoundaryStore> make_boundary_store(const Box& box, int steps,
+                                                     RingPrecision precision = RingPrecision::full) {
     if (!ring_box_fits(box, layout_))
       throw std::invalid_argument(name() + "::make_boundary_store: the box is empty, leaves the "
                                            "grid along x or y, or misses its planes");
     if (steps < 1) throw std::invalid_argument(name() + "::make_boundary_store: steps must be positive");
-    return do_make_boundary_store(box, steps);
+    return do_make_boundary_store(box, steps, precision);
   }
 
   // How many of this wavefield's point sets exist now (each shot's go when the shot drops them).
@@ -237,7 +241,8 @@ private:
   virtual void do_copy_current(const Box& box, std::vector<float>& dense) const = 0;
   virtual void do_set_current(const Box& box, const std::vector<float>& dense) = 0;
   virtual std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) = 0;
-  virtual std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) = 0;
+  virtual std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
+                                                                 RingPrecision precision) = 0;
 
   GridLayout layout_;
   int live_point_sets_ = 0, live_boundary_stores_ = 0;

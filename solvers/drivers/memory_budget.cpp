@@ -88,7 +88,12 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     if (plan.storage == SourceWavefieldStorage::boundary_saving) {
       const uint64_t ring = uint64_t(boundary_ring_cells(box));
       const uint64_t steps = nt > 1 ? nt - 1 : 1; // the last state is the forward run's own
-      e.device.push_back({"boundary store", ring * steps * element + ring * sizeof(int64_t)});
+      const uint64_t per_step = uint64_t(ring_step_bytes(int64_t(ring), plan.ring_precision,
+                                                         int64_t(element)));
+      e.device.push_back({plan.ring_precision != RingPrecision::full && element > 2
+                              ? "boundary store (16-bit ring)"
+                              : "boundary store",
+                          per_step * steps + ring * sizeof(int64_t)});
     } else {
       e.device.push_back({"snapshot staging", box_cells * f32});
     }

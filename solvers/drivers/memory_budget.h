@@ -14,6 +14,7 @@
 
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/propagator.h"
+#include "solvers/contracts/ring_codec.h"
 #include "solvers/drivers/backend.h"
 
 namespace rtm {
@@ -36,6 +37,9 @@ struct RunMemoryPlan {
   bool migration = true;    // false: forward modeling only (one wavefield, no image)
   SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
   int snapshot_interval = 1; // snapshots: steps between kept source fields
+  // boundary_saving: the rings in the field's storage, or 16-bit with a scale per block
+  // (solvers/contracts/ring_codec.h; float fields only).
+  RingPrecision ring_precision = RingPrecision::full;
   // C-PML memory variables (solvers/contracts/cpml.h) in the layers between box and grid, per propagator:
   // psi twice and zeta per axis, float32 (--absorber cpml).
   bool cpml = false;

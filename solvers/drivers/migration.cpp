@@ -28,6 +28,17 @@ const char* reconstruction_name(Reconstruction r) {
   return r == Reconstruction::boundary ? "boundary" : "snapshots";
 }
 
+RingPrecision parse_ring_precision(const std::string& name) {
+  if (name == "float32") return RingPrecision::full;
+  if (name == "float16") return RingPrecision::half16;
+  if (name == "int16") return RingPrecision::fixed16;
+  throw InputError("--ring-precision: expected float32, float16 or int16, got '" + name + "'");
+}
+
+const char* ring_precision_name(RingPrecision p) {
+  return p == RingPrecision::full ? "float32" : p == RingPrecision::half16 ? "float16" : "int16";
+}
+
 DirectWaveRemoval parse_direct_wave_removal(const std::string& name) {
   if (name == "none") return DirectWaveRemoval::none;
   if (name == "mute") return DirectWaveRemoval::mute;
@@ -37,6 +48,18 @@ DirectWaveRemoval parse_direct_wave_removal(const std::string& name) {
 int snapshot_interval(double dt, double f0) {
   const double f_max = kRickerFmaxOverF0 * f0;
   return std::max(1, int(std::floor(1.0 / (2.0 * f_max * dt))));
+}
+
+int automatic_imaging_interval(double dt, double f0) {
+  const double f_max = kRickerFmaxOverF0 * f0;
+  return std::max(1, int(std::floor(kImagingIntervalSafety / (2.0 * f_max * dt))));
+}
+
+int imaging_interval(const MigrationParams& params, double dt, double f0) {
+  if (params.imaging_interval < 0)
+    throw InputError("--imaging-interval: expected a positive number of steps (or auto), got " +
+                     std::to_string(params.imaging_interval));
+  return params.imaging_interval > 0 ? params.imaging_interval : automatic_imaging_interval(dt, f0);
 }
 
 ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0) {
@@ -66,11 +89,14 @@ std::string labelled(const std::string& label, const std::string& field) {
 //   S[n+1] = 2 S[n] - S[n-1] + v2dt2 (lap S[n] + f[n])  <=>  S[n-1] = 2 S[n] - S[n+1] + v2dt2 (lap S[n] + f[n]),
 // exactly in the box's interior; the ring saved at step n-1 then replaces what the reversed step
 // computed from the damped cells outside.
-void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
-                          Reconstruction reconstruction, int interval,
-                          const std::function<void(int n, float weight)>& visit) {
+namespace {
+
+// The forward half: S[0] .. S[nt-1], saving the ring of S[n] (boundary) or the box every
+// `interval`-th step (snapshots).
+void run_source_forward(Wavefield& S, const ShotSets& shot, const Box& box,
+                        Reconstruction reconstruction, int interval,
+                        std::vector<std::vector<float>>& snapshots) {
   const int nt = shot.nt;
-  std::vector<std::vector<float>> snapshots;
   if (reconstruction == Reconstruction::snapshots) {
     if (interval < 1) throw std::invalid_argument("run_source_backwards: snapshot interval must be >= 1");
     snapshots.resize(size_t((nt - 1) / interval + 1));
@@ -92,6 +118,25 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
                       labelled(shot.label, "source wavefield (forward in time)"));
     if (shot.progress) shot.progress->tick();
   }
+}
+
+// The receiver field's health after its step to R[n] (steps_done = nt - n).
+void check_receiver(const Wavefield& R, const ShotSets& shot, int n) {
+  const int steps_done = shot.nt - n;
+  if (shot.receiver_health && shot.receiver_health->due(steps_done, shot.nt))
+    check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
+                    labelled(shot.label, "receiver wavefield (backwards in time, now at time "
+                                         "sample " + std::to_string(n) + ")"));
+}
+
+} // namespace
+
+void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
+                          Reconstruction reconstruction, int interval,
+                          const std::function<void(int n, float weight)>& visit) {
+  const int nt = shot.nt;
+  std::vector<std::vector<float>> snapshots;
+  run_source_forward(S, shot, box, reconstruction, interval, snapshots);
 
   if (shot.progress) shot.progress->start_phase(1); // the backward sweeps
   if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
@@ -116,20 +161,53 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
 // At the top of iteration n the receiver field holds R[n+1] (R[nt] = R[nt+1] = 0); its step +
 // inject(d[n]) make R[n].
 void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
-                      Reconstruction reconstruction, int interval) {
+                      Reconstruction reconstruction, int interval, const BackwardSweep& backward) {
   Wavefield& R = fields.receiver();
   R.zero_state();
-  run_source_backwards(fields.source(), shot, box, reconstruction, interval, [&](int n, float weight) {
-    if (weight > 0) fields.accumulate_image(weight);
-    R.step();
+  if (reconstruction == Reconstruction::snapshots) {
+    run_source_backwards(fields.source(), shot, box, reconstruction, interval, [&](int n, float weight) {
+      if (weight > 0) fields.accumulate_image(weight);
+      R.step();
+      shot.receiver->inject(n, 1.0f);
+      check_receiver(R, shot, n);
+      if (shot.progress) shot.progress->tick();
+    });
+    return;
+  }
+
+  // Boundary reconstruction: the backward loop of run_source_backwards with the receiver's step
+  // beside the source's, so that both can be one ShotFields::step_both. Imaging every k-th step
+  // with weight k: the sum over n of S[n] R[n+1] sampled at n = 0, k, 2k, ..., each sample
+  // standing for the k terms around it (docs/rtm.md, section 5).
+  const int k = backward.imaging_interval;
+  if (k < 1)
+    throw std::invalid_argument("migrate_one_shot: imaging interval must be >= 1, got " +
+                                std::to_string(k));
+  Wavefield& S = fields.source();
+  const int nt = shot.nt;
+  std::vector<std::vector<float>> no_snapshots;
+  run_source_forward(S, shot, box, reconstruction, interval, no_snapshots);
+  if (shot.progress) shot.progress->start_phase(1); // the backward sweeps
+  S.reverse_time(); // current: S[nt-1]
+  for (int n = nt - 1; n >= 0; --n) {
+    const float weight = n % k == 0 ? float(k) : 0.0f;
+    // S[n] and R[n+1] are current here; the image pairs them (docs/rtm.md, section 3).
+    if (backward.fused && n > 0) {
+      fields.step_both(weight); // R -> R[n] (before the data), S -> S[n-1] (before its source)
+    } else {
+      if (weight > 0) fields.accumulate_image(weight);
+      R.step();
+    }
     shot.receiver->inject(n, 1.0f);
-    const int steps_done = shot.nt - n; // R now holds R[n]
-    if (shot.receiver_health && shot.receiver_health->due(steps_done, shot.nt))
-      check_wavefield(R, *shot.receiver_health, steps_done, shot.nt,
-                      labelled(shot.label, "receiver wavefield (backwards in time, now at time "
-                                           "sample " + std::to_string(n) + ")"));
+    check_receiver(R, shot, n);
     if (shot.progress) shot.progress->tick();
-  });
+    if (n > 0) {
+      if (!backward.fused) S.step();
+      shot.source->inject(n, shot.source_scale);
+      shot.boundary->restore(n - 1); // last: a source in the ring is exact too
+      if (shot.progress) shot.progress->tick();
+    }
+  }
 }
 
 void mute_direct_wave(std::vector<float>& traces, const Position& source,
@@ -230,6 +308,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                      ? SourceWavefieldStorage::boundary_saving
                      : SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
+  plan.ring_precision = params.ring_precision;
   check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
 }
 
@@ -302,6 +381,19 @@ ResumeState carry_over_checkpoints(const MigrationControl& control, const Veloci
 
 } // namespace
 
+namespace {
+
+// The imaging interval the run will use (boundary reconstruction; snapshots image at their
+// snapshots), 0 where the shot file cannot fix it (the run refuses such a file later).
+int identity_imaging_interval(const MigrationParams& params, const ShotFile& shots) {
+  if (params.reconstruction != Reconstruction::boundary) return 0;
+  if (params.imaging_interval > 0) return params.imaging_interval;
+  if (!(shots.f0 > 0 && shots.dt > 0 && std::isfinite(shots.f0))) return 0;
+  return automatic_imaging_interval(shots.dt, shots.f0);
+}
+
+} // namespace
+
 CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile& shots,
                                       const std::string& shots_path, const MigrationParams& params) {
   CheckpointIdentity id;
@@ -337,14 +429,16 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
                 "data_phase_filter = %s\n"
                 "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
-                "point_interpolation = %s\nabsorber = %s\n",
+                "point_interpolation = %s\nabsorber = %s\nimaging_interval = %d\n"
+                "ring_precision = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
                 params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
                 params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
                 point_interpolation_name(params.point_interpolation),
-                absorber_name(params.boundary.absorber));
+                absorber_name(params.boundary.absorber), identity_imaging_interval(params, shots),
+                ring_precision_name(params.ring_precision));
   id.parameters = text;
   return id;
 }
@@ -370,6 +464,7 @@ struct MigrationRun {
   int nt = 0;
   double f0 = 0;
   ReconstructionMemory memory;
+  int imaging_interval = 1; // boundary reconstruction: image every k-th backward step
   std::vector<PointStencil> receivers; // the shared spread (shots with their own place theirs)
   double data_phase_order = 0;
   std::unique_ptr<ShotFields> fields;        // the source and receiver fields, the image
@@ -456,10 +551,29 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   const ReconstructionMemory& mem = run.memory;
   run.info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
       << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
-      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU); snapshots " << mem.box_cells
+      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU; "
+      << megabytes(mem.boundary_half_bytes()) << " as a 16-bit ring, --ring-precision int16|float16); snapshots " << mem.box_cells
       << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
       << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
-      << reconstruction_name(params.reconstruction) << "\n";
+      << reconstruction_name(params.reconstruction)
+      << (params.reconstruction == Reconstruction::boundary
+              ? std::string(" with a ") + ring_precision_name(params.ring_precision) + " ring"
+              : std::string())
+      << "\n";
+  run.imaging_interval = imaging_interval(params, run.sim.dt, run.f0);
+  if (params.reconstruction == Reconstruction::boundary) {
+    run.info << "rtm: imaging every " << run.imaging_interval << " step(s) of the backward sweep, "
+             << "weight " << run.imaging_interval << " (";
+    if (params.imaging_interval > 0)
+      run.info << "--imaging-interval";
+    else
+      run.info << "automatic: " << format_number(kImagingIntervalSafety) << " x the Nyquist interval "
+               << "of f_max = 2.5 f0 = " << format_number(kRickerFmaxOverF0 * run.f0) << " Hz";
+    run.info << "), over the model's " << run.box.cells() << " cells; "
+             << (params.fused_backward ? "fused" : "separate") << " backward steps\n";
+  } else {
+    run.info << "rtm: imaging at the snapshots, every " << mem.snapshot_interval << " steps\n";
+  }
 
   if (run.shots.uses_shared_receivers())
     for (size_t r = 0; r < run.shots.receivers.size(); ++r)
@@ -508,7 +622,8 @@ void make_wavefields(MigrationRun& run) {
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
   if (params.reconstruction == Reconstruction::boundary)
-    run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps);
+    run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps,
+                                                            params.ring_precision);
 }
 
 // Resuming: the shots finished before (returned as flags per shot), and group 0 carries their
@@ -646,7 +761,11 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   sets.receiver_health = &receiver_health;
   sets.label = "shot " + std::to_string(gather.id);
   sets.progress = &progress;
-  migrate_one_shot(*run.fields, sets, run.box, params.reconstruction, run.memory.snapshot_interval);
+  BackwardSweep backward;
+  backward.imaging_interval = run.imaging_interval;
+  backward.fused = params.fused_backward;
+  migrate_one_shot(*run.fields, sets, run.box, params.reconstruction, run.memory.snapshot_interval,
+                   backward);
   run.fields->receiver().synchronize();
 }
 
@@ -681,6 +800,9 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.shots = loop.done_here;
   profile.nt = run.nt;
   profile.sweeps = int(sweeps_per_shot(run.params));
+  profile.imaging_interval = run.params.reconstruction == Reconstruction::boundary
+                                 ? run.imaging_interval
+                                 : run.memory.snapshot_interval;
   profile.setup_s = loop.start_s - setup_start;
   profile.loop_s = loop.seconds();
   profile.timing = run.fields->timing();
@@ -771,8 +893,9 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "rtm: profile of the shot loop: %d shot(s) x %d time steps on %s, grid %dx%dx%d, "
-                "%d wave-step sweeps per shot\n",
-                p.shots, p.nt, p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.sweeps);
+                "%d wave-step sweeps per shot, imaging every %d step(s)\n",
+                p.shots, p.nt, p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.sweeps,
+                p.imaging_interval);
   out << line;
   auto row = [&](const char* what, double seconds, const char* note) {
     std::snprintf(line, sizeof line, "rtm: profile:   %-24s %9.3f s %6.1f%%%s\n", what, seconds,
@@ -784,7 +907,14 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
                                  static_cast<long long>(t.steps), t.step_ms / double(t.steps));
   row("wall", p.loop_s, "");
   row("wave-step kernels", t.step_ms * 1e-3, per_step);
-  row("imaging", t.imaging_ms * 1e-3, "");
+  if (t.fused_steps > 0) {
+    std::snprintf(line, sizeof line,
+                  "rtm: profile:     of which %lld steps in fused pairs (source and receiver field "
+                  "in one kernel, the imaging of their step included)\n",
+                  static_cast<long long>(t.fused_steps));
+    out << line;
+  }
+  row("imaging", t.imaging_ms * 1e-3, t.fused_steps > 0 ? "  (the steps not fused)" : "");
   row("boundary save/restore", t.boundary_ms * 1e-3, "");
   row("injection/recording", t.points_ms * 1e-3, "");
   row("snapshot copies", t.box_copy_ms * 1e-3, "");
@@ -802,11 +932,13 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
   std::snprintf(line, sizeof line,
                 "PERFORMANCE rtm-migrate backend=%s grid=%dx%dx%d shots=%d nt=%d sweeps=%d "
                 "total_s=%.3f loop_s=%.3f step_s=%.3f step_fraction=%.3f other_device_s=%.3f "
-                "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f\n",
+                "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f imaging_interval=%d "
+                "fused_steps=%lld\n",
                 p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.shots, p.nt, p.sweeps,
                 p.setup_s + p.loop_s + p.finish_s, p.loop_s, t.step_ms * 1e-3,
                 p.loop_s > 0 ? t.step_ms * 1e-3 / p.loop_s : 0.0, t.non_step_ms() * 1e-3,
-                p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s());
+                p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s(), p.imaging_interval,
+                static_cast<long long>(t.fused_steps));
   out << line << std::flush;
 }
 

@@ -30,6 +30,8 @@ enum class Reconstruction {
   snapshots, // keep the model region every k steps in host memory, image only at those steps
 };
 Reconstruction parse_reconstruction(const std::string& name); // "boundary" | "snapshots"
+RingPrecision parse_ring_precision(const std::string& name);   // "float32" | "float16" | "int16"
+const char* ring_precision_name(RingPrecision p);
 const char* reconstruction_name(Reconstruction r);
 
 // How the direct (source-to-receiver) wave is kept out of the image.
@@ -53,6 +55,16 @@ struct MigrationParams {
   // the model's top; 0: none), then a half-cosine ramp over image_mute_taper metres.
   double image_mute_depth = 0;
   double image_mute_taper = 0;
+  // Boundary reconstruction images every k-th step of the backward sweep with weight k
+  // (docs/rtm.md, section 5); 0: k from the data's highest frequency (automatic_imaging_interval).
+  // Snapshots image at their snapshots (every snapshot_interval steps) whatever this says.
+  int imaging_interval = 0;
+  // Boundary reconstruction: step the source and the receiver field (and image) through
+  // ShotFields::step_both, one fused pass where the backend has one; false: the separate calls.
+  bool fused_backward = true;
+  // Boundary reconstruction: the saved rings in float32 (exact) or in 16 bits (int16 or float16)
+  // with a power-of-two scale per block of 256 cells (half the memory; docs/rtm.md, section 4).
+  RingPrecision ring_precision = RingPrecision::full;
   // Time every wavefield operation (TimingProbe::enable_timing) and print where the time went
   // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
   bool profile = false;
@@ -70,11 +82,22 @@ struct ReconstructionMemory {
   int snapshot_interval = 1;
   int snapshot_count = 0;
   int64_t boundary_bytes() const { return ring_cells * ring_steps * int64_t(sizeof(float)); }
+  // The same rings in 16-bit floats with a scale per block (RingPrecision::half16).
+  int64_t boundary_half_bytes() const {
+    return ring_step_bytes(ring_cells, RingPrecision::half16, 4) * ring_steps;
+  }
   int64_t snapshot_bytes() const { return box_cells * snapshot_count * int64_t(sizeof(float)); }
 };
 
 // Snapshot interval from the Nyquist rate of f_max = 2.5 f0: k = floor(1 / (2 f_max dt)), >= 1.
 int snapshot_interval(double dt, double f0);
+// The imaging interval of boundary reconstruction: the Nyquist interval of the wavefields' highest
+// frequency f_max = 2.5 f0 with a safety factor, k = floor(kImagingIntervalSafety / (2 f_max dt)),
+// at least 1 (docs/rtm.md, section 5, says why this factor).
+constexpr double kImagingIntervalSafety = 0.5;
+int automatic_imaging_interval(double dt, double f0);
+// MigrationParams::imaging_interval resolved: the interval boundary reconstruction images at.
+int imaging_interval(const MigrationParams& params, double dt, double f0);
 ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0);
 
 // One shot on a shot's fields (solvers/contracts/shot_fields.h): the source point set lives on the source
@@ -104,8 +127,18 @@ struct ShotSets {
   // then nt receiver steps and (boundary reconstruction) nt - 1 backward source steps.
   ShotProgress* progress = nullptr;
 };
+//
+// `backward` (boundary reconstruction only): image every backward.imaging_interval-th step
+// (n = 0, k, 2k, ...) with weight k, and step both fields through ShotFields::step_both when
+// backward.fused. The default, every step and separate calls, is the exact adjoint of
+// born_model_one_shot.
+struct BackwardSweep {
+  int imaging_interval = 1;
+  bool fused = false;
+};
 void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
-                      Reconstruction reconstruction, int snapshot_interval);
+                      Reconstruction reconstruction, int snapshot_interval,
+                      const BackwardSweep& backward = {});
 
 // The source half of migrate_one_shot: runs the source field forward over nt steps, saving what
 // `reconstruction` needs, then calls visit(n, weight) for n = nt-1 down to 0. With weight > 0 the
@@ -139,6 +172,7 @@ struct MigrationProfile {
   GridLayout grid;         // the compute grid (absorbing layers included)
   int shots = 0, nt = 0;
   int sweeps = 0;          // wave-step sweeps per shot: 3 with boundary saving, 2 with snapshots
+  int imaging_interval = 1; // steps between images of the backward sweep (snapshots: their interval)
   double setup_s = 0;      // before the loop: propagators (variant choice), stores, receivers
   double loop_s = 0;       // the shot loop, wall clock
   double finish_s = 0;     // after the loop: image download, normalisation, filter

@@ -1,0 +1,38 @@
+// One step of the backward sweep of reverse time migration for both fields of a shot in one
+// kernel (docs/rtm.md, section 5): the reconstructed source field S and the receiver field R step
+// together, reading the model term (v2dt2) and the damping profiles once, and, where the step is
+// an imaging step, the imaging condition of S[n] R[n+1] is applied in the same pass from the
+// centre values the step has in registers. The separate path (two steps of the variant, then
+// accumulate_image_box) stays: the CPU reference and the check.
+//
+// The arithmetic of each cell is the register-queue kernel's (register_queue.cuh, the
+// regqueue_vec4 variant) term for term, and the imaging's is accumulate_image_box's
+// (rtm_ops.cu), so on float32 the fused step gives the separate path's values.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/variant_table.cuh"
+#include "kernels/cuda/wave_step.cuh"
+#include "solvers/contracts/propagator.h"
+
+namespace rtm::cuda {
+
+struct FusedBackwardArgs {
+  // The source field's step (layout, weights, v2dt2, damping, sm_count are the receiver's too).
+  WaveStepArgs source;
+  const void* receiver_cur = nullptr;  // R[n+1]
+  void* receiver_prev_next = nullptr;  // R[n+2] on entry, R[n] on return
+  // Imaging over `box` (interior cells, dense [z][y][x] arrays) with `weight`; image null: none.
+  Box box;
+  float weight = 0;
+  float* image = nullptr;
+  float* illumination = nullptr;
+};
+
+// Whether `row`'s kernel has a fused backward step (regqueue_vec4: float32 storage).
+bool has_fused_backward(const VariantRow& row);
+// Enqueues the fused step on `stream` (whole grid; both fields on one device, same layout).
+void launch_fused_backward(const FusedBackwardArgs& args, cudaStream_t stream);
+
+} // namespace rtm::cuda
