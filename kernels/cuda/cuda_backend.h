@@ -46,9 +46,12 @@ struct VariantInfo {
   std::string name;          // the kernel, defined in kernels/cuda/<name>.cu
   std::string description;
   VariantRole role = VariantRole::other;
-  std::string storage;       // element type of the wavefields and v2dt2: "float32" or "half"
-  int element_bytes = 4;     // bytes per element of that type: 4 float32, 2 half
+  std::string storage;       // element type of the wavefields and v2dt2: "float32" or "half", or
+                             // "float32+half_v2dt2": float32 fields, v2dt2 read as half by the step
+  int element_bytes = 4;     // bytes per element of the wavefields: 4 float32, 2 half
+  int model_bytes = 4;       // bytes per element of the v2dt2 the step kernel reads
   double bytes_per_cell = 0; // device-memory traffic per cell per step at the ideal: 4 arrays
+                             // (3 x element_bytes + model_bytes)
   double flops_per_cell = 0;
 };
 const std::vector<VariantInfo>& variant_table();

@@ -51,7 +51,10 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
   // float staging buffer that uploads use, and the C-PML's memory variables.
   const size_t field_bytes = size_t(g.size) * element_bytes();
   const size_t staging_bytes = size_t(std::max<int64_t>(g.size, g.interior_cells())) * sizeof(float);
-  const size_t needed = 3 * field_bytes + staging_bytes + DeviceCpml::bytes(setup.cpml, g);
+  const size_t model_copy_bytes =
+      row.kernel_model != row.storage ? size_t(g.size) * kernel_model_bytes() : 0;
+  const size_t needed =
+      3 * field_bytes + model_copy_bytes + staging_bytes + DeviceCpml::bytes(setup.cpml, g);
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes)
@@ -75,6 +78,11 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
       CUDA_CHECK(cudaMemcpyAsync(dense.data(), setup.v2dt2.data(), dense.bytes(),
                                  cudaMemcpyHostToDevice, stream_));
       scatter_interior(g, dense.as<float>(), v2dt2_.data(), row_->storage, stream_);
+      if (model_copy_bytes) {
+        kernel_v2dt2_ = DeviceBuffer(model_copy_bytes, AllocationKind::plain, device_);
+        CUDA_CHECK(cudaMemsetAsync(kernel_v2dt2_.data(), 0, model_copy_bytes, stream_));
+        scatter_interior(g, dense.as<float>(), kernel_v2dt2_.data(), row_->kernel_model, stream_);
+      }
       CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     if (!d.empty()) {
@@ -101,7 +109,7 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
                                     ": a grid has the sponge or the C-PML, not both");
       cpml_ = DeviceCpml(setup.cpml, g, device_, stream_);
     }
-    l2_window_.apply(stream_, v2dt2_, device_, memory_, memory_note_);
+    l2_window_.apply(stream_, kernel_v2dt2(), device_, memory_, memory_note_);
   } catch (...) {
     l2_window_.clear();
     cudaStreamDestroy(stream_);
@@ -119,6 +127,10 @@ CudaWavefield::~CudaWavefield() {
 
 size_t CudaWavefield::element_bytes() const {
   return row_->storage == Storage::fp32 ? sizeof(float) : sizeof(__half);
+}
+
+size_t CudaWavefield::kernel_model_bytes() const {
+  return row_->kernel_model == Storage::fp32 ? sizeof(float) : sizeof(__half);
 }
 
 std::string CudaWavefield::name() const {
@@ -187,6 +199,9 @@ void CudaWavefield::use_kernel(const VariantRow& row) {
   if (row.storage != row_->storage)
     throw std::invalid_argument(name() + ": cannot switch to " + row.info.name +
                                 ", which stores its fields in another precision");
+  if (row.kernel_model != row_->kernel_model)
+    throw std::invalid_argument(name() + ": cannot switch to " + row.info.name +
+                                ", which reads v2dt2 in another precision");
   row_ = &row;
 }
 
@@ -205,7 +220,9 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
   args.weights = weights_;
   args.p_cur = shifted(cur_);
   args.p_prev_next = shifted(prev_);
-  args.v2dt2 = shifted(v2dt2_.data());
+  // The kernel's v2dt2 may be narrower than the fields (half_v2dt2): shifted by its own width.
+  args.v2dt2 = static_cast<const char*>(kernel_v2dt2().data()) +
+               size_t(k_begin) * size_t(layout().plane) * kernel_model_bytes();
   if (damp_x_.data()) {
     args.damp_x = damp_x_.as<float>();
     args.damp_y = damp_y_.as<float>();

@@ -97,6 +97,11 @@ private:
   LaplacianWeights weights_{};
   cudaStream_t stream_ = nullptr;
   DeviceBuffer field_a_, field_b_, v2dt2_;
+  // v2dt2 in the row's kernel_model type, for the step kernel only, where it differs from the
+  // fields' storage (half_v2dt2); empty otherwise. kernel_v2dt2() is the one the kernel reads.
+  DeviceBuffer kernel_v2dt2_;
+  const DeviceBuffer& kernel_v2dt2() const { return kernel_v2dt2_.data() ? kernel_v2dt2_ : v2dt2_; }
+  size_t kernel_model_bytes() const;
   DeviceBuffer damp_x_, damp_y_, damp_z_; // empty when undamped
   DeviceCpml cpml_;                       // inactive without the C-PML (kernels/cuda/cpml.cuh)
   void* cur_ = nullptr;  // p[n]: field_a_ or field_b_

@@ -12,7 +12,10 @@ namespace rtm::cuda {
 
 struct VariantRow {
   VariantInfo info;
-  Storage storage = Storage::fp32;
+  Storage storage = Storage::fp32; // the wavefields, and the v2dt2 every other operation reads
+  // The v2dt2 the step kernel reads: `storage` for most rows; where it differs, the propagator
+  // also holds a copy of v2dt2 in this type for the kernel (half_v2dt2: float fields, half model).
+  Storage kernel_model = Storage::fp32;
   StepLauncher launch = nullptr;
 };
 

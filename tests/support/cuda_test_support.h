@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_backend.h"
+#include "tests/support/round_to_half.h"
 
 namespace rtm::test {
 
