@@ -29,6 +29,7 @@
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/bench.h"
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/error_vs_steps.h"
 #endif
 
 namespace rtm::app {
@@ -46,6 +47,11 @@ struct BenchOptions {
   FormatFlags format;
   std::string per_step_csv;
   std::string plot;
+  // --error-vs-steps: the point workload's error against float32, sampled every error_every steps
+  std::string error_vs_steps;
+  int error_every = 10;
+  std::string error_plot;
+  std::string error_plot_from; // replot such a CSV, no GPU needed
   int device = 0;
   bool list = false;
   // --scaling: one grid over the launcher's ranks (solvers/drivers/scaling_bench.h)
@@ -177,6 +183,63 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   (format == OutputFormat::text ? std::cout : std::cerr) << line;
 }
 
+// log10 of each variant's error against step (points where it is 0 or NaN left out).
+void write_error_plot(const std::string& path, const std::string& title,
+                      const std::vector<std::string>& variants, const std::vector<int>& steps,
+                      const std::vector<std::vector<double>>& error) {
+  std::vector<PlotSeries> series;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    PlotSeries s;
+    s.label = variants[v];
+    for (size_t n = 0; n < steps.size(); ++n) {
+      if (!(error[v][n] > 0)) continue;
+      s.x.push_back(steps[n]);
+      s.y.push_back(std::log10(error[v][n]));
+    }
+    series.push_back(std::move(s));
+  }
+  write_line_plot(path, title, "step", "log10 relative L2 error", series);
+}
+
+// `rtm bench --error-plot OUT.png --error-plot-from FILE.csv`: the plot of a CSV that
+// --error-vs-steps wrote (on the GPU machine, whose build has no Cairo), on any build with Cairo.
+void replot_error_vs_steps(const std::string& csv, const std::string& png) {
+  if (png.empty()) throw InputError("--error-plot-from " + csv + ": give the PNG to write with --error-plot");
+  if (!figures_supported())
+    throw std::runtime_error("--error-plot: no plot: " + no_figure_support_message());
+  std::ifstream in(csv);
+  if (!in) throw InputError("--error-plot-from: cannot read '" + csv + "'");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::stringstream cells(line); std::getline(cells, line, ',');) header.push_back(line);
+  if (header.size() < 2 || header[0] != "step")
+    throw InputError("--error-plot-from " + csv + ": expected a header step,<variant>,... as "
+                     "--error-vs-steps writes it");
+  const std::vector<std::string> variants(header.begin() + 1, header.end());
+  std::vector<int> steps;
+  std::vector<std::vector<double>> error(variants.size());
+  for (int row = 2; std::getline(in, line); ++row) {
+    if (line.empty()) continue;
+    std::vector<std::string> cells;
+    for (std::stringstream fields(line); std::getline(fields, line, ',');) cells.push_back(line);
+    if (cells.size() != header.size())
+      throw InputError("--error-plot-from " + csv + ": line " + std::to_string(row) + " has " +
+                       std::to_string(cells.size()) + " fields, the header " +
+                       std::to_string(header.size()));
+    try {
+      steps.push_back(std::stoi(cells[0]));
+      for (size_t v = 0; v < variants.size(); ++v) error[v].push_back(std::stod(cells[v + 1]));
+    } catch (const std::logic_error&) {
+      throw InputError("--error-plot-from " + csv + ": line " + std::to_string(row) +
+                       ": expected numbers");
+    }
+  }
+  if (steps.empty()) throw InputError("--error-plot-from " + csv + ": no rows");
+  write_error_plot(png, "error against float32, point source (" + csv + ")", variants, steps, error);
+  std::cout << "error plot written to " << png << "\n";
+}
+
 #ifdef RTM_HAVE_CUDA
 
 // The one variant lookup (cuda::find_variant), its refusal as bad input of --variant.
@@ -260,6 +323,66 @@ void write_plot(const std::string& path, const std::vector<cuda::PointRun>& runs
                   "ms per step", series);
 }
 
+// `rtm bench --error-vs-steps FILE.csv`: every variant asked for (not the reference itself)
+// against the baseline float32 kernel, side by side on the point workload; CSV
+// `step,<variant>,...` of relative L2 errors, and log10 of them against step as a plot.
+void run_error_vs_steps(const BenchOptions& o, const std::vector<std::string>& variants,
+                        const std::string& gpu) {
+  const int nx = o.grid[0], ny = o.grid[1], nz = o.grid[2];
+  const int steps = o.point_steps > 0 ? o.point_steps : default_point_steps(nx, ny, nz);
+  const std::string& reference = baseline_name();
+  std::vector<std::string> compared;
+  for (const std::string& v : variants)
+    if (v != reference) compared.push_back(v);
+  if (compared.empty())
+    throw InputError("--error-vs-steps: --variant names only the reference " + reference +
+                     "; name the variants to compare with it");
+  cuda::BenchConfig config;
+  config.memory = {o.compressible, o.l2_persist};
+  config.device = o.device;
+  const PointBenchWorkload point = point_bench_workload(nx, ny, nz, steps);
+  const std::string grid_text =
+      std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+  std::cerr << "error against " << reference << " on the point workload, " << grid_text << ", "
+            << steps << " steps, sampled every " << o.error_every << "\n";
+  const cuda::ErrorVsSteps result = cuda::run_error_vs_steps(
+      config, point.setup, point.source, point.series, point.scale, reference, compared,
+      o.error_every, std::cerr);
+
+  const std::string temporary = o.error_vs_steps + ".tmp";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw InputError("--error-vs-steps: cannot write '" + o.error_vs_steps + "'");
+    out << "step";
+    for (const std::string& v : result.variants) out << ',' << v;
+    out << '\n';
+    char buf[32];
+    for (size_t n = 0; n < result.steps.size(); ++n) {
+      out << result.steps[n];
+      for (const auto& e : result.error) {
+        std::snprintf(buf, sizeof buf, ",%.4e", e[n]);
+        out << buf;
+      }
+      out << '\n';
+    }
+    if (!out) throw InputError("--error-vs-steps: writing '" + o.error_vs_steps + "' failed");
+  }
+  if (std::rename(temporary.c_str(), o.error_vs_steps.c_str()) != 0)
+    throw InputError("--error-vs-steps: cannot rename the finished file to '" + o.error_vs_steps + "'");
+  std::cout << "relative L2 error against " << reference << " written to " << o.error_vs_steps << "\n";
+  for (size_t v = 0; v < result.variants.size(); ++v) {
+    char line[160];
+    std::snprintf(line, sizeof line, "ERROR rtm-bench gpu=\"%s\" grid=%s variant=%s steps=%d error=%.3e\n",
+                  gpu.c_str(), grid_text.c_str(), result.variants[v].c_str(), result.steps.back(),
+                  result.error[v].back());
+    std::cout << line;
+  }
+  if (o.error_plot.empty() || !figures_supported()) return;
+  write_error_plot(o.error_plot, "error against " + reference + ", point source, " + grid_text + ", " + gpu,
+                   result.variants, result.steps, result.error);
+  std::cout << "error plot written to " << o.error_plot << "\n";
+}
+
 std::string memory_text(const cuda::MemoryOptions& memory) {
   const std::string name = cuda::memory_options_name(memory);
   return name.empty() ? "-" : name;
@@ -323,6 +446,12 @@ void run_bench(const BenchOptions& o) {
   if (!o.plot.empty() && !figures_supported())
     std::cerr << "rtm: warning: --plot " << o.plot << ": no plot: " << no_figure_support_message()
               << "\n";
+  if (o.error_every < 1) throw InputError("--error-every: expected a positive number of steps");
+  if (!o.error_plot.empty() && o.error_vs_steps.empty())
+    throw InputError("--error-plot needs --error-vs-steps FILE.csv");
+  if (!o.error_plot.empty() && !figures_supported())
+    std::cerr << "rtm: warning: --error-plot " << o.error_plot << ": no plot: "
+              << no_figure_support_message() << "\n";
 
   // Names first: a misspelt one is bad input on every machine, with or without a GPU.
   const std::vector<std::string> variants = resolve_variants(o.variants);
@@ -331,6 +460,10 @@ void run_bench(const BenchOptions& o) {
   if (!device.available)
     throw std::runtime_error("rtm bench: no usable GPU (" + device.why_unavailable +
                              "); for the CPU benchmark run `rtm bench --backend cpu`");
+  if (!o.error_vs_steps.empty()) {
+    run_error_vs_steps(o, variants, device.name);
+    return;
+  }
 
   const int nx = o.grid[0], ny = o.grid[1], nz = o.grid[2];
   cuda::BenchConfig config;
@@ -452,6 +585,11 @@ void run_bench(const BenchOptions& o) {
       std::snprintf(line, sizeof line, " fp16_vs_best_fp32=%.2f fp16_error=%.2e", s.gcells / best->gcells,
                     s.error);
       summary << line;
+    } else if (s.chosen.kernel->storage != "float32" && best) {
+      // Other storage schemes (half_v2dt2): the same two figures under their own names.
+      std::snprintf(line, sizeof line, " %s_vs_best_fp32=%.2f %s_error=%.2e", s.variant.c_str(),
+                    s.gcells / best->gcells, s.variant.c_str(), s.error);
+      summary << line;
     }
   }
   // Each preset against the same kernel without its memory options, early in the point run
@@ -502,6 +640,17 @@ void register_bench(CLI::App& rtm) {
                   "Point workload: write the time of every step, per variant, to this CSV file");
   cmd->add_option("--plot", options->plot,
                   "Point workload: draw time per step against step, per variant, into this PNG file");
+  cmd->add_option("--error-vs-steps", options->error_vs_steps,
+                  "Instead of timing: run the point workload with every variant beside the baseline "
+                  "(float32) and write their relative L2 errors against it to this CSV, one row per "
+                  "sample (--point-steps sets the length)");
+  cmd->add_option("--error-every", options->error_every,
+                  "--error-vs-steps: steps between samples (default 10)");
+  cmd->add_option("--error-plot", options->error_plot,
+                  "--error-vs-steps: draw log10 error against step, per variant, into this PNG file");
+  cmd->add_option("--error-plot-from", options->error_plot_from,
+                  "Draw the --error-plot of a CSV that --error-vs-steps wrote (no GPU needed, a "
+                  "build with Cairo)");
   cmd->add_option("--device", options->device, "CUDA device index (default 0)");
   cmd->add_flag("--list", options->list, "List the variant table (the kernels, then the presets) and exit");
   cmd->add_option("--scaling", options->scaling,
@@ -517,6 +666,10 @@ void register_bench(CLI::App& rtm) {
   cmd->add_option("--halo-transport", options->halo_transport,
                   "--scaling: auto (default), mpi (cpu), nccl, mpi-cuda-aware, mpi-staged");
   cmd->callback([options, cmd] {
+    if (!options->error_plot_from.empty()) {
+      replot_error_vs_steps(options->error_plot_from, options->error_plot);
+      return;
+    }
     if (!options->scaling.empty()) {
       run_scaling(*options);
       return;
