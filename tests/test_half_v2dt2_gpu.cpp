@@ -5,7 +5,8 @@
 //   with v2dt2 rounded to half (float32 tolerance, 1e-5) and differs from the one with the float
 //   model by the model's rounding (5e-4 after 12 steps on random fields: test_half_v2dt2.cpp
 //   measures it on the CPU; the check asks for 3e-5);
-// - the trace error against float32 (regqueue_vec4) on the bench's point medium is the error the
+// - the trace error against float32 (the best float32 kernel, tma_ring, whose code half_v2dt2
+//   shares) on the bench's point medium is the error the
 //   CPU reference shows for the rounded model (tests/test_half_v2dt2.cpp derives it), printed for
 //   docs/variants.md.
 #include <gtest/gtest.h>
@@ -87,15 +88,16 @@ TEST(HalfV2dt2Gpu, TraceErrorAgainstFloat32IsTheModelRounding) {
   SKIP_WITHOUT_GPU();
   const test::PointTraceCase c;
   const PropagatorSetup setup = c.setup(c.v2dt2);
-  auto fp32 = cuda::make_wavefield(setup, "regqueue_vec4", {}, 0);
+  const std::string best = cuda::variant_with_role(cuda::VariantRole::best_fp32)->name;
+  auto fp32 = cuda::make_wavefield(setup, best, {}, 0);
   auto half_model = cuda::make_wavefield(setup, kVariant, {}, 0);
   const std::vector<double> reference = c.trace(*fp32), trace = c.trace(*half_model);
   const double gpu_error = relative_l2(trace, reference);
 
   CpuWavefield exact(setup), quantised(c.setup(test::round_to_half(c.v2dt2)));
   const double cpu_error = relative_l2(c.trace(quantised), c.trace(exact));
-  std::printf("half_v2dt2 trace error against regqueue_vec4 (float32): %.3e; the CPU reference with "
-              "v2dt2 rounded to half: %.3e\n", gpu_error, cpu_error);
+  std::printf("half_v2dt2 trace error against %s (float32): %.3e; the CPU reference with v2dt2 "
+              "rounded to half: %.3e\n", best.c_str(), gpu_error, cpu_error);
   // Both are the same model change; float32 summation order adds about 1e-6.
   EXPECT_NEAR(gpu_error, cpu_error, 0.05 * cpu_error + 1e-5);
 }

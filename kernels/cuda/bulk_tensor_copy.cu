@@ -25,4 +25,24 @@ CUtensorMap make_plane_tensor_map(const float* array, const GridLayout& g, int b
   return map;
 }
 
+CUtensorMap make_plane_tensor_map(const __half* array, const GridLayout& g, int box_x, int box_y) {
+  // index(-kHalo, -kHalo, -kHalo) = g.offset = kRowAlignFloats - kHalo elements: 56 bytes in half,
+  // not 16-byte aligned; 4 elements earlier (x = -2 kHalo) it is 48. Rows and planes are
+  // multiples of kRowAlignFloats elements, so every row start keeps that alignment.
+  static_assert((kRowAlignFloats - 2 * kHalo) * sizeof(__half) % 16 == 0, "aligned tensor start");
+  const __half* start = array + g.index(-2 * kHalo, -kHalo, -kHalo);
+  const cuuint64_t dims[3] = {cuuint64_t(g.pitch), cuuint64_t(g.ny + 2 * kHalo),
+                              cuuint64_t(g.nz + 2 * kHalo)};
+  const cuuint64_t strides[2] = {cuuint64_t(g.pitch) * sizeof(__half),
+                                 cuuint64_t(g.plane) * sizeof(__half)};
+  const cuuint32_t box[3] = {cuuint32_t(box_x), cuuint32_t(box_y), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map;
+  CU_CHECK(driver_api().tensor_map_encode_tiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<__half*>(start), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
 } // namespace rtm::cuda

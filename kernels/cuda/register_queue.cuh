@@ -1,5 +1,5 @@
-// The 2.5D register-queue kernel, shared by regqueue_vec4.cu (float storage),
-// fp16_storage.cu (half storage, float arithmetic) and half_v2dt2.cu (float wavefields, half v2dt2).
+// The 2.5D register-queue kernel, shared by regqueue_vec4.cu (float storage) and
+// fp16_storage.cu (half storage, float arithmetic).
 //
 // Each thread owns 4 consecutive cells of one row and marches along z; the block's threads form
 // a tile of (4 kBX) x kBY cells. Per plane k:
@@ -71,28 +71,25 @@ template <> struct Vec4Io<__half> {
 };
 
 // Everything one plane k needs from global memory besides the queue: the halo pieces, p[n-1]
-// and v2dt2 of its 4 cells, and the queue's new front p(k + 4). v2dt2 may have its own storage
-// type (RawModel), e.g. half beside float wavefields (half_v2dt2.cu).
-template <class Raw, int kJobs, class RawModel = Raw> struct PlaneLoads {
+// and v2dt2 of its 4 cells, and the queue's new front p(k + 4).
+template <class Raw, int kJobs> struct PlaneLoads {
   Raw front;
   Raw halo[kJobs];
   Raw p_prev;
-  RawModel v2dt2;
+  Raw v2dt2;
 };
 
 __device__ __forceinline__ float lane(const float4& v, int l) {
   return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w; // l is a compile-time constant
 }
 
-// T: the wavefields' storage type; TM: v2dt2's (the same unless a kernel file says otherwise).
-template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped, class TM = T>
+template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped>
 __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     register_queue_kernel(const GridLayout g, const LaplacianWeights w, const T* __restrict__ p_cur,
-                          T* __restrict__ p_prev_next, const TM* __restrict__ v2dt2,
+                          T* __restrict__ p_prev_next, const T* __restrict__ v2dt2,
                           const float* __restrict__ damp_x, const float* __restrict__ damp_y,
                           const float* __restrict__ damp_z, int chunk) {
   using Io = Vec4Io<T>;
-  using ModelIo = Vec4Io<TM>;
   constexpr int kThreads = kBX * kBY;
   constexpr int kTileX = 4 * kBX, kTileY = kBY;          // cells per block and plane
   constexpr int kRowFloats = kTileX + 2 * kHalo;          // a shared row with its x halos
@@ -120,7 +117,7 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
   const bool cells_inside = x < g.nx && j < g.ny;
   const int64_t cell_index = cells_inside ? g.index(x, j, 0) : 0;
   T* out = p_prev_next + cell_index;
-  const TM* v_column = v2dt2 + cell_index;
+  const T* v_column = v2dt2 + cell_index;
 
   // Halo jobs: each moves 4 cells of p[n] from global memory to the shared tile, every plane.
   const T* halo_src[kJobsPerThread];
@@ -149,7 +146,7 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
   }
 
   using Raw = typename Io::Raw;
-  using Loads = PlaneLoads<Raw, kJobsPerThread, typename ModelIo::Raw>;
+  using Loads = PlaneLoads<Raw, kJobsPerThread>;
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   // The loads of plane kp (nothing, zeros, for planes past the chunk).
   auto request = [&](int kp) {
@@ -160,7 +157,7 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     for (int h = 0; h < kJobsPerThread; ++h)
       l.halo[h] = in_chunk && halo_valid[h] ? Io::load(halo_src[h] + kp * plane) : Io::zero();
     l.p_prev = in_chunk && cells_inside ? Io::load_once(out + kp * plane) : Io::zero();
-    l.v2dt2 = in_chunk && cells_inside ? ModelIo::load_once(v_column + kp * plane) : ModelIo::zero();
+    l.v2dt2 = in_chunk && cells_inside ? Io::load_once(v_column + kp * plane) : Io::zero();
     return l;
   };
 
@@ -194,7 +191,7 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     // Plane k + kDepth's loads, in flight during this plane's (and the next ones') arithmetic.
     const Loads incoming = request(k + kDepth);
     const float4 p_prev = Io::unpack(current.p_prev);
-    const float4 v = ModelIo::unpack(current.v2dt2);
+    const float4 v = Io::unpack(current.v2dt2);
 
     // x neighbours: the 12 values from 4 left of the first cell to 4 right of the last.
     float row[12];
@@ -263,10 +260,10 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
 
 // Launches register_queue_kernel over z-chunks sized so that the grid fills about four rounds of
 // resident blocks.
-template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped, class TM = T>
+template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped>
 void launch_register_queue(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   constexpr int kMinChunk = 32; // each chunk re-reads 8 planes to fill its queue
-  const auto kernel = register_queue_kernel<T, kBX, kBY, kMinBlocks, kDepth, kDamped, TM>;
+  const auto kernel = register_queue_kernel<T, kBX, kBY, kMinBlocks, kDepth, kDamped>;
   static const int resident_per_sm = blocks_per_sm(kernel, kBX * kBY);
   const GridLayout& g = a.layout;
   const int blocks_x = (g.nx + 4 * kBX - 1) / (4 * kBX), blocks_y = (g.ny + kBY - 1) / kBY;
@@ -276,7 +273,7 @@ void launch_register_queue(const WaveStepArgs& a, cudaStream_t stream, const cha
   const dim3 grid(blocks_x, blocks_y, (g.nz + chunk - 1) / chunk);
   kernel<<<grid, dim3(kBX, kBY), 0, stream>>>(
       g, a.weights, static_cast<const T*>(a.p_cur), static_cast<T*>(a.p_prev_next),
-      static_cast<const TM*>(a.v2dt2), a.damp_x, a.damp_y, a.damp_z, chunk);
+      static_cast<const T*>(a.v2dt2), a.damp_x, a.damp_y, a.damp_z, chunk);
   CUDA_CHECK_LAUNCH(name);
 }
 

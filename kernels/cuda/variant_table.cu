@@ -73,7 +73,7 @@ std::vector<VariantRow> build_rows() {
       kernel("fp16_storage", R::half_storage, Storage::fp16, launch_fp16_storage,
              "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic"),
       kernel("half_v2dt2", R::other, Storage::fp32, launch_half_v2dt2,
-             "regqueue_vec4 on float32 wavefields with v2dt2 read as half: 14 bytes per cell", Storage::fp16),
+             "tma_ring on float32 wavefields with v2dt2 read as half: 14 bytes per cell", Storage::fp16),
   };
 }
 
