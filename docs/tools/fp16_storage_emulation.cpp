@@ -15,6 +15,7 @@
 //   bfp16/f32    block floating point: int16 mantissas with one power-of-two exponent per 64
 //                cells of an x row (2 bytes per value + 1/64 of a byte), float v2dt2
 //   bfp16/u16e   the same, v2dt2 as a 16-bit mantissa with its own exponent
+//   bfp16x16/... the same with one exponent per 16 cells (1/16 of a byte per value)
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -47,9 +48,9 @@ int main(int argc,char**argv){
   const float v2h=h_rn(v2f);
   int e; frexp(v2f,&e); const float v2b=float(ldexp(nearbyint(ldexp(v2f,16-e)),e-16));
   printf("# N=%d dt=%g v2dt2=%.9g half=%.9g (rel %.3g) u16exp=%.9g (rel %.3g)\n",N,dt,v2f,v2h,(v2h-v2f)/v2f,v2b,(v2b-v2f)/v2f);
-  enum {REF,H16,H16_VF,H16SR_VF,F32_VH,BFP_VF,BFP_VB,NS};
-  const char* names[NS]={"ref","half/half","half/f32","halfSR/f32","f32/half","bfp16/f32","bfp16/u16e"};
-  float v2[NS]={v2f,v2h,v2f,v2f,v2h,v2f,v2b};
+  enum {REF,H16,H16_VF,H16SR_VF,F32_VH,BFP_VF,BFP_VB,BFP16_VF,BFP16_VB,NS};
+  const char* names[NS]={"ref","half/half","half/f32","halfSR/f32","f32/half","bfp16/f32","bfp16/u16e","bfp16x16/f32","bfp16x16/u16e"};
+  float v2[NS]={v2f,v2h,v2f,v2f,v2h,v2f,v2b,v2f,v2b};
   std::vector<std::vector<float>> cur(NS,std::vector<float>(size,0.f)), prev=cur;
   auto idx=[&](int x,int y,int z){return (size_t)(z+H)*plane+(size_t)(y+H)*P+(x+H);};
   const int sc=N/2; const float scale=float(1.0/(h*h*h));
@@ -74,7 +75,7 @@ int main(int argc,char**argv){
           if(s==H16||s==H16_VF) o=h_rn(o);
           else if(s==H16SR_VF) o=h_sr(o,(uint64_t)n*0x100000000ull ^ i);
           nxt[i]=o;}
-        if(s==BFP_VF||s==BFP_VB){ for(int x0=0;x0<N;x0+=64){ int x1=std::min(N,x0+64); float m=0; for(int x=x0;x<x1;++x) m=std::max(m,fabsf(nxt[idx(x,y,z)]));
+        if(s==BFP_VF||s==BFP_VB||s==BFP16_VF||s==BFP16_VB){ const int B=(s==BFP_VF||s==BFP_VB)?64:16; for(int x0=0;x0<N;x0+=B){ int x1=std::min(N,x0+B); float m=0; for(int x=x0;x<x1;++x) m=std::max(m,fabsf(nxt[idx(x,y,z)]));
             if(m==0) continue; int ee; frexp(m,&ee); // m < 2^ee
             for(int x=x0;x<x1;++x){ size_t i=idx(x,y,z); float q=nearbyintf(ldexpf(nxt[i],15-ee)); q=std::min(32767.f,std::max(-32767.f,q)); nxt[i]=ldexpf(q,ee-15);} } }
         for(int x=0;x<N;++x){ size_t i=idx(x,y,z); p[i]=nxt[i]; }
