@@ -94,8 +94,11 @@ TEST(HalfV2dt2Gpu, TraceErrorAgainstFloat32IsTheModelRounding) {
   const std::vector<double> reference = c.trace(*fp32), trace = c.trace(*half_model);
   const double gpu_error = relative_l2(trace, reference);
 
-  CpuWavefield exact(setup), quantised(c.setup(test::round_to_half(c.v2dt2)));
-  const double cpu_error = relative_l2(c.trace(quantised), c.trace(exact));
+  // On the CPU the rounded model also scales the source; half_v2dt2 injects with the float model.
+  const float rounded = test::round_to_half(c.v2dt2);
+  CpuWavefield exact(setup), quantised(c.setup(rounded));
+  const double cpu_error =
+      relative_l2(c.trace(quantised, double(c.v2dt2) / rounded), c.trace(exact));
   std::printf("half_v2dt2 trace error against %s (float32): %.3e; the CPU reference with v2dt2 "
               "rounded to half: %.3e\n", best.c_str(), gpu_error, cpu_error);
   // Both are the same model change; float32 summation order adds about 1e-6.

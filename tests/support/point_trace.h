@@ -33,13 +33,16 @@ struct PointTraceCase {
     s.v2dt2.assign(size_t(s.layout.interior_cells()), value);
     return s;
   }
-  // inject, step, record; one value per step.
-  std::vector<double> trace(Wavefield& field) const {
+  // inject, step, record; one value per step. Injection scales the wavelet by the field's own
+  // v2dt2 (PointSet::inject): `source_factor` corrects that, so that a field holding a rounded
+  // v2dt2 injects what one holding the exact value does, as half_v2dt2 does (its injection reads
+  // the float model; only its step reads the half copy).
+  std::vector<double> trace(Wavefield& field, double source_factor = 1.0) const {
     const int c = kN / 2;
     const auto source = field.add_points({point_at_cell(c, c, c)}, kSteps);
     const auto receiver = field.add_points({point_at_cell(c + kOffset, c, c)}, kSteps);
     source->upload_series(ricker_wavelet(kSteps, dt, f0, default_ricker_delay(f0)));
-    const float scale = float(1.0 / (kH * kH * kH));
+    const float scale = float(source_factor / (kH * kH * kH));
     for (int t = 0; t < kSteps; ++t) {
       source->inject(t, scale);
       field.step();
