@@ -142,7 +142,7 @@ void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelC
                                 "lose the shots since the last checkpoint");
   };
   RunStats stats;
-  const MigrationResult result = migrate_shots(part, shots, a.params, std::cerr, &stats, control);
+  MigrationResult result = migrate_shots(part, shots, a.params, std::cerr, &stats, control);
   if (result.stop_signal != 0) {
     const std::vector<std::string> saved = find_checkpoints(a.output);
     throw RunStopped(result.stop_signal,
@@ -156,9 +156,9 @@ void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelC
   SlabImage mine;
   mine.z_first = result.image_z_first;
   mine.planes = int(result.image.size() / (size_t(part.shape.nx) * size_t(part.shape.ny)));
-  mine.image = result.image;
-  mine.illumination = result.illumination;
-  mine.raw_image = result.raw_image;
+  mine.image = std::move(result.image);
+  mine.illumination = std::move(result.illumination);
+  mine.raw_image = std::move(result.raw_image);
   write_slab_image(a.output, part.shape, mine,
                    {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}}, parallel);
   if (!parallel.is_root()) return;

@@ -80,6 +80,9 @@ public:
   const Slab& slab() const { return slab_; }
   // The local grid: same x and y, own planes plus ghosts; v2dt2 and the z profiles sliced.
   const PropagatorSetup& local_setup() const { return local_; }
+  // Frees local_setup().v2dt2 once the slab's fields are made (they keep their own copy): the
+  // decomposition lives as long as the fields, and the model term need not be held twice.
+  void release_model_term() { std::vector<float>().swap(local_.v2dt2); }
   const HaloPlan& plan() const { return plan_; }
 
   // A box of global cells in local plane numbers (it may reach beyond the slab along z), and the

@@ -78,12 +78,11 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const Propagat
                                                                   MPI_Comm group, std::ostream& log) {
   std::ostringstream quiet; // checked before the collective split; said below
   backend_and_transport(options, quiet);
-  return make_decomposed_shot_fields(std::make_shared<const SlabDecomposition>(setup, group), options,
-                                     log);
+  return make_decomposed_shot_fields(std::make_shared<SlabDecomposition>(setup, group), options, log);
 }
 
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
-    std::shared_ptr<const SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
+    std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
   const auto [backend, transport] = backend_and_transport(options, log);
   SlabShotFields local;
   if (backend == "cpu") {
@@ -96,6 +95,7 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
                                         options.device, &log, transport, d->plan());
 #endif
   }
+  d->release_model_term();
   return std::make_unique<DecomposedShotFields>(std::move(d), std::move(local));
 }
 

@@ -32,7 +32,7 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const Propagat
 // The shot fields of a decomposition made beforehand (make_slab_decomposition in
 // solvers/drivers/slab_model.h: each rank's slab built from its part of the model alone).
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
-    std::shared_ptr<const SlabDecomposition> decomposition, const BackendOptions& options,
+    std::shared_ptr<SlabDecomposition> decomposition, const BackendOptions& options,
     std::ostream& log);
 
 // The same, except that a group of one rank (or none, MPI_COMM_NULL) gets the backend's own fields.

@@ -293,12 +293,14 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 
 // Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
 // available memory (shared by the ranks on this node), before anything is allocated. A group of
-// several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h) and is not
-// estimated here; each slab's CudaWavefield still refuses an allocation larger than its free memory.
+// several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h): each rank
+// is estimated for its slab (the largest), its model part read with the smoothing's reach.
 void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
-                            const MigrationParams& params, const ParallelContext& parallel) {
-  if (parallel.ranks_per_shot() > 1) return;
+                            const MigrationParams& params, const ParallelContext& parallel,
+                            const SlabModel* part) {
   RunMemoryPlan plan;
+  plan.ranks_per_shot = parallel.ranks_per_shot();
+  plan.smoothing_reach = part ? part->smoothing_reach : -1;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
@@ -665,7 +667,7 @@ DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
 // (boundary saving) the source field's ring store.
 void make_wavefields(MigrationRun& run) {
   const MigrationParams& params = run.params;
-  check_migration_memory(run.sim, run.shots, params, run.parallel);
+  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part);
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(

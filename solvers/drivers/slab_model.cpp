@@ -105,8 +105,10 @@ SlabModel read_slab_model(const std::string& path, const std::string& dataset, V
   whole_shape.nz = planes.nz_whole;
   whole_shape.oz = planes.model.oz - planes.z_first * planes.model.dz;
   whole_shape.vp.clear();
-  return finish_part(whole_shape, std::move(planes.model), read.first, keep, smooth,
-                     std::move(slabs), rank, boundary, group);
+  SlabModel part = finish_part(whole_shape, std::move(planes.model), read.first, keep, smooth,
+                               std::move(slabs), rank, boundary, group);
+  if (smooth > 0) part.smoothing_reach = smoothing_reach_cells(smooth, shape.dz);
+  return part;
 }
 
 SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group) {
@@ -126,7 +128,7 @@ SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig&
   return make_simulation_grid(part.shape, part.extremes.vmax, boundary, requested_dt);
 }
 
-std::shared_ptr<const SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
+std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
                                                                  const SlabModel& part,
                                                                  MPI_Comm group) {
   PropagatorSetup profiles; // make_propagator_setup less v2dt2
@@ -134,7 +136,7 @@ std::shared_ptr<const SlabDecomposition> make_slab_decomposition(const Simulatio
   profiles.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
   profiles.damping = damping_profiles(sim, part.extremes.vmax);
   profiles.cpml = cpml_profiles(sim, part.extremes);
-  return std::make_shared<const SlabDecomposition>(profiles, group, [&](const Slab& s) {
+  return std::make_shared<SlabDecomposition>(profiles, group, [&](const Slab& s) {
     return compute_v2dt2_planes(sim, part.planes, part.z_first, s.first_local(),
                                 s.first_local() + s.local_planes());
   });

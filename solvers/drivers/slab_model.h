@@ -27,6 +27,7 @@ struct SlabModel {
   // through them in turn).
   int own_first = 0, own_end = 0;
   ModelExtremes extremes; // of the whole (smoothed) model, reduced over the group
+  int smoothing_reach = -1; // planes read beyond the slab for the smoothing; -1: not smoothed
   std::vector<Slab> slabs; // the compute grid's slabs, as SlabDecomposition splits them
   int rank = 0;            // in the group
 };
@@ -60,7 +61,7 @@ SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig&
 
 // The decomposition of `sim`'s grid over `group`, the rank's model term and profiles built from its
 // part alone: bit for bit SlabDecomposition(make_propagator_setup(whole-model sim), group).
-std::shared_ptr<const SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
+std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
                                                                  const SlabModel& part,
                                                                  MPI_Comm group);
 
