@@ -235,7 +235,8 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
       RunMemoryPlan split = plan;
       split.ranks_per_shot = fit;
       hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
-              "more GPUs: with --ranks-per-shot " + std::to_string(fit) + " each GPU needs " +
+              "more GPUs (more ranks per shot): with --ranks-per-shot " + std::to_string(fit) +
+              " each GPU needs " +
               memory_size_string(estimate_run_memory(split).device_bytes());
     } else {
       hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
