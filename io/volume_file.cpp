@@ -70,11 +70,14 @@ void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
       if (!file.valid()) throw InputError(path + ": cannot create the file (HDF5)");
       const hsize_t dims[3] = {hsize_t(grid.nz), hsize_t(grid.ny), hsize_t(grid.nx)};
       for (const NamedVolume& volume : volumes) {
-        // Early allocation: the planes written later find their place on disk already.
+        // Early allocation: the planes written later find their place on disk already; no fill
+        // values, since every plane is written (a whole image of zeros first would double the
+        // writing).
         h5::Dataspace space(H5Screate_simple(3, dims, nullptr));
         h5::PropertyList create(H5Pcreate(H5P_DATASET_CREATE));
         if (!space.valid() || !create.valid() ||
-            H5Pset_alloc_time(create, H5D_ALLOC_TIME_EARLY) < 0)
+            H5Pset_alloc_time(create, H5D_ALLOC_TIME_EARLY) < 0 ||
+            H5Pset_fill_time(create, H5D_FILL_TIME_NEVER) < 0)
           throw InputError(path + ": cannot create dataset " + volume.name + " (HDF5)");
         h5::Dataset dataset(H5Dcreate2(file, volume.name.c_str(), H5T_IEEE_F32LE, space,
                                        H5P_DEFAULT, create, H5P_DEFAULT));
