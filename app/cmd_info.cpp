@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "solvers/contracts/errors.h"
 #include "solvers/drivers/backend.h"
+#include "solvers/drivers/memory_budget.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/bench.h"
@@ -82,13 +84,93 @@ void print_info(bool json) {
 #endif
 }
 
+// The migration plan of an n^3 model inside 20-cell C-PML layers, boundary saving, float32 fields,
+// `steps` time steps, 10 000 receivers, over `ranks` ranks per shot.
+RunMemoryPlan cube_plan(int n, int steps, int ranks) {
+  constexpr int kLayer = 20;
+  RunMemoryPlan plan;
+  plan.layout = make_layout(n + 2 * kLayer, n + 2 * kLayer, n + 2 * kLayer);
+  plan.box = Box{kLayer, kLayer + n, kLayer, kLayer + n, kLayer, kLayer + n};
+  plan.nt = steps;
+  plan.receivers = 10000;
+  plan.cpml = true;
+  plan.migration = true;
+  plan.storage = SourceWavefieldStorage::boundary_saving;
+  plan.ranks_per_shot = ranks;
+  return plan;
+}
+
+// The largest n whose n^3 migration fits `device_bytes` per GPU (the 95% a run may use) with
+// `ranks` GPUs per shot; 0 when none from 16 up does.
+int largest_cube(uint64_t device_bytes, int steps, int ranks) {
+  auto fits = [&](int n, bool* thin = nullptr) {
+    try {
+      return double(estimate_run_memory(cube_plan(n, steps, ranks)).device_bytes()) <=
+             0.95 * double(device_bytes);
+    } catch (const InputError&) {
+      if (thin) *thin = true; // too thin for that many slabs: try a larger model
+      return false;
+    }
+  };
+  // Small models are too thin for many slabs, large ones too big: from the first that splits.
+  int lo = 16, hi = 16384;
+  for (bool thin = true; thin && lo < hi;) {
+    thin = false;
+    if (fits(lo, &thin)) break;
+    if (!thin) return 0;
+    lo *= 2;
+  }
+  if (lo >= hi) return 0;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// rtm info --largest-models: docs/parallel.md's table, from the estimate of solvers/drivers/memory_budget.h.
+void print_largest_models(int steps) {
+  std::printf("largest n^3 migration model per GPU count (memory estimate; C-PML 20 cells, boundary "
+              "saving, float32, %d steps, 10000 receivers; 95%% of the nominal GPU memory):\n\n",
+              steps);
+  std::printf("| GPU | GPUs per shot | largest model | device per GPU | host per rank |\n");
+  std::printf("|---|---|---|---|---|\n");
+  const struct {
+    const char* name;
+    uint64_t bytes;
+  } gpus[] = {{"H100 (80 GB)", 80000000000ull}, {"H200 (141 GB)", 141000000000ull}};
+  for (const auto& gpu : gpus)
+    for (int ranks : {1, 2, 4, 8}) {
+      const int n = largest_cube(gpu.bytes, steps, ranks);
+      if (n == 0) {
+        std::printf("| %s | %d | none | - | - |\n", gpu.name, ranks);
+        continue;
+      }
+      const MemoryEstimate e = estimate_run_memory(cube_plan(n, steps, ranks));
+      std::printf("| %s | %d | %d^3 | %s | %s |\n", gpu.name, ranks, n,
+                  memory_size_string(e.device_bytes()).c_str(),
+                  memory_size_string(e.host_bytes()).c_str());
+    }
+}
+
 } // namespace
 
 void register_info(CLI::App& rtm) {
   auto json = std::make_shared<bool>(false);
+  auto largest = std::make_shared<bool>(false);
+  auto steps = std::make_shared<int>(1000);
   CLI::App* cmd = rtm.add_subcommand("info", "Device, build, and measured memory bandwidth");
   cmd->add_flag("--json", *json, "Print the same facts as one JSON object");
-  cmd->callback([json]() { print_info(*json); });
+  cmd->add_flag("--largest-models", *largest,
+                "Print instead the largest cubic model a migration fits on H100 and H200 GPUs, per "
+                "GPU count per shot, from the memory estimate (docs/parallel.md)");
+  cmd->add_option("--steps", *steps, "With --largest-models: time steps of the migration")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->callback([json, largest, steps]() {
+    if (*largest) print_largest_models(*steps);
+    else print_info(*json);
+  });
 }
 
 } // namespace rtm::app

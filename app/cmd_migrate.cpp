@@ -21,6 +21,8 @@
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/progress.h"
 #include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/slab_image.h"
+#include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/smoothing.h"
 
 namespace rtm::app {
@@ -80,6 +82,101 @@ void check_record_length(const ShotFile& shots, const std::string& path, bool mu
                              "--record-time");
 }
 
+// The figures of the written image, drawn by world rank 0 from `volumes` (the whole arrays).
+void draw_figures(const MigrateArgs& a, const VelocityModel& grid, const std::vector<float>& image,
+                  const std::vector<float>& illumination) {
+  std::filesystem::create_directories(a.png_dir);
+  FigureOptions options;
+  options.clip_percentile = a.clip_percentile;
+  options.signed_colours = a.colors == "grey" ? ColourMap::grey : ColourMap::seismic;
+  const SliceCells middle = locate_slices({}, grid);
+  const struct {
+    const char* name;
+    const std::vector<float>& values;
+    const char* units;
+  } figures_to_draw[] = {{"image", image, "relative amplitude"}, {"illumination", illumination, ""}};
+  for (const auto& f : figures_to_draw) {
+    const std::string png = a.png_dir + "/" + f.name + ".png";
+    write_figure(png, volume_figure(grid, f.values, volume_kind_of(f.name), f.name, f.units,
+                                    a.output, middle, options));
+    std::printf("wrote %s\n", png.c_str());
+  }
+}
+
+// --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
+// and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
+// and holds"): no rank holds the whole model or the whole image.
+void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelContext& parallel,
+                          std::ostream& info, bool figures) {
+  if (shots.f0 > 0)
+    check_record_length(shots, a.shots_path, a.params.direct_wave == DirectWaveRemoval::mute);
+  const VelocityCheck check = velocity_check(a.allow_unusual_velocities);
+  const bool smoothing = a.migration_model_path.empty();
+  const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
+  if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read_model_shape(model_path), model_path);
+  const SlabModel part = read_slab_model(model_path, "vp", check, smoothing ? a.smooth : 0.0,
+                                         a.params.boundary, parallel.group_comm());
+  if (smoothing) {
+    info << "rtm: migration velocity: " << a.model_path;
+    if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
+    else info << " as is (--smooth 0)";
+    info << ", " << format_number(part.extremes.vmin) << " to " << format_number(part.extremes.vmax)
+         << " m/s (each of the " << parallel.ranks_per_shot() << " ranks of a shot group holding "
+         << "its slab's planes)\n";
+  }
+  place_on_device(a.params.backend, parallel, a.parallel, info);
+
+  MigrationControl control;
+  control.parallel = &parallel;
+  control.checkpoint_output = a.output;
+  control.checkpoint_every = a.checkpoint_every;
+  control.resume = a.resume;
+  control.identity = migration_identity(part, parallel.group_comm(), shots, a.shots_path, a.params);
+  control.progress.interval_s = a.progress_s;
+  control.progress.in_place = stderr_is_terminal();
+  control.progress.width = stderr_terminal_width();
+  const StopOnSignals signals(parallel.is_root());
+  control.stop_requested = &StopOnSignals::requested;
+  control.shot_started = [&](int, int, int) {
+    StopOnSignals::set_activity("finishing the shots in progress, then a checkpoint",
+                                "lose the shots since the last checkpoint");
+  };
+  RunStats stats;
+  MigrationResult result = migrate_shots(part, shots, a.params, std::cerr, &stats, control);
+  if (result.stop_signal != 0) {
+    const std::vector<std::string> saved = find_checkpoints(a.output);
+    throw RunStopped(result.stop_signal,
+                     std::string("stopped by ") + signal_name(result.stop_signal) + "; " +
+                         (saved.empty() ? "no shot had finished, so nothing was saved"
+                                        : "the finished shots are saved in " +
+                                              std::to_string(saved.size()) + " checkpoint file(s) " +
+                                              a.output + ".checkpoint-*.h5; run the same command "
+                                              "with --resume (any number of ranks) to continue"));
+  }
+  SlabImage mine;
+  mine.z_first = result.image_z_first;
+  mine.planes = int(result.image.size() / (size_t(part.shape.nx) * size_t(part.shape.ny)));
+  mine.image = std::move(result.image);
+  mine.illumination = std::move(result.illumination);
+  mine.raw_image = std::move(result.raw_image);
+  write_slab_image(a.output, part.shape, mine,
+                   {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}}, parallel);
+  if (!parallel.is_root()) return;
+  for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
+  std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d by slabs of %d ranks; %zu "
+              "shot(s) (%d migrated now), %.2f s, %.3f Gcells/s\n",
+              a.output.c_str(), part.shape.nx, part.shape.ny, part.shape.nz,
+              parallel.ranks_per_shot(), shots.shots.size(), result.shots_migrated, stats.seconds,
+              stats.gcells_per_second());
+  if (figures) {
+    // The figures read the written volumes back: the one time rank 0 holds a whole image.
+    VelocityModel grid;
+    const std::vector<float> image = read_volume(a.output, "image", grid);
+    const std::vector<float> illumination = read_volume(a.output, "illumination", grid);
+    draw_figures(a, grid, image, illumination);
+  }
+}
+
 void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.reconstruction = parse_reconstruction(a.reconstruction);
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
@@ -127,6 +224,10 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
 
   // Every rank reads the inputs (a file system all nodes see).
   const ShotFile shots = read_shot_file(a.shots_path);
+  if (parallel.ranks_per_shot() > 1) {
+    run_migrate_on_slabs(a, shots, parallel, info, figures);
+    return;
+  }
   if (shots.f0 > 0)
     check_record_length(shots, a.shots_path, a.params.direct_wave == DirectWaveRemoval::mute);
   const VelocityCheck check = velocity_check(a.allow_unusual_velocities);
@@ -195,25 +296,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
               "%.2f s, %.3f Gcells/s\n",
               a.output.c_str(), model.nx, model.ny, model.nz, shots.shots.size(),
               result.shots_migrated, stats.seconds, stats.gcells_per_second());
-  if (figures) {
-    std::filesystem::create_directories(a.png_dir);
-    FigureOptions options;
-    options.clip_percentile = a.clip_percentile;
-    options.signed_colours = a.colors == "grey" ? ColourMap::grey : ColourMap::seismic;
-    const SliceCells middle = locate_slices({}, model);
-    const struct {
-      const char* name;
-      const std::vector<float>& values;
-      const char* units;
-    } figures_to_draw[] = {{"image", result.image, "relative amplitude"},
-                           {"illumination", result.illumination, ""}};
-    for (const auto& f : figures_to_draw) {
-      const std::string png = a.png_dir + "/" + f.name + ".png";
-      write_figure(png, volume_figure(model, f.values, volume_kind_of(f.name), f.name, f.units,
-                                      a.output, middle, options));
-      std::printf("wrote %s\n", png.c_str());
-    }
-  }
+  if (figures) draw_figures(a, model, result.image, result.illumination);
 }
 
 } // namespace

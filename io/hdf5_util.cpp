@@ -428,6 +428,11 @@ void write_string_attribute(hid_t object, const std::string& name, const std::st
 
 std::vector<float> read_grid_dataset(hid_t file_id, const std::string& file, const std::string& name,
                                      VelocityModel& grid) {
+  return read_grid_planes(file_id, file, name, grid, 0, -1);
+}
+
+std::vector<float> read_grid_planes(hid_t file_id, const std::string& file, const std::string& name,
+                                    VelocityModel& grid, int z_begin, int z_end) {
   const std::string shown = absolute_name(name);
   Dataset dataset = open_dataset(file_id, file, name);
   const std::vector<hsize_t> dims = dataset_shape(dataset, file, name);
@@ -471,12 +476,33 @@ std::vector<float> read_grid_dataset(hid_t file_id, const std::string& file, con
                        "\"; expected \"z,y,x\" (the data stored [nz][ny][nx], x fastest)");
   }
 
-  std::vector<float> values = read_floats(dataset, file, name);
   const int nz = static_cast<int>(dims[0]), ny = static_cast<int>(dims[1]),
             nx = static_cast<int>(dims[2]);
+  std::vector<float> values;
+  if (z_end < 0) {
+    values = read_floats(dataset, file, name);
+    z_begin = 0;
+  } else {
+    // One rank's planes of a z-slab decomposition: a hyperslab, so only they are read and held.
+    if (z_begin < 0 || z_end > nz || z_begin >= z_end)
+      throw std::invalid_argument("read_grid_planes: planes " + std::to_string(z_begin) + " to " +
+                                  std::to_string(z_end) + " of " + file + ":" + shown + " (" +
+                                  std::to_string(nz) + " planes)");
+    const hsize_t start[3] = {hsize_t(z_begin), 0, 0};
+    const hsize_t count[3] = {hsize_t(z_end - z_begin), dims[1], dims[2]};
+    values.resize(size_t(count[0] * count[1] * count[2]));
+    Dataspace file_space(H5Dget_space(dataset));
+    Dataspace memory_space(H5Screate_simple(3, count, nullptr));
+    if (!file_space.valid() || !memory_space.valid() ||
+        H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dread(dataset, H5T_NATIVE_FLOAT, memory_space, file_space, H5P_DEFAULT, values.data()) < 0)
+      fail_reading(file, "cannot read planes " + std::to_string(z_begin) + " to " +
+                             std::to_string(z_end - 1) + " of dataset " + shown);
+  }
   for (size_t index = 0; index < values.size(); ++index)
     if (!std::isfinite(values[index])) {
-      const long long x = index % nx, y = (index / nx) % ny, z = index / (size_t(nx) * ny);
+      const long long x = index % nx, y = (index / nx) % ny,
+                      z = index / (size_t(nx) * ny) + size_t(z_begin);
       throw InputError(file + ": dataset " + shown + " has value " + format_value(values[index]) +
                        " at (z,y,x) = (" + std::to_string(z) + "," + std::to_string(y) + "," +
                        std::to_string(x) + "); expected every value finite");

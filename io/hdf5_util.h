@@ -157,6 +157,11 @@ void write_string_attribute(hid_t object, const std::string& name, const std::st
 // (grid.vp is not touched). Checks the shape is sane and every value finite.
 std::vector<float> read_grid_dataset(hid_t file_id, const std::string& file, const std::string& name,
                                      VelocityModel& grid);
+// The same checks, but only planes z_begin <= z < z_end are read (an HDF5 hyperslab) and checked
+// finite: what one rank of a z-slab decomposition holds. `grid` gets the whole dataset's shape.
+// z_end < 0 reads every plane. Any per-cell float dataset of a model file can be read this way.
+std::vector<float> read_grid_planes(hid_t file_id, const std::string& file, const std::string& name,
+                                    VelocityModel& grid, int z_begin, int z_end);
 // Writes `values` ([nz][ny][nx] of `grid`) as float32 with spacing, origin and axes attributes.
 Dataset write_grid_dataset(hid_t location, const std::string& name, const VelocityModel& grid,
                            const std::vector<float>& values, const std::string& file);

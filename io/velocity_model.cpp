@@ -12,55 +12,101 @@
 
 namespace rtm {
 
+namespace {
+
+// The units of a velocity dataset: the factor to m/s and whether the file said.
+struct VelocityUnits {
+  double to_metres_per_second = 1.0;
+  bool declared = false;
+};
+
+VelocityUnits read_velocity_units(const h5::File& file, const std::string& path,
+                                  const std::string& dataset) {
+  VelocityUnits u;
+  const h5::Dataset vp = h5::open_dataset(file, path, dataset);
+  if (h5::has_attribute(vp, "units")) {
+    u.declared = true;
+    const std::string subject = h5::attribute_subject(path, dataset, "units");
+    const std::string units = h5::read_string_attribute(vp, "units", subject);
+    if (units == "km/s")
+      u.to_metres_per_second = 1000.0;
+    else if (units != "m/s")
+      throw InputError(subject + " is \"" + units + "\"; expected \"m/s\" or \"km/s\"");
+  }
+  return u;
+}
+
+// Every value positive (planes from model plane z_first on), then converted to m/s.
+void check_positive_and_convert(std::vector<float>& vp, int nx, int ny, int z_first,
+                                const std::string& path, const std::string& dataset,
+                                const VelocityUnits& units) {
+  for (size_t index = 0; index < vp.size(); ++index)
+    if (!(vp[index] > 0)) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", double(vp[index]));
+      throw InputError(path + ": dataset " + h5::absolute_name(dataset) + " has value " + value +
+                       " at (z,y,x) = (" +
+                       std::to_string(index / (size_t(nx) * size_t(ny)) + size_t(z_first)) + "," +
+                       std::to_string((index / size_t(nx)) % size_t(ny)) + "," +
+                       std::to_string(index % size_t(nx)) + "); expected every velocity > 0");
+    }
+  if (units.to_metres_per_second != 1.0)
+    for (float& v : vp) v = static_cast<float>(v * units.to_metres_per_second);
+}
+
+} // namespace
+
 VelocityModel read_velocity_model(const std::string& path, const std::string& dataset,
                                   VelocityCheck check) {
+  VelocityPlanes read = read_velocity_planes(path, dataset, 0, -1);
+  if (check == VelocityCheck::plausible) check_velocity_planes_plausible(read, read.model.vmin(), read.model.vmax());
+  return std::move(read.model);
+}
+
+VelocityPlanes read_velocity_planes(const std::string& path, const std::string& dataset, int z_begin,
+                                    int z_end) {
   h5::ErrorStackSilencer silence;
   const h5::File file = h5::open_file_for_reading(path);
+  VelocityPlanes read;
+  read.path = path;
+  read.dataset = dataset;
+  read.model.vp = h5::read_grid_planes(file, path, dataset, read.model, z_begin, z_end);
+  read.nz_whole = read.model.nz;
+  read.z_first = z_end < 0 ? 0 : z_begin;
+  read.model.nz = int(read.model.vp.size() / (size_t(read.model.nx) * size_t(read.model.ny)));
+  read.model.oz += read.z_first * read.model.dz;
+  const VelocityUnits units = read_velocity_units(file, path, dataset);
+  read.units_declared = units.declared;
+  read.to_metres_per_second = units.to_metres_per_second;
+  check_positive_and_convert(read.model.vp, read.model.nx, read.model.ny, read.z_first, path,
+                             dataset, units);
+  return read;
+}
 
-  VelocityModel model;
-  model.vp = h5::read_grid_dataset(file, path, dataset, model);
+void check_velocity_planes_plausible(const VelocityPlanes& read, double vmin, double vmax) {
+  const std::string name = h5::absolute_name(read.dataset);
+  const bool km = read.to_metres_per_second != 1.0;
+  const std::string declared = !read.units_declared ? "no units attribute, so m/s"
+                               : !km               ? "units \"m/s\""
+                                                   : "units \"km/s\", converted";
+  VelocityModel extremes; // the range of every plane of the file, as the message gives it
+  extremes.nx = 2, extremes.ny = 1, extremes.nz = 1;
+  extremes.vp = {float(vmin), float(vmax)};
+  check_plausible_velocities(
+      extremes, read.path + ": dataset " + name + " (" + declared + ")",
+      !read.units_declared ? "add the attribute units = \"km/s\" to " + name
+      : !km                ? "set the attribute units of " + name + " to \"km/s\""
+                           : "",
+      !km ? "" : "if they are m/s, set the attribute units of " + name + " to \"m/s\"");
+}
 
-  double to_metres_per_second = 1.0;
-  bool has_units = false;
-  {
-    const h5::Dataset vp = h5::open_dataset(file, path, dataset);
-    if (h5::has_attribute(vp, "units")) {
-      has_units = true;
-      const std::string subject = h5::attribute_subject(path, dataset, "units");
-      const std::string units = h5::read_string_attribute(vp, "units", subject);
-      if (units == "km/s")
-        to_metres_per_second = 1000.0;
-      else if (units != "m/s")
-        throw InputError(subject + " is \"" + units + "\"; expected \"m/s\" or \"km/s\"");
-    }
-  }
-
-  for (size_t index = 0; index < model.vp.size(); ++index)
-    if (!(model.vp[index] > 0)) {
-      const size_t nx = size_t(model.nx), ny = size_t(model.ny);
-      char value[32];
-      std::snprintf(value, sizeof value, "%g", double(model.vp[index]));
-      throw InputError(path + ": dataset " + h5::absolute_name(dataset) + " has value " + value +
-                       " at (z,y,x) = (" + std::to_string(index / (nx * ny)) + "," +
-                       std::to_string((index / nx) % ny) + "," + std::to_string(index % nx) +
-                       "); expected every velocity > 0");
-    }
-  if (to_metres_per_second != 1.0)
-    for (float& v : model.vp) v = static_cast<float>(v * to_metres_per_second);
-  if (check == VelocityCheck::plausible) {
-    const std::string name = h5::absolute_name(dataset);
-    const std::string declared = !has_units ? "no units attribute, so m/s"
-                                 : to_metres_per_second == 1.0 ? "units \"m/s\""
-                                                               : "units \"km/s\", converted";
-    check_plausible_velocities(
-        model, path + ": dataset " + name + " (" + declared + ")",
-        !has_units ? "add the attribute units = \"km/s\" to " + name
-        : to_metres_per_second == 1.0 ? "set the attribute units of " + name + " to \"km/s\""
-                                      : "",
-        to_metres_per_second == 1.0 ? "" : "if they are m/s, set the attribute units of " + name +
-                                               " to \"m/s\"");
-  }
-  return model;
+VelocityModel read_model_shape(const std::string& path, const std::string& dataset) {
+  // Plane 0 alone: the shape, spacing and origin are the dataset's; the values are dropped.
+  const VelocityPlanes plane = read_velocity_planes(path, dataset, 0, 1);
+  VelocityModel shape = plane.model;
+  shape.nz = plane.nz_whole;
+  shape.vp.clear();
+  return shape;
 }
 
 ModelGeometry read_model_geometry(const std::string& path) {

@@ -30,6 +30,26 @@ enum class VelocityCheck {
 VelocityModel read_velocity_model(const std::string& path, const std::string& dataset = "vp",
                                   VelocityCheck check = VelocityCheck::plausible);
 
+// Planes z_begin <= z < z_end of a velocity dataset (an HDF5 hyperslab: only they are read), for one
+// rank of a z-slab decomposition (docs/decomposition.md). `model` holds those planes: its nz is their
+// count and its origin oz that of plane z_begin; values converted to m/s and checked finite and
+// positive. Plausibility needs the extremes of every plane of the file: the ranks reduce theirs and
+// call check_velocity_planes_plausible. z_end < 0 reads every plane (read_velocity_model).
+struct VelocityPlanes {
+  VelocityModel model;
+  int z_first = 0;  // model plane of model.vp's first plane
+  int nz_whole = 0; // planes of the whole dataset
+  std::string path, dataset;
+  bool units_declared = false;
+  double to_metres_per_second = 1.0;
+};
+VelocityPlanes read_velocity_planes(const std::string& path, const std::string& dataset, int z_begin,
+                                    int z_end);
+// The check of VelocityCheck::plausible on the whole dataset's extremes (m/s), with the same message.
+void check_velocity_planes_plausible(const VelocityPlanes& read, double vmin, double vmax);
+// The dataset's shape, spacing and origin (every plane's count in nz; vp empty), reading one plane.
+VelocityModel read_model_shape(const std::string& path, const std::string& dataset = "vp");
+
 // Reads /sources and /receivers when present (each [n][3] float64); empty when absent.
 ModelGeometry read_model_geometry(const std::string& path);
 

@@ -4,7 +4,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "io/atomic_file.h"
 #include "io/hdf5_util.h"
+#include "io/provenance.h"
+#include "solvers/contracts/errors.h"
 #include "io/xdmf_sidecar.h"
 
 namespace rtm {
@@ -39,6 +42,91 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
   std::vector<std::string> datasets;
   for (const NamedVolume& volume : volumes) datasets.push_back(volume.name);
   write_xdmf_sidecar(path, grid, datasets);
+}
+
+void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
+                            const std::vector<NamedVolume>& volumes,
+                            const std::vector<std::pair<std::string, std::string>>& attributes,
+                            const std::function<void(const std::string& temporary)>& write_parts) {
+  auto refuse = [](const std::string& why) {
+    throw std::invalid_argument("write_volumes_in_parts: " + why);
+  };
+  if (grid.nx < 1 || grid.ny < 1 || grid.nz < 1) refuse("grid dimensions must be >= 1");
+  if (!(grid.dx > 0 && grid.dy > 0 && grid.dz > 0)) refuse("grid spacing must be positive");
+  if (volumes.empty()) refuse("no volumes to write");
+  std::set<std::string> names;
+  for (const NamedVolume& volume : volumes) {
+    if (volume.name.empty() || volume.name.find('/') != std::string::npos)
+      refuse("volume name '" + volume.name + "' must be non-empty and contain no '/'");
+    if (!names.insert(volume.name).second) refuse("volume name '" + volume.name + "' repeats");
+  }
+  write_file_atomically(path, [&](const std::string& temporary) {
+    {
+      h5::ErrorStackSilencer silence;
+      h5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS));
+      if (!access.valid() || H5Pset_fclose_degree(access, H5F_CLOSE_STRONG) < 0)
+        throw InputError(path + ": cannot set up file access (HDF5)");
+      h5::File file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access));
+      if (!file.valid()) throw InputError(path + ": cannot create the file (HDF5)");
+      const hsize_t dims[3] = {hsize_t(grid.nz), hsize_t(grid.ny), hsize_t(grid.nx)};
+      for (const NamedVolume& volume : volumes) {
+        // Early allocation: the planes written later find their place on disk already; no fill
+        // values, since every plane is written (a whole image of zeros first would double the
+        // writing).
+        h5::Dataspace space(H5Screate_simple(3, dims, nullptr));
+        h5::PropertyList create(H5Pcreate(H5P_DATASET_CREATE));
+        if (!space.valid() || !create.valid() ||
+            H5Pset_alloc_time(create, H5D_ALLOC_TIME_EARLY) < 0 ||
+            H5Pset_fill_time(create, H5D_FILL_TIME_NEVER) < 0)
+          throw InputError(path + ": cannot create dataset " + volume.name + " (HDF5)");
+        h5::Dataset dataset(H5Dcreate2(file, volume.name.c_str(), H5T_IEEE_F32LE, space,
+                                       H5P_DEFAULT, create, H5P_DEFAULT));
+        if (!dataset.valid()) throw InputError(path + ": cannot create dataset " + volume.name + " (HDF5)");
+        h5::write_doubles_attribute(dataset, "spacing", {grid.dz, grid.dy, grid.dx}, path);
+        h5::write_doubles_attribute(dataset, "origin", {grid.oz, grid.oy, grid.ox}, path);
+        h5::write_string_attribute(dataset, "axes", "z,y,x", path);
+        h5::attach_grid_scales(file, dataset, grid, path);
+        if (!volume.units.empty()) h5::write_string_attribute(dataset, "units", volume.units, path);
+      }
+      for (const auto& [name, value] : attributes) h5::write_string_attribute(file, name, value, path);
+      write_provenance(file, path);
+      if (file.close() < 0) throw InputError(path + ": cannot close (flush) the file (HDF5)");
+    }
+    write_parts(temporary);
+  });
+  std::vector<std::string> datasets;
+  for (const NamedVolume& volume : volumes) datasets.push_back(volume.name);
+  write_xdmf_sidecar(path, grid, datasets);
+}
+
+void write_volume_planes(const std::string& temporary, const std::string& name, int z_first,
+                         const std::vector<float>& values) {
+  for (float value : values)
+    if (!std::isfinite(value))
+      throw std::invalid_argument("write_volume_planes: volume '" + name + "' has non-finite values");
+  h5::ErrorStackSilencer silence;
+  h5::File file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  if (!file.valid()) throw InputError(temporary + ": cannot open the file to write planes (HDF5)");
+  h5::Dataset dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
+  h5::Dataspace file_space(dataset.valid() ? H5Dget_space(dataset) : -1);
+  hsize_t dims[3] = {0, 0, 0};
+  if (!file_space.valid() || H5Sget_simple_extent_dims(file_space, dims, nullptr) != 3)
+    throw InputError(temporary + ": dataset " + name + " cannot be opened for writing (HDF5)");
+  const hsize_t plane = dims[1] * dims[2];
+  if (plane == 0 || values.size() % plane != 0 || z_first < 0 ||
+      hsize_t(z_first) + values.size() / plane > dims[0])
+    throw std::invalid_argument("write_volume_planes: " + std::to_string(values.size()) +
+                                " values from plane " + std::to_string(z_first) +
+                                " do not fit dataset " + name);
+  if (values.empty()) return;
+  const hsize_t start[3] = {hsize_t(z_first), 0, 0};
+  const hsize_t count[3] = {values.size() / plane, dims[1], dims[2]};
+  h5::Dataspace memory_space(H5Screate_simple(3, count, nullptr));
+  if (!memory_space.valid() ||
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+      H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory_space, file_space, H5P_DEFAULT, values.data()) < 0)
+    throw InputError(temporary + ": cannot write planes of dataset " + name + " (HDF5)");
+  if (file.close() < 0) throw InputError(temporary + ": cannot close (flush) the file (HDF5)");
 }
 
 bool hdf5_has_member(const std::string& path, const std::string& name) {

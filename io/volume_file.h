@@ -1,6 +1,7 @@
 // Image volumes (/image, /illumination, ...) written with the model's grid attributes.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,20 @@ inline const char* const kRawImageUnits = "arbitrary (sum over time steps of sou
 void write_volumes(const std::string& path, const VelocityModel& grid,
                    const std::vector<NamedVolume>& volumes,
                    const std::vector<std::pair<std::string, std::string>>& attributes = {});
+// write_volumes for volumes held in parts (each rank of a z-slab decomposition its own planes):
+// the file is made under a temporary name with every dataset [nz][ny][nx] of `grid`, its grid and
+// units attributes and `attributes`, no values yet; then write_parts(temporary) fills them (plane
+// ranges by write_volume_planes, in turn, from whichever processes hold them); then the file is
+// renamed into place and the XDMF sidecar written. Only `volumes`' names and units are read.
+void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
+                            const std::vector<NamedVolume>& volumes,
+                            const std::vector<std::pair<std::string, std::string>>& attributes,
+                            const std::function<void(const std::string& temporary)>& write_parts);
+// Writes planes z_first.. of volume `name` (values [planes][ny][nx], finite) into the file made by
+// write_volumes_in_parts (an HDF5 hyperslab; the file is opened, written and closed).
+void write_volume_planes(const std::string& temporary, const std::string& name, int z_first,
+                         const std::vector<float>& values);
+
 // Whether `path` (an HDF5 file; InputError otherwise) has an object named `name` at its root.
 bool hdf5_has_member(const std::string& path, const std::string& name);
 

@@ -177,6 +177,37 @@ TEST_F(IoTest, ModelRoundTripKeepsValuesGridAndGeometry) {
       << "a temporary file is left";
 }
 
+// One rank's planes of a z-slab decomposition: a hyperslab of /vp (solvers/drivers/slab_model.h).
+TEST_F(IoTest, PlanesOfAModelAreReadByHyperslab) {
+  const rtm::VelocityModel model = small_model(); // 5 x 4 x 3, origin z 0.25, dz 7.5
+  rtm::write_velocity_model(path("model.h5"), model);
+  const rtm::VelocityPlanes planes = rtm::read_velocity_planes(path("model.h5"), "vp", 1, 3);
+  EXPECT_EQ(planes.z_first, 1);
+  EXPECT_EQ(planes.nz_whole, 3);
+  EXPECT_EQ(planes.model.nz, 2);
+  EXPECT_EQ(planes.model.nx, 5);
+  EXPECT_EQ(planes.model.oz, 0.25 + 7.5); // the origin of its first plane
+  EXPECT_EQ(planes.model.vp, std::vector<float>(model.vp.begin() + 20, model.vp.end()));
+  const rtm::VelocityModel shape = rtm::read_model_shape(path("model.h5"));
+  EXPECT_EQ(shape.nz, 3);
+  EXPECT_EQ(shape.oz, 0.25);
+  EXPECT_TRUE(shape.vp.empty());
+  EXPECT_THROW(rtm::read_velocity_planes(path("model.h5"), "vp", 2, 4), std::invalid_argument);
+  // The extremes of every plane decide plausibility, with read_velocity_model's message.
+  EXPECT_THAT(input_error([&] { rtm::check_velocity_planes_plausible(planes, 1.5, 2.0); }),
+              HasSubstr("the values look like km/s"));
+}
+
+TEST_F(IoTest, APlaneRangeIsCheckedWithTheWholeModelsIndices) {
+  RawModel m;
+  m.values.assign(24, 2000.0);
+  m.values[(1 * 3 + 2) * 4 + 3] = std::numeric_limits<double>::quiet_NaN(); // (z,y,x) = (1,2,3)
+  write_raw_model(path("m.h5"), m);
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_planes(path("m.h5"), "vp", 1, 2); }),
+              HasSubstr("m.h5: dataset /vp has value nan at (z,y,x) = (1,2,3)"));
+  EXPECT_NO_THROW(rtm::read_velocity_planes(path("m.h5"), "vp", 0, 1)); // plane 0 is clean
+}
+
 TEST_F(IoTest, ModelFileFollowsTheLayout) {
   rtm::write_velocity_model(path("model.h5"), small_model());
   const hid_t file = H5Fopen(path("model.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -16,6 +16,7 @@ namespace rtm {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr uint64_t kGiB = 1ull << 30;
 
@@ -240,6 +241,59 @@ TEST(MemoryBudget, MemAvailableIsReadFromMeminfo) {
   std::istringstream garbage("MemAvailable: lots\n");
   EXPECT_EQ(parse_mem_available(garbage), 0u);
   EXPECT_GT(host_available_bytes(), 0u) << "this test runs on Linux, which has /proc/meminfo";
+}
+
+// A group of ranks per shot: one rank's slab, the C-PML's z layers in the end slabs.
+RunMemoryPlan split_plan(int ranks) {
+  RunMemoryPlan plan = plan_for(200, 500);
+  plan.box = Box{20, 180, 20, 180, 20, 180};
+  plan.cpml = true;
+  plan.ranks_per_shot = ranks;
+  return plan;
+}
+
+TEST(MemoryBudget, AGroupOfRanksIsEstimatedPerRankForItsSlab) {
+  const MemoryEstimate one = estimate_run_memory(split_plan(1));
+  const MemoryEstimate two = estimate_run_memory(split_plan(2));
+  // 200 planes as 100 + 100, each with 4 ghost planes: 104 local planes.
+  const uint64_t local_padded = uint64_t(make_layout(200, 200, 104).size);
+  EXPECT_EQ(item(two.device, "wavefields"), 2 * 2 * local_padded * 4);
+  EXPECT_EQ(item(two.device, "v2dt2"), 2 * local_padded * 4);
+  // The ring on planes 20..104 of slab 0: 4 full planes of 160^2, 80 planes of 160^2 - 152^2.
+  const uint64_t ring = 4 * 25600 + 80 * (25600 - 23104);
+  EXPECT_EQ(item(two.device, "boundary store (this slab's part)"), ring * 499 * 4 + ring * 8);
+  // Own planes 20..100 of the image box.
+  EXPECT_EQ(item(two.device, "image and illumination (own planes)"), 2 * 80 * 25600 * 4);
+  EXPECT_LT(double(two.device_bytes()), 0.56 * double(one.device_bytes()));
+  EXPECT_GT(double(two.device_bytes()), 0.5 * double(one.device_bytes()));
+  // Host: the slab's model planes (84 of the box) and v2dt2, never the whole grid.
+  EXPECT_EQ(item(two.host, "model planes (hyperslab)"), 84 * 25600 * 4);
+  EXPECT_FALSE(has_item(two.host, "v2dt2"));
+  // Too thin for the rank count: the decomposition's own refusal.
+  EXPECT_THROW(estimate_run_memory(split_plan(26)), InputError);
+}
+
+TEST(MemoryBudget, ARefusalNamesTheRanksPerShotThatFit) {
+  RunMemoryPlan plan = split_plan(1);
+  const uint64_t one = estimate_run_memory(plan).device_bytes();
+  RunMemoryPlan three = split_plan(3);
+  const uint64_t per_rank_of_three = estimate_run_memory(three).device_bytes();
+  three.ranks_per_shot = 2;
+  const uint64_t per_rank_of_two = estimate_run_memory(three).device_bytes();
+  // A GPU between what two and three ranks per shot need: three is the fewest that fits.
+  const uint64_t free = uint64_t((double(per_rank_of_two) + double(per_rank_of_three)) / 2 / 0.95);
+  EXPECT_EQ(ranks_per_shot_that_fit(plan, free), 3);
+  const std::string message = refusal(plan, free, 0);
+  EXPECT_THAT(message, HasSubstr(memory_size_string(one)));
+  EXPECT_THAT(message, HasSubstr("with --ranks-per-shot 3 each GPU needs " +
+                                 memory_size_string(per_rank_of_three)));
+  // A group already of two is refused per rank, with the same advice.
+  plan.ranks_per_shot = 2;
+  EXPECT_THAT(refusal(plan, free, 0), HasSubstr("per rank of a group of 2"));
+  EXPECT_THAT(refusal(plan, free, 0), HasSubstr("--ranks-per-shot 3"));
+  // Nothing fits: no rank count is named.
+  EXPECT_EQ(ranks_per_shot_that_fit(plan, 1000), 0);
+  EXPECT_THAT(refusal(plan, 1000, 0), Not(HasSubstr("with --ranks-per-shot")));
 }
 
 } // namespace

@@ -94,6 +94,20 @@ std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_mi
 
 SlabDecomposition::SlabDecomposition(const PropagatorSetup& global, MPI_Comm group)
     : global_(global.layout) {
+  const int64_t plane_cells = int64_t(global_.nx) * global_.ny;
+  build(global, group, [&](const Slab& s) {
+    return dense_planes(global.v2dt2, plane_cells, s.first_local(), s.first_local() + s.local_planes());
+  });
+}
+
+SlabDecomposition::SlabDecomposition(const PropagatorSetup& profiles, MPI_Comm group,
+                                     const std::function<std::vector<float>(const Slab&)>& local_v2dt2)
+    : global_(profiles.layout) {
+  build(profiles, group, local_v2dt2);
+}
+
+void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
+                              const std::function<std::vector<float>(const Slab&)>& local_v2dt2) {
   check_mpi(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -113,7 +127,14 @@ SlabDecomposition::SlabDecomposition(const PropagatorSetup& global, MPI_Comm gro
   local.weights = global.weights;
   const int64_t plane_cells = int64_t(global_.nx) * global_.ny;
   const int k0 = slab_.first_local(), k1 = k0 + slab_.local_planes();
-  local.v2dt2 = dense_planes(global.v2dt2, plane_cells, k0, k1);
+  try {
+    local.v2dt2 = local_v2dt2(slab_);
+  } catch (...) {
+    MPI_Comm_free(&comm_);
+    throw;
+  }
+  if (int64_t(local.v2dt2.size()) != plane_cells * (k1 - k0))
+    throw std::logic_error("SlabDecomposition: the slab's v2dt2 has the wrong size");
   if (!global.damping.empty()) {
     local.damping.x = global.damping.x;
     local.damping.y = global.damping.y;
@@ -422,6 +443,18 @@ void DecomposedWavefield::do_set_current(const Box& box, const std::vector<float
   local_.set_current(part, d_->planes_of(box, part, dense));
 }
 
+std::vector<float> DecomposedWavefield::keep_snapshot(const Box& box) const {
+  std::vector<float> part_values;
+  const Box part = d_->local_part(box);
+  if (!part.empty()) local_.copy_current(part, part_values);
+  return part_values;
+}
+
+void DecomposedWavefield::restore_snapshot(const Box& box, const std::vector<float>& snapshot) {
+  const Box part = d_->local_part(box);
+  if (!part.empty()) local_.set_current(part, snapshot);
+}
+
 // ---- shot fields -----------------------------------------------------------------------------
 
 DecomposedShotFields::DecomposedShotFields(std::shared_ptr<const SlabDecomposition> decomposition,
@@ -446,6 +479,11 @@ std::vector<float> DecomposedShotFields::do_download_image(bool illumination) co
   std::vector<float> own;
   if (image_here_) own = illumination ? local_->download_illumination() : local_->download_image();
   return d_->gather_box(image_box(), own);
+}
+
+std::vector<float> DecomposedShotFields::download_own_image(bool illumination) const {
+  if (!image_here_) return {};
+  return illumination ? local_->download_illumination() : local_->download_image();
 }
 
 void DecomposedShotFields::do_set_image(const std::vector<float>& image,

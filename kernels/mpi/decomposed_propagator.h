@@ -61,6 +61,13 @@ std::vector<Slab> split_into_slabs(int nz, int parts, int first_min = 0, int las
 class SlabDecomposition {
 public:
   SlabDecomposition(const PropagatorSetup& global, MPI_Comm group);
+  // The same, where each rank builds only its own slab's model term (a model read plane range by
+  // plane range, docs/decomposition.md): `profiles` is the whole grid's setup less v2dt2 (layout,
+  // weights, the one-dimensional damping and C-PML profiles; profiles.v2dt2 is not read), and
+  // local_v2dt2(slab) returns v2dt2 on the slab's local planes (own and ghosts, dense [z][y][x]).
+  // The slabs are split_into_slabs(nz, ranks, profiles.cpml.z.lo, profiles.cpml.z.hi).
+  SlabDecomposition(const PropagatorSetup& profiles, MPI_Comm group,
+                    const std::function<std::vector<float>(const Slab&)>& local_v2dt2);
   ~SlabDecomposition();
   SlabDecomposition(const SlabDecomposition&) = delete;
   SlabDecomposition& operator=(const SlabDecomposition&) = delete;
@@ -73,6 +80,9 @@ public:
   const Slab& slab() const { return slab_; }
   // The local grid: same x and y, own planes plus ghosts; v2dt2 and the z profiles sliced.
   const PropagatorSetup& local_setup() const { return local_; }
+  // Frees local_setup().v2dt2 once the slab's fields are made (they keep their own copy): the
+  // decomposition lives as long as the fields, and the model term need not be held twice.
+  void release_model_term() { std::vector<float>().swap(local_.v2dt2); }
   const HaloPlan& plan() const { return plan_; }
 
   // A box of global cells in local plane numbers (it may reach beyond the slab along z), and the
@@ -87,6 +97,9 @@ public:
   std::vector<float> gather_box(const Box& global_box, const std::vector<float>& own_dense) const;
 
 private:
+  void build(const PropagatorSetup& global, MPI_Comm group,
+             const std::function<std::vector<float>(const Slab&)>& local_v2dt2);
+
   GridLayout global_;
   MPI_Comm comm_ = MPI_COMM_NULL; // a duplicate of the group's communicator
   int rank_ = 0, size_ = 1;
@@ -118,6 +131,11 @@ public:
   void enable_timing(bool on) override { local_.enable_timing(on); }
   PropagatorTiming timing() const override { return local_.timing(); }
 
+  // Snapshots stay per slab: the own and ghost planes of the box (the ghosts are exact copies of
+  // their owners' cells, so restoring them equals set_current of the whole box, bit for bit).
+  std::vector<float> keep_snapshot(const Box& box) const override;
+  void restore_snapshot(const Box& box, const std::vector<float>& snapshot) override;
+
   // For the scaling benchmark (solvers/drivers/scaling_bench.h): one step with parts left out, to time
   // each part alone. step() is run_step(true, true, true).
   void run_step(bool compute_edges, bool compute_interior, bool exchange);
@@ -143,6 +161,11 @@ private:
 class DecomposedShotFields final : public ShotFields {
 public:
   DecomposedShotFields(std::shared_ptr<const SlabDecomposition> decomposition, SlabShotFields local);
+
+  const SlabDecomposition& decomposition() const { return *d_; }
+  // This rank's own planes of the image (or illumination) box, not gathered: dense over
+  // own_part(image_box()), empty where the box misses the slab's own planes. Not collective.
+  std::vector<float> download_own_image(bool illumination) const;
 
 private:
   void do_allocate_image(const Box& box) override;

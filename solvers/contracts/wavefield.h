@@ -184,6 +184,18 @@ public:
     do_set_current(box, dense);
   }
 
+  // A snapshot of the current field inside `box` that only restore_snapshot reads back: by
+  // default the dense box (copy_current); a grid split over ranks keeps each rank's own planes
+  // and ghosts only (docs/decomposition.md), so no rank holds the whole box per snapshot.
+  virtual std::vector<float> keep_snapshot(const Box& box) const {
+    std::vector<float> dense;
+    copy_current(box, dense);
+    return dense;
+  }
+  virtual void restore_snapshot(const Box& box, const std::vector<float>& snapshot) {
+    set_current(box, snapshot);
+  }
+
   // A point set of `points` with a series of nt steps (zeroed). Every point's cells must lie in
   // the grid (PointStencil::fits).
   std::unique_ptr<PointSet> add_points(const std::vector<PointStencil>& points, int nt) {

@@ -1,6 +1,7 @@
 #include "solvers/drivers/decomposed_backend.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -75,8 +76,14 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorS
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const PropagatorSetup& setup,
                                                                   const BackendOptions& options,
                                                                   MPI_Comm group, std::ostream& log) {
+  std::ostringstream quiet; // checked before the collective split; said below
+  backend_and_transport(options, quiet);
+  return make_decomposed_shot_fields(std::make_shared<SlabDecomposition>(setup, group), options, log);
+}
+
+std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
+    std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
   const auto [backend, transport] = backend_and_transport(options, log);
-  auto d = std::make_shared<const SlabDecomposition>(setup, group);
   SlabShotFields local;
   if (backend == "cpu") {
     local.fields = std::make_unique<CpuShotFields>(d->local_setup());
@@ -88,6 +95,7 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const Propagat
                                         options.device, &log, transport, d->plan());
 #endif
   }
+  d->release_model_term();
   return std::make_unique<DecomposedShotFields>(std::move(d), std::move(local));
 }
 

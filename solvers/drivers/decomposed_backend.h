@@ -29,6 +29,11 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorS
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const PropagatorSetup& setup,
                                                                   const BackendOptions& options,
                                                                   MPI_Comm group, std::ostream& log);
+// The shot fields of a decomposition made beforehand (make_slab_decomposition in
+// solvers/drivers/slab_model.h: each rank's slab built from its part of the model alone).
+std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
+    std::shared_ptr<SlabDecomposition> decomposition, const BackendOptions& options,
+    std::ostream& log);
 
 // The same, except that a group of one rank (or none, MPI_COMM_NULL) gets the backend's own fields.
 std::unique_ptr<Wavefield> make_group_wavefield(const PropagatorSetup& setup,

@@ -9,6 +9,7 @@
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/drivers/backend.h"
+#include "kernels/mpi/decomposed_propagator.h"
 
 namespace rtm {
 namespace {
@@ -47,7 +48,111 @@ std::string memory_size_string(uint64_t bytes) {
   return text;
 }
 
+namespace {
+
+// One rank's share of a run split into z-slabs: the largest device and the largest host needs
+// over the slabs (estimate_run_memory's items on each slab's local grid).
+MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
+  const GridLayout& g = plan.layout;
+  Box box = plan.box;
+  if (box.empty()) box = Box{0, g.nx, 0, g.ny, 0, g.nz};
+  const std::vector<Slab> slabs = split_into_slabs(g.nz, plan.ranks_per_shot,
+                                                   plan.cpml ? box.z0 : 0, plan.cpml ? g.nz - box.z1 : 0);
+  const uint64_t element = uint64_t(plan.field_bytes);
+  const uint64_t f32 = sizeof(float);
+  const uint64_t nt = uint64_t(std::max(plan.nt, 0));
+  const uint64_t receivers = uint64_t(std::max(plan.receivers, 0));
+  const uint64_t shots = uint64_t(std::max(plan.shots, 1));
+  const uint64_t propagators = plan.migration ? 2 : 1;
+  const uint64_t box_plane = uint64_t(box.nx()) * uint64_t(box.ny());
+  auto inner = [](int n) { return n > 2 * kHalo ? uint64_t(n - 2 * kHalo) : uint64_t(0); };
+  const uint64_t ring_plane = box.nz() > 2 * kHalo ? box_plane - inner(box.nx()) * inner(box.ny()) : box_plane;
+  auto planes_between = [](int a0, int a1, int b0, int b1) {
+    return uint64_t(std::max(0, std::min(a1, b1) - std::max(a0, b0)));
+  };
+
+  MemoryEstimate worst;
+  uint64_t worst_device = 0, worst_host = 0;
+  for (const Slab& s : slabs) {
+    const int L = s.local_planes(), k0 = s.first_local();
+    const GridLayout local = make_layout(g.nx, g.ny, L);
+    const uint64_t padded = uint64_t(local.size), interior = uint64_t(local.interior_cells());
+    const uint64_t box_planes = planes_between(box.z0, box.z1, k0, k0 + L);       // own and ghost
+    const uint64_t own_planes = planes_between(box.z0, box.z1, s.z_begin, s.z_end);
+    // The ring's full planes (within kHalo of the box's z faces) and partial planes on this slab.
+    const uint64_t full = box.nz() > 2 * kHalo
+                              ? planes_between(box.z0, box.z0 + kHalo, k0, k0 + L) +
+                                    planes_between(box.z1 - kHalo, box.z1, k0, k0 + L)
+                              : box_planes;
+    const uint64_t ring = full * box_plane + (box_planes - full) * ring_plane;
+    const uint64_t damping = uint64_t(g.nx + g.ny + L + 3 * (kHalo + 32)) * f32;
+
+    MemoryEstimate e;
+    e.device.push_back({"wavefields", propagators * 2 * padded * element});
+    e.device.push_back({"v2dt2", propagators * padded * element});
+    e.device.push_back({"damping profiles", propagators * damping});
+    if (plan.cpml) {
+      const int z_layers = (s.z_begin == 0 ? box.z0 : 0) + (s.z_end == g.nz ? g.nz - box.z1 : 0);
+      const uint64_t lx = uint64_t(cpml_compact_length(g.nx, g.nx - box.nx(), 0)),
+                     ly = uint64_t(cpml_compact_length(g.ny, g.ny - box.ny(), 0)),
+                     lz = uint64_t(cpml_compact_length(L, z_layers, 0));
+      const uint64_t nx = uint64_t(g.nx), ny = uint64_t(g.ny), nz = uint64_t(L);
+      const uint64_t floats = 3 * (lx * ny * nz + nx * ly * nz + nx * ny * lz) + 2 * (nx + ny + nz);
+      e.device.push_back({"C-PML memory variables", propagators * floats * f32});
+    }
+    e.device.push_back({"upload staging", std::max(padded, interior) * f32});
+    e.device.push_back({"source and receiver series",
+                        nt * (receivers + shots) * f32 + (receivers + shots) * sizeof(PointStencil)});
+    if (plan.migration) {
+      e.device.push_back({"image and illumination (own planes)", 2 * own_planes * box_plane * f32});
+      if (plan.storage == SourceWavefieldStorage::boundary_saving) {
+        const uint64_t steps = nt > 1 ? nt - 1 : 1;
+        e.device.push_back({"boundary store (this slab's part)", ring * steps * element + ring * sizeof(int64_t)});
+      } else {
+        e.device.push_back({"snapshot staging", box_planes * box_plane * f32});
+      }
+    }
+
+    const uint64_t model_planes = box_planes + 2 * uint64_t(std::max(plan.smoothing_reach, 0));
+    e.host.push_back({"model planes (hyperslab)",
+                      model_planes * box_plane * (plan.smoothing_reach >= 0 ? f32 + 8 + f32 : f32)});
+    e.host.push_back({"v2dt2 (slab)", interior * f32 + padded * f32});
+    if (plan.migration) {
+      e.host.push_back({"shot data (muted copy and series)", 2 * receivers * nt * f32});
+      // raw image, illumination, normalised image, the filter's padded copy and result
+      e.host.push_back({"image and illumination (own planes)", 5 * (own_planes + 2) * box_plane * f32});
+      if (plan.storage == SourceWavefieldStorage::snapshots) {
+        const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
+        const uint64_t count = (nt + interval - 1) / interval;
+        e.host.push_back({"snapshots (own and ghost planes)", count * box_planes * box_plane * f32});
+      }
+    } else {
+      e.host.push_back({"shot gathers", shots * receivers * nt * f32});
+    }
+    if (e.device_bytes() > worst_device) worst_device = e.device_bytes(), worst.device = e.device;
+    if (e.host_bytes() > worst_host) worst_host = e.host_bytes(), worst.host = e.host;
+  }
+  return worst;
+}
+
+} // namespace
+
+int ranks_per_shot_that_fit(const RunMemoryPlan& plan, uint64_t device_free, int most) {
+  RunMemoryPlan more = plan;
+  for (int r = std::max(plan.ranks_per_shot, 1) + 1; r <= most; ++r) {
+    more.ranks_per_shot = r;
+    try {
+      if (double(estimate_run_memory(more).device_bytes()) <= kUsableFraction * double(device_free))
+        return r;
+    } catch (const InputError&) {
+      return 0; // slabs too thin from here on
+    }
+  }
+  return 0;
+}
+
 MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
+  if (plan.ranks_per_shot > 1) return estimate_slab_memory(plan);
   const GridLayout& g = plan.layout;
   const uint64_t padded = uint64_t(g.size);
   const uint64_t interior = uint64_t(g.interior_cells());
@@ -125,10 +230,24 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
       hint += "keep the source field as snapshots in host memory instead of saving its boundary on "
               "the GPU (--reconstruction snapshots), ";
     if (plan.field_bytes > 2) hint += "store the wavefields in half precision (--variant fp16_storage), ";
-    hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
-            "more GPUs (more ranks per shot) so that each holds a smaller part";
+    const int fit = ranks_per_shot_that_fit(plan, device_free);
+    if (fit > 0) {
+      RunMemoryPlan split = plan;
+      split.ranks_per_shot = fit;
+      hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
+              "more GPUs (more ranks per shot): with --ranks-per-shot " + std::to_string(fit) +
+              " each GPU needs " +
+              memory_size_string(estimate_run_memory(split).device_bytes());
+    } else {
+      hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
+              "more GPUs (more ranks per shot) so that each holds a smaller part";
+    }
+    const std::string per_rank =
+        plan.ranks_per_shot > 1
+            ? " (per rank of a group of " + std::to_string(plan.ranks_per_shot) + ", the largest slab)"
+            : "";
     throw InputError(context + ": this run needs " + memory_size_string(device_needed) +
-                     " of GPU memory but " + memory_size_string(device_free) +
+                     " of GPU memory" + per_rank + " but " + memory_size_string(device_free) +
                      " are free on the device (a run may use 95% of it; largest: " +
                      largest_items(estimate.device) + "). To fit: " + hint + ".");
   }
@@ -144,7 +263,11 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
     if (!plan.migration) hint += "model fewer shots per run, ";
     hint += "record a shorter time, or use a smaller model or coarser grid";
     throw InputError(context + ": this run needs " + memory_size_string(host_needed) +
-                     " of host memory but " + memory_size_string(host_available) +
+                     " of host memory" +
+                     (plan.ranks_per_shot > 1 ? " (per rank of a group of " +
+                                                    std::to_string(plan.ranks_per_shot) + ")"
+                                              : std::string()) +
+                     " but " + memory_size_string(host_available) +
                      " are available (MemAvailable in /proc/meminfo; a run may use 95% of it; "
                      "largest: " + largest_items(estimate.host) + "). To fit: " + hint + ".");
   }

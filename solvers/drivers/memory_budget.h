@@ -43,6 +43,14 @@ struct RunMemoryPlan {
   // C-PML memory variables (solvers/contracts/cpml.h) in the layers between box and grid, per propagator:
   // psi twice and zeta per axis, float32 (--absorber cpml).
   bool cpml = false;
+  // A group of this many ranks splits the grid into z-slabs (kernels/mpi/decomposed_propagator.h),
+  // each rank holding its slab (the C-PML's z layers inside the end slabs, as the split makes
+  // them). The estimate is then one rank's, the largest: device and host may come from different
+  // slabs.
+  int ranks_per_shot = 1;
+  // With ranks_per_shot > 1, the smoothing window's reach in planes when the model is smoothed
+  // (each rank reads that many more planes beyond its slab and smooths in double), -1 when not.
+  int smoothing_reach = -1;
 };
 
 struct MemoryItem {
@@ -66,7 +74,17 @@ struct MemoryEstimate {
 // list) or the box staging buffer snapshots are copied through. Host: v2dt2 and its padded copy,
 // the gathers (modeling: all shots; migration: one shot's muted copy and its series), the image
 // arrays of migration, and the snapshots (ceil(nt / interval) copies of the box, float32).
+//
+// With ranks_per_shot > 1, one rank's share (the largest), the same items on its slab's local grid
+// (own and ghost planes): its part of the boundary ring, its own planes of the image, its planes of
+// the snapshots; on the host its model planes (read by hyperslab; with smoothing, its reach too,
+// smoothed in double) and its own planes of the image arrays, never the whole grid
+// (docs/decomposition.md). Throws InputError when the grid is too thin for that many slabs.
 MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan);
+
+// The fewest ranks per shot, from plan.ranks_per_shot + 1 up to `most`, whose per-rank device
+// estimate fits `device_free` (95% of it); 0 when none does (or the grid is too thin first).
+int ranks_per_shot_that_fit(const RunMemoryPlan& plan, uint64_t device_free, int most = 64);
 
 // Refuses (InputError) a run whose device or host needs exceed what is available, giving both
 // numbers in GiB, the three largest items and what to change. A run may use 95% of what is free

@@ -9,11 +9,13 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 #include "io/provenance.h"
+#include "solvers/drivers/decomposed_backend.h"
 #include "solvers/drivers/image_mute.h"
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/slab_image.h"
 #include "solvers/drivers/time_dispersion.h"
 
 namespace rtm {
@@ -109,7 +111,7 @@ void run_source_forward(Wavefield& S, const ShotSets& shot, const Box& box,
     if (reconstruction == Reconstruction::boundary) {
       if (n < nt - 1) shot.boundary->save(n); // ring of S[n]; S[nt-1] is the final state itself
     } else if (n % interval == 0) {
-      S.copy_current(box, snapshots[size_t(n / interval)]);
+      snapshots[size_t(n / interval)] = S.keep_snapshot(box);
     }
     S.step();
     shot.source->inject(n, shot.source_scale);
@@ -150,7 +152,7 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
         if (shot.progress) shot.progress->tick();
       }
     } else if (n % interval == 0) {
-      S.set_current(box, snapshots[size_t(n / interval)]);
+      S.restore_snapshot(box, snapshots[size_t(n / interval)]);
       visit(n, float(interval)); // each snapshot stands for `interval` steps of the sum over n
     } else {
       visit(n, 0.0f);
@@ -291,12 +293,14 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 
 // Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
 // available memory (shared by the ranks on this node), before anything is allocated. A group of
-// several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h) and is not
-// estimated here; each slab's CudaWavefield still refuses an allocation larger than its free memory.
+// several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h): each rank
+// is estimated for its slab (the largest), its model part read with the smoothing's reach.
 void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
-                            const MigrationParams& params, const ParallelContext& parallel) {
-  if (parallel.ranks_per_shot() > 1) return;
+                            const MigrationParams& params, const ParallelContext& parallel,
+                            const SlabModel* part) {
   RunMemoryPlan plan;
+  plan.ranks_per_shot = parallel.ranks_per_shot();
+  plan.smoothing_reach = part ? part->smoothing_reach : -1;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
@@ -443,23 +447,54 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   return id;
 }
 
+CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, const ShotFile& shots,
+                                      const std::string& shots_path, const MigrationParams& params) {
+  // The shots' part from the whole-model function on the shape; the model's fingerprint runs over
+  // the ranks' planes in turn (FNV-1a goes byte by byte, so it equals one pass over the whole).
+  CheckpointIdentity id = migration_identity(part.shape, shots, shots_path, params);
+  const VelocityModel& model = part.shape;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(group, &rank);
+  MPI_Comm_size(group, &size);
+  uint64_t h = kFingerprintSeed;
+  if (rank > 0)
+    check_mpi(MPI_Recv(&h, 1, MPI_UINT64_T, rank - 1, 0, group, MPI_STATUS_IGNORE),
+              "MPI_Recv (model fingerprint)");
+  auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
+  if (rank == 0) {
+    for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
+    for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
+  }
+  const size_t plane = size_t(model.nx) * size_t(model.ny);
+  add(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
+      size_t(part.own_end - part.own_first) * plane * sizeof(float));
+  if (rank + 1 < size)
+    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (model fingerprint)");
+  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (model fingerprint)");
+  id.model_fingerprint = h;
+  return id;
+}
+
 namespace {
 
 // The steps of migrate_shots, in the order it takes them. What they set up once for every shot
 // lives in a MigrationRun.
 struct MigrationRun {
-  MigrationRun(const VelocityModel& model_in, const ShotFile& shots_in,
+  MigrationRun(const VelocityModel& model_in, const SlabModel* part_in, const ShotFile& shots_in,
                const MigrationParams& params_in, const ParallelContext& parallel_in,
                std::ostream& info_in, SimulationGrid sim_in)
-      : model(model_in), shots(shots_in), params(params_in), parallel(parallel_in), info(info_in),
-        sim(std::move(sim_in)) {}
+      : model(model_in), part(part_in), shots(shots_in), params(params_in), parallel(parallel_in),
+        info(info_in), sim(std::move(sim_in)) {}
 
+  // The migration model: whole, or (part set) its shape only, this rank holding its slab's part.
   const VelocityModel& model;
+  const SlabModel* part;
   const ShotFile& shots;
   const MigrationParams& params;
   const ParallelContext& parallel;
   std::ostream& info; // world rank 0's log; the others' discards
   SimulationGrid sim;
+  ModelExtremes extremes; // of the whole migration model
   Box box;
   int nt = 0;
   double f0 = 0;
@@ -479,6 +514,23 @@ struct MigrationRun {
   std::vector<std::string> group_absorbed;
 };
 
+// The migration velocity at a position (nearest cell). With the model split over the group, the rank
+// holding that cell's plane gives it (velocities are positive, the others 0): collective.
+double migration_velocity_at(const MigrationRun& run, const Position& zyx) {
+  if (!run.part) return velocity_at(run.model, zyx);
+  const VelocityModel& m = run.part->planes;
+  const int k = std::clamp(int(std::lround((zyx[0] - run.model.oz) / m.dz)), 0, run.model.nz - 1);
+  double here = 0, v = 0;
+  if (k >= run.part->z_first && k < run.part->z_first + m.nz) {
+    Position local = zyx;
+    local[0] = m.oz + (k - run.part->z_first) * m.dz; // that plane, in the part's coordinates
+    here = velocity_at(m, local);
+  }
+  check_mpi(MPI_Allreduce(&here, &v, 1, MPI_DOUBLE, MPI_MAX, run.parallel.group_comm()),
+            "MPI_Allreduce (velocity at a point)");
+  return v;
+}
+
 // Wave-step sweeps of the grid per shot: the source forward, the receiver backwards, and with
 // boundary saving the source backwards again.
 double sweeps_per_shot(const MigrationParams& params) {
@@ -486,7 +538,7 @@ double sweeps_per_shot(const MigrationParams& params) {
 }
 
 // Inputs a migration refuses before any work (InputError naming the value).
-void check_migration_inputs(const VelocityModel& model, const ShotFile& shots,
+void check_migration_inputs(const VelocityModel& model, double vmax, const ShotFile& shots,
                             const MigrationParams& params) {
   if (shots.shots.empty()) throw InputError("migration: the shot file holds no shots");
   for (const ShotGather& gather : shots.shots)
@@ -503,11 +555,11 @@ void check_migration_inputs(const VelocityModel& model, const ShotFile& shots,
                      std::to_string(params.image_mute_taper));
   // The data fix dt: migrating with it needs it stable in the migration model.
   // Said here in the data's terms: `rtm migrate` has no --dt to blame.
-  const double dt_limit = cfl_dt_limit(model.vmax(), model.dx, model.dy, model.dz);
+  const double dt_limit = cfl_dt_limit(vmax, model.dx, model.dy, model.dz);
   if (!(shots.dt <= dt_limit))
     throw InputError("the shot file's dt = " + format_number(shots.dt) +
                      " s is above the stability limit of the migration model, " +
-                     format_number(dt_limit) + " s (v_max " + format_number(model.vmax()) +
+                     format_number(dt_limit) + " s (v_max " + format_number(vmax) +
                      " m/s, spacing (" + format_number(model.dz) + ", " + format_number(model.dy) +
                      ", " + format_number(model.dx) +
                      ") m): migrate in a slower or coarser model, or model the shots with a "
@@ -515,16 +567,17 @@ void check_migration_inputs(const VelocityModel& model, const ShotFile& shots,
 }
 
 // The compute grid at the data's dt, the wavelet's f0 checked, the dispersion warning.
-SimulationGrid migration_grid(const VelocityModel& model, const ShotFile& shots,
-                              const MigrationParams& params, std::ostream& info) {
+SimulationGrid migration_grid(const VelocityModel& model, const ModelExtremes& extremes,
+                              const ShotFile& shots, const MigrationParams& params,
+                              std::ostream& info) {
   BoundaryConfig boundary = params.boundary;
   if (boundary.frequency == 0 && shots.f0 > 0 && std::isfinite(shots.f0))
     boundary.frequency = shots.f0; // the C-PML's alpha
-  SimulationGrid sim = make_simulation_grid(model, boundary, shots.dt);
+  SimulationGrid sim = make_simulation_grid(model, extremes.vmax, boundary, shots.dt);
   if (!(shots.f0 > 0))
     throw InputError("the shot file's /wavelet has no f0 attribute (peak frequency): migration "
                      "needs it for the snapshot interval and the direct-wave mute");
-  const std::string warning = dispersion_warning(model.vmin(), shots.f0, model.dx, model.dy, model.dz);
+  const std::string warning = dispersion_warning(extremes.vmin, shots.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
   return sim;
 }
@@ -599,7 +652,7 @@ DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
       if (receivers->empty() || shots.receivers_of(gather).size() > receivers->size())
         receivers = &shots.receivers_of(gather);
   double v_receivers = INFINITY;
-  for (const Position& r : *receivers) v_receivers = std::min(v_receivers, velocity_at(run.model, r));
+  for (const Position& r : *receivers) v_receivers = std::min(v_receivers, migration_velocity_at(run, r));
   const ReceiverSpread spread = describe_receiver_spread(*receivers, v_receivers, run.f0);
   if (filter == DataPhaseFilter::automatic) filter = choose_data_phase_filter(spread);
   run.info << "rtm: data phase filter: " << data_phase_filter_name(filter)
@@ -614,10 +667,17 @@ DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
 // (boundary saving) the source field's ring store.
 void make_wavefields(MigrationRun& run) {
   const MigrationParams& params = run.params;
-  check_migration_memory(run.sim, run.shots, params, run.parallel);
-  const PropagatorSetup setup = make_propagator_setup(run.sim);
-  // Made together on one backend and kernel ("auto" chooses once).
-  run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
+  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part);
+  if (run.part) {
+    // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
+    run.fields = make_decomposed_shot_fields(
+        make_slab_decomposition(run.sim, *run.part, run.parallel.group_comm()), params.backend,
+        run.info);
+  } else {
+    const PropagatorSetup setup = make_propagator_setup(run.sim);
+    // Made together on one backend and kernel ("auto" chooses once).
+    run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
+  }
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
@@ -695,7 +755,7 @@ void prepare_source(MigrationRun& run) {
                 "data get the forward transform before they are propagated\n";
   }
   // One wavelet for every shot: one source limit; the receiver limit follows each shot's data.
-  run.max_v2dt2 = double(run.model.vmax()) * run.model.vmax() * sim.dt * sim.dt;
+  run.max_v2dt2 = run.extremes.vmax * run.extremes.vmax * sim.dt * sim.dt;
   run.source_health = make_health_check(
       sim, runaway_limit(injected_amplitude(run.source_wavelet, sim.injection_scale(), run.max_v2dt2), 0.0, nt));
 }
@@ -732,7 +792,7 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   if (run.add_time_dispersion) run.add_time_dispersion->apply(data);
   if (params.direct_wave == DirectWaveRemoval::mute) {
     const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
-                                                     : velocity_at(run.model, gather.source);
+                                                     : migration_velocity_at(run, gather.source);
     mute_direct_wave(data, gather.source, receivers, nt, shots.dt, shots.t0, f0, v);
   }
   apply_data_phase_filter(data, nrec, nt, shots.dt, run.data_phase_order, f0);
@@ -813,6 +873,15 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
 void finish_image(const MigrationRun& run, MigrationResult& result) {
   const ParallelContext& parallel = run.parallel;
   const VelocityModel& model = run.model;
+  if (run.part) { // slab by slab: no rank gathers the whole image (solvers/drivers/slab_image.h)
+    SlabImage mine = finish_slab_image(*run.fields, *run.part, parallel, run.params.illumination_eps,
+                                       run.params.laplacian_filter);
+    result.image_z_first = mine.z_first;
+    result.raw_image = std::move(mine.raw_image);
+    result.illumination = std::move(mine.illumination);
+    result.image = std::move(mine.image);
+    return;
+  }
   result.raw_image = run.fields->download_image();
   result.illumination = run.fields->download_illumination();
   if (parallel.is_leader() && parallel.group_count() > 1) {
@@ -833,15 +902,48 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
 
 } // namespace
 
+namespace {
+// migrate_shots, on the whole model or (part set) on a group's slabs of it.
+MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const ShotFile& shots,
+                        const MigrationParams& params, std::ostream& log, RunStats* stats,
+                        const MigrationControl& control);
+} // namespace
+
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                               const MigrationParams& params, std::ostream& log, RunStats* stats,
                               const MigrationControl& control) {
+  return migrate(model, nullptr, shots, params, log, stats, control);
+}
+
+MigrationResult migrate_shots(const SlabModel& part, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& log, RunStats* stats,
+                              const MigrationControl& control) {
+  if (!control.parallel || control.parallel->ranks_per_shot() != int(part.slabs.size()))
+    throw std::logic_error("migrate_shots: the model is split over " +
+                           std::to_string(part.slabs.size()) + " ranks, not the group's");
+  return migrate(part.shape, &part, shots, params, log, stats, control);
+}
+
+namespace {
+
+MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const ShotFile& shots,
+                        const MigrationParams& params, std::ostream& log, RunStats* stats,
+                        const MigrationControl& control) {
   const double setup_start = steady_seconds();
   const ParallelContext one_rank;
   const ParallelContext& parallel = control.parallel ? *control.parallel : one_rank;
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
-  check_migration_inputs(model, shots, params);
-  MigrationRun run(model, shots, params, parallel, info, migration_grid(model, shots, params, info));
+  ModelExtremes extremes;
+  if (part) {
+    extremes = part->extremes;
+  } else {
+    extremes.vmin = model.vmin();
+    extremes.vmax = model.vmax();
+  }
+  check_migration_inputs(model, extremes.vmax, shots, params);
+  MigrationRun run(model, part, shots, params, parallel, info,
+                   migration_grid(model, extremes, shots, params, info));
+  run.extremes = extremes;
   MigrationResult result;
   plan_reconstruction_and_receivers(run);
   result.memory = run.memory;
@@ -878,6 +980,8 @@ MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
   }
   return result;
 }
+
+} // namespace
 
 double MigrationProfile::rtm_gcells_per_s() const {
   return loop_s > 0 ? double(grid.interior_cells()) * nt * 2.0 * shots / loop_s * 1e-9 : 0.0;

@@ -21,6 +21,7 @@
 #include "solvers/drivers/progress.h"
 #include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/simulation.h"
+#include "solvers/drivers/slab_model.h"
 
 namespace rtm {
 
@@ -212,6 +213,10 @@ struct MigrationControl : ShotLoopControl {
 // content, the migration velocities, and the parameters that change the raw image.
 CheckpointIdentity migration_identity(const VelocityModel& migration_model, const ShotFile& shots,
                                       const std::string& shots_path, const MigrationParams& params);
+// The same for a model split over `group` (each rank holding its part): equal to the whole model's.
+// Collective over the group.
+CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, const ShotFile& shots,
+                                      const std::string& shots_path, const MigrationParams& params);
 
 struct MigrationResult {
   std::vector<float> image;        // final: normalised, filtered; [nz][ny][nx] of the model
@@ -225,6 +230,10 @@ struct MigrationResult {
   // signal here (every rank the same), its checkpoints written.
   int stop_signal = 0;
   int shots_migrated = 0;          // by this run, over all ranks (resumed shots not counted)
+  // With the model split over the group (migrate_shots on a SlabModel) no rank holds the whole
+  // image: each rank of group 0 holds planes image_z_first .. of the model in image, raw_image and
+  // illumination (write_slab_image writes them), the other ranks none.
+  int image_z_first = 0;
 };
 
 // Migrates every shot of `shots` in `migration_model`. Prints the memory of both reconstruction
@@ -239,5 +248,14 @@ struct MigrationResult {
 MigrationResult migrate_shots(const VelocityModel& migration_model, const ShotFile& shots,
                               const MigrationParams& params, std::ostream& log,
                               RunStats* stats = nullptr, const MigrationControl& control = {});
+
+// The same on a group whose ranks each hold only their slab's part of the migration model
+// (solvers/drivers/slab_model.h: read_slab_model): control.parallel's groups are the part's
+// ranks. Each rank builds its slab alone; what needs the whole model (the stability check, the
+// layers' strength, the mute velocity at each source) comes from the part's reduced extremes or a
+// reduction over the group. Equal bit for bit to migrate_shots on the whole model on the CPU.
+MigrationResult migrate_shots(const SlabModel& part, const ShotFile& shots,
+                              const MigrationParams& params, std::ostream& log, RunStats* stats,
+                              const MigrationControl& control);
 
 } // namespace rtm

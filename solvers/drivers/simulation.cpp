@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
@@ -12,6 +14,11 @@ namespace rtm {
 
 SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
                                     double requested_dt) {
+  return make_simulation_grid(model, model.vmax(), boundary, requested_dt);
+}
+
+SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
+                                    const BoundaryConfig& boundary, double requested_dt) {
   if (boundary.width < 0)
     throw InputError("--boundary-width must be >= 0, got " + std::to_string(boundary.width));
   if (!(boundary.reflection > 0 && boundary.reflection < 1) ||
@@ -28,8 +35,36 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryCo
   sim.layout = make_layout(model.nx + sim.pad_x_lo + sim.pad_x_hi,
                            model.ny + sim.pad_y_lo + sim.pad_y_hi,
                            model.nz + sim.pad_z_lo + sim.pad_z_hi);
-  sim.dt = choose_dt(requested_dt, model.vmax(), model.dx, model.dy, model.dz);
+  sim.dt = choose_dt(requested_dt, vmax, model.dx, model.dy, model.dz);
   return sim;
+}
+
+std::vector<float> compute_v2dt2_planes(const SimulationGrid& sim, const VelocityModel& planes,
+                                        int z_first, int k_begin, int k_end) {
+  // compute_v2dt2's arithmetic, for compute planes k_begin <= k < k_end from the model planes
+  // z_first.. held in `planes` (which must hold every model plane those compute planes repeat).
+  const GridLayout& g = sim.layout;
+  const VelocityModel& m = sim.model;
+  std::vector<float> v2dt2(size_t(k_end - k_begin) * size_t(g.ny) * size_t(g.nx));
+  const double dt2 = sim.dt * sim.dt;
+  for (int k = k_begin; k < k_end; ++k) {
+    const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1) - z_first;
+    if (mk < 0 || mk >= planes.nz)
+      throw std::logic_error("compute_v2dt2_planes: model plane " + std::to_string(mk + z_first) +
+                             " is not among the planes held");
+  }
+#pragma omp parallel for collapse(2)
+  for (int k = k_begin; k < k_end; ++k)
+    for (int j = 0; j < g.ny; ++j) {
+      const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1) - z_first;
+      const int mj = std::clamp(j - sim.pad_y_lo, 0, m.ny - 1);
+      for (int i = 0; i < g.nx; ++i) {
+        const int mi = std::clamp(i - sim.pad_x_lo, 0, m.nx - 1);
+        const double v = planes.at(mi, mj, mk);
+        v2dt2[(size_t(k - k_begin) * g.ny + j) * g.nx + i] = float(v * v * dt2);
+      }
+    }
+  return v2dt2;
 }
 
 std::vector<float> compute_v2dt2(const SimulationGrid& sim) {
@@ -126,7 +161,27 @@ CpmlAxis cpml_axis(int n, int lo, int hi, double h, double v_lo, double v_hi, do
 
 } // namespace
 
+ModelExtremes model_extremes(const VelocityModel& planes, int z_first, int nz_whole) {
+  ModelExtremes e;
+  e.vmin = planes.vmin();
+  e.vmax = planes.vmax();
+  for (int axis = 0; axis < 2; ++axis)
+    for (int high = 0; high < 2; ++high) e.face_vmax[axis][high] = face_vmax(planes, axis, high != 0);
+  // The z faces: the whole model's first and last planes, where this part holds them.
+  if (z_first == 0) e.face_vmax[2][0] = face_vmax(planes, 2, false);
+  if (z_first + planes.nz == nz_whole) e.face_vmax[2][1] = face_vmax(planes, 2, true);
+  return e;
+}
+
+ModelExtremes model_extremes(const VelocityModel& m) { return model_extremes(m, 0, m.nz); }
+
 CpmlProfiles cpml_profiles(const SimulationGrid& sim) {
+  if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::cpml)
+    return cpml_profiles(sim, ModelExtremes{}); // no layer: the values are not read
+  return cpml_profiles(sim, model_extremes(sim.model));
+}
+
+CpmlProfiles cpml_profiles(const SimulationGrid& sim, const ModelExtremes& e) {
   CpmlProfiles c;
   const GridLayout& g = sim.layout;
   c.x.n = g.nx;
@@ -136,14 +191,13 @@ CpmlProfiles cpml_profiles(const SimulationGrid& sim) {
   c.y.h = sim.hy();
   c.z.h = sim.hz();
   if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::cpml) return c;
-  const VelocityModel& m = sim.model;
   const double R = sim.boundary.cpml_reflection, f = sim.boundary.frequency;
-  c.x = cpml_axis(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), face_vmax(m, 0, false),
-                  face_vmax(m, 0, true), sim.dt, R, f);
-  c.y = cpml_axis(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), face_vmax(m, 1, false),
-                  face_vmax(m, 1, true), sim.dt, R, f);
-  c.z = cpml_axis(g.nz, sim.pad_z_lo, sim.pad_z_hi, sim.hz(), face_vmax(m, 2, false),
-                  face_vmax(m, 2, true), sim.dt, R, f);
+  c.x = cpml_axis(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), e.face_vmax[0][0], e.face_vmax[0][1],
+                  sim.dt, R, f);
+  c.y = cpml_axis(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), e.face_vmax[1][0], e.face_vmax[1][1],
+                  sim.dt, R, f);
+  c.z = cpml_axis(g.nz, sim.pad_z_lo, sim.pad_z_hi, sim.hz(), e.face_vmax[2][0], e.face_vmax[2][1],
+                  sim.dt, R, f);
   return c;
 }
 
@@ -156,9 +210,14 @@ Absorber parse_absorber(const std::string& name) {
 }
 
 DampingProfiles damping_profiles(const SimulationGrid& sim) {
+  if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::sponge) return {};
+  return damping_profiles(sim, sim.model.vmax());
+}
+
+DampingProfiles damping_profiles(const SimulationGrid& sim, double vmax) {
   DampingProfiles d;
   if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::sponge) return d;
-  const double vmax = sim.model.vmax(), R = sim.boundary.reflection;
+  const double R = sim.boundary.reflection;
   const GridLayout& g = sim.layout;
   d.x = axis_profile(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), vmax, sim.dt, R);
   d.y = axis_profile(g.ny, sim.pad_y_lo, sim.pad_y_hi, sim.hy(), vmax, sim.dt, R);

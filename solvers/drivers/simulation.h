@@ -62,11 +62,35 @@ struct SimulationGrid {
 SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
                                     double requested_dt);
 
+// The same from the model's shape (nx, ny, nz, spacing, origin; its values may be absent, as on a
+// rank that holds a slab of them) and its fastest velocity.
+SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
+                                    const BoundaryConfig& boundary, double requested_dt);
+
+// What the time step and the absorbing layers read of a model's values: its slowest and fastest
+// velocity, and the fastest on each face ([axis x,y,z][low, high]). model_extremes(planes, z_first,
+// nz_whole) gives a part's share (planes z_first.. of a model of nz_whole planes; the z faces only
+// where the part holds them, else 0): the shares of parts covering the model, reduced by min (vmin)
+// and max (the rest), are the whole model's.
+struct ModelExtremes {
+  double vmin = 0, vmax = 0;
+  double face_vmax[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+};
+ModelExtremes model_extremes(const VelocityModel& model);
+ModelExtremes model_extremes(const VelocityModel& planes, int z_first, int nz_whole);
+
 // v^2 dt^2 on the compute grid (dense), and the absorbing layers' coefficients: the sponge's
 // damping profiles (empty with the C-PML) or the C-PML's profiles (empty with the sponge).
 std::vector<float> compute_v2dt2(const SimulationGrid& sim);
 DampingProfiles damping_profiles(const SimulationGrid& sim);
 CpmlProfiles cpml_profiles(const SimulationGrid& sim);
+// The same from the whole model's extremes, where sim.model holds only its shape or a part.
+DampingProfiles damping_profiles(const SimulationGrid& sim, double vmax);
+CpmlProfiles cpml_profiles(const SimulationGrid& sim, const ModelExtremes& extremes);
+// compute_v2dt2's values on compute planes k_begin <= k < k_end alone, from the model planes
+// z_first.. in `planes` (sim.model giving the whole model's shape): bit for bit its planes.
+std::vector<float> compute_v2dt2_planes(const SimulationGrid& sim, const VelocityModel& planes,
+                                        int z_first, int k_begin, int k_end);
 // "cpml" or "sponge"; and back (InputError naming --absorber for anything else).
 const char* absorber_name(Absorber a);
 Absorber parse_absorber(const std::string& name);

@@ -58,6 +58,12 @@ void smooth_axis(std::vector<double>& a, int nx, int ny, int nz, int axis,
 
 } // namespace
 
+int smoothing_reach_cells(double length, double h) {
+  if (!(length > 0)) return 0;
+  const double sigma = length / (2 * std::sqrt(2 * std::log(2.0)));
+  return int(gaussian_weights(sigma, h).size() / 2);
+}
+
 VelocityModel smooth_model(const VelocityModel& model, double length) {
   if (!(length >= 0) || !std::isfinite(length))
     throw InputError("--smooth: the smoothing length must be >= 0 metres, got " +

@@ -12,4 +12,9 @@ namespace rtm {
 // Throws InputError for a negative or non-finite length.
 VelocityModel smooth_model(const VelocityModel& model, double length);
 
+// How many cells the smoothing window of `length` metres reaches on each side along an axis of
+// spacing h (0: that axis is not smoothed). A part of a model smoothed on its own equals the whole
+// model's smoothing on the planes at least this far from its cut edges (solvers/drivers/slab_model.h).
+int smoothing_reach_cells(double length, double h);
+
 } // namespace rtm

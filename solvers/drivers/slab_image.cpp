@@ -1,0 +1,165 @@
+#include "solvers/drivers/slab_image.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "io/volume_file.h"
+#include "kernels/mpi/decomposed_propagator.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/shot_parallel.h"
+
+namespace rtm {
+namespace {
+
+int rank_in(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+int size_of(MPI_Comm comm) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  return n;
+}
+
+// sum over every value of every rank's part in rank (= z) order, as one pass over the whole:
+// each rank goes on from the sum of the ranks before it.
+double ordered_sum(const std::vector<float>& mine, MPI_Comm group) {
+  const int rank = rank_in(group), size = size_of(group);
+  double sum = 0;
+  if (rank > 0)
+    check_mpi(MPI_Recv(&sum, 1, MPI_DOUBLE, rank - 1, 1, group, MPI_STATUS_IGNORE), "MPI_Recv (sum)");
+  for (float v : mine) sum += v;
+  if (rank + 1 < size) check_mpi(MPI_Send(&sum, 1, MPI_DOUBLE, rank + 1, 1, group), "MPI_Send (sum)");
+  check_mpi(MPI_Bcast(&sum, 1, MPI_DOUBLE, size - 1, group), "MPI_Bcast (sum)");
+  return sum;
+}
+
+// The Laplacian filter of this rank's planes: the planes with the neighbouring ranks' edge planes
+// around them (the own edge plane repeated at the model's top and bottom, as laplacian_filter
+// repeats edge values), filtered as one volume, the added planes dropped.
+std::vector<float> filter_planes(const std::vector<float>& mine, int planes, const VelocityModel& shape,
+                                 MPI_Comm group) {
+  const int rank = rank_in(group), size = size_of(group);
+  const size_t plane = size_t(shape.nx) * size_t(shape.ny);
+  std::vector<int> counts(size_t(size), 0);
+  check_mpi(MPI_Allgather(&planes, 1, MPI_INT, counts.data(), 1, MPI_INT, group),
+            "MPI_Allgather (image planes)");
+  int below = -1, above = -1; // the nearest ranks holding planes (an end slab may hold only layers)
+  for (int r = rank - 1; r >= 0 && below < 0; --r)
+    if (counts[size_t(r)] > 0) below = r;
+  for (int r = rank + 1; r < size && above < 0; ++r)
+    if (counts[size_t(r)] > 0) above = r;
+  if (planes == 0) return {};
+  std::vector<float> padded((size_t(planes) + 2) * plane);
+  std::copy(mine.begin(), mine.end(), padded.begin() + ptrdiff_t(plane));
+  float* first_ghost = padded.data();
+  float* last_ghost = padded.data() + (size_t(planes) + 1) * plane;
+  MPI_Request requests[4];
+  int n = 0;
+  const int count = int(plane);
+  if (below >= 0) {
+    check_mpi(MPI_Irecv(first_ghost, count, MPI_FLOAT, below, 2, group, &requests[n++]), "MPI_Irecv");
+    check_mpi(MPI_Isend(mine.data(), count, MPI_FLOAT, below, 3, group, &requests[n++]), "MPI_Isend");
+  } else {
+    std::copy_n(mine.data(), plane, first_ghost);
+  }
+  if (above >= 0) {
+    check_mpi(MPI_Irecv(last_ghost, count, MPI_FLOAT, above, 3, group, &requests[n++]), "MPI_Irecv");
+    check_mpi(MPI_Isend(mine.data() + (size_t(planes) - 1) * plane, count, MPI_FLOAT, above, 2, group,
+                        &requests[n++]),
+              "MPI_Isend");
+  } else {
+    std::copy_n(mine.data() + (size_t(planes) - 1) * plane, plane, last_ghost);
+  }
+  check_mpi(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE), "MPI_Waitall (image planes)");
+  const std::vector<float> filtered =
+      laplacian_filter(padded, shape.nx, shape.ny, planes + 2, shape.dx, shape.dy, shape.dz);
+  return std::vector<float>(filtered.begin() + ptrdiff_t(plane),
+                            filtered.begin() + ptrdiff_t((size_t(planes) + 1) * plane));
+}
+
+} // namespace
+
+SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
+                            const ParallelContext& parallel, double eps_fraction, bool laplacian) {
+  const auto* split = dynamic_cast<const DecomposedShotFields*>(&fields);
+  if (!split) throw std::logic_error("finish_slab_image: the fields are not split into slabs");
+  const size_t plane = size_t(part.shape.nx) * size_t(part.shape.ny);
+  SlabImage out;
+  out.z_first = part.own_first;
+  out.planes = part.own_end - part.own_first;
+  out.raw_image = split->download_own_image(false);
+  out.illumination = split->download_own_image(true);
+  if (out.raw_image.size() != size_t(out.planes) * plane ||
+      out.illumination.size() != out.raw_image.size())
+    throw std::logic_error("finish_slab_image: the slab's image planes are not the model planes it owns");
+  if (parallel.group_count() > 1) {
+    // The same slab of every group, onto group 0's.
+    MPI_Comm same_slab;
+    check_mpi(MPI_Comm_split(MPI_COMM_WORLD, parallel.group_rank(), parallel.group_index(), &same_slab),
+              "MPI_Comm_split (slabs)");
+    sum_to_root(out.raw_image, same_slab);
+    sum_to_root(out.illumination, same_slab);
+    MPI_Comm_free(&same_slab);
+  }
+  if (parallel.group_index() != 0) return SlabImage{};
+  const MPI_Comm group = parallel.group_comm();
+  // normalise_image's arithmetic: the mean over every cell, then image / (illumination + eps).
+  const double mean = ordered_sum(out.illumination, group) / double(std::max<int64_t>(1, part.shape.cells()));
+  const double eps = eps_fraction * mean;
+  out.image.resize(out.raw_image.size());
+  for (size_t c = 0; c < out.image.size(); ++c) {
+    const double denominator = double(out.illumination[c]) + eps;
+    out.image[c] = denominator > 0 ? float(out.raw_image[c] / denominator) : 0.0f;
+  }
+  if (laplacian) out.image = filter_planes(out.image, out.planes, part.shape, group);
+  return out;
+}
+
+void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
+                      const std::vector<std::pair<std::string, std::string>>& attributes,
+                      const ParallelContext& parallel) {
+  if (parallel.group_index() != 0) return;
+  const MPI_Comm group = parallel.group_comm();
+  const int rank = rank_in(group), size = size_of(group);
+  auto write_mine = [&](const std::string& temporary) {
+    write_volume_planes(temporary, "image", mine.z_first, mine.image);
+    write_volume_planes(temporary, "illumination", mine.z_first, mine.illumination);
+    write_volume_planes(temporary, "image_raw", mine.z_first, mine.raw_image);
+  };
+  // The temporary file's name goes from rank to rank: each writes, then hands it on; the last
+  // tells rank 0, which then renames the file into place.
+  auto receive_name = [&](int from) {
+    int length = 0;
+    check_mpi(MPI_Recv(&length, 1, MPI_INT, from, 4, group, MPI_STATUS_IGNORE), "MPI_Recv (file)");
+    std::string name(size_t(length), '\0');
+    check_mpi(MPI_Recv(name.data(), length, MPI_CHAR, from, 5, group, MPI_STATUS_IGNORE),
+              "MPI_Recv (file)");
+    return name;
+  };
+  auto send_name = [&](const std::string& name, int to) {
+    const int length = int(name.size());
+    check_mpi(MPI_Send(&length, 1, MPI_INT, to, 4, group), "MPI_Send (file)");
+    check_mpi(MPI_Send(name.data(), length, MPI_CHAR, to, 5, group), "MPI_Send (file)");
+  };
+  if (rank == 0) {
+    write_volumes_in_parts(path, shape,
+                           {{"image", nullptr, kImageUnits},
+                            {"illumination", nullptr, kIlluminationUnits},
+                            {"image_raw", nullptr, kRawImageUnits}},
+                           attributes, [&](const std::string& temporary) {
+                             write_mine(temporary);
+                             if (size > 1) {
+                               send_name(temporary, 1);
+                               receive_name(size - 1); // written by all
+                             }
+                           });
+  } else {
+    const std::string temporary = receive_name(rank - 1);
+    write_mine(temporary);
+    send_name(temporary, rank + 1 < size ? rank + 1 : 0);
+  }
+}
+
+} // namespace rtm

@@ -1,0 +1,39 @@
+// The image of a migration whose model is split over a group of ranks (solvers/drivers/slab_model.h):
+// finished and written slab by slab, so that no rank ever holds the whole image
+// (docs/decomposition.md, "What each rank reads and holds").
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/velocity_model.h"
+#include "kernels/mpi/mpi_context.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/drivers/slab_model.h"
+
+namespace rtm {
+
+// One rank's planes of the image volumes: model planes z_first .. z_first + planes - 1.
+struct SlabImage {
+  int z_first = 0, planes = 0;
+  std::vector<float> raw_image, illumination, image;
+};
+
+// The stacked sums of `fields` (DecomposedShotFields over the part's group) summed over the shot
+// groups onto the ranks of group 0, plane range by plane range, then normalised and (laplacian)
+// filtered there, with the arithmetic of normalise_image and laplacian_filter on the whole volume:
+// the mean illumination summed rank after rank in z order, the filter given each neighbour's edge
+// plane. Bit for bit the whole volume's planes. Ranks of other groups return nothing. Collective
+// over every rank.
+SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
+                            const ParallelContext& parallel, double eps_fraction, bool laplacian);
+
+// write_volumes of /image, /illumination and /image_raw from the ranks of group 0, each writing its
+// planes by HDF5 hyperslab in rank order into the file world rank 0 made (serial HDF5: one process
+// writes at a time). Collective over every rank.
+void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
+                      const std::vector<std::pair<std::string, std::string>>& attributes,
+                      const ParallelContext& parallel);
+
+} // namespace rtm

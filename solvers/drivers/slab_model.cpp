@@ -1,0 +1,145 @@
+#include "solvers/drivers/slab_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/mpi/mpi_context.h"
+#include "solvers/drivers/smoothing.h"
+
+namespace rtm {
+namespace {
+
+int group_rank(MPI_Comm group, int* size = nullptr) {
+  int rank = 0, n = 1;
+  MPI_Comm_rank(group, &rank);
+  MPI_Comm_size(group, &n);
+  if (size) *size = n;
+  return rank;
+}
+
+// The part's share of the extremes reduced over the group: the whole model's (model_extremes).
+ModelExtremes reduce_extremes(const ModelExtremes& mine, MPI_Comm group) {
+  ModelExtremes all;
+  double low = mine.vmin, high[7] = {mine.vmax};
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side = 0; side < 2; ++side) high[1 + 2 * axis + side] = mine.face_vmax[axis][side];
+  double highs[7];
+  check_mpi(MPI_Allreduce(&low, &all.vmin, 1, MPI_DOUBLE, MPI_MIN, group), "MPI_Allreduce (vmin)");
+  check_mpi(MPI_Allreduce(high, highs, 7, MPI_DOUBLE, MPI_MAX, group), "MPI_Allreduce (vmax)");
+  all.vmax = highs[0];
+  for (int axis = 0; axis < 3; ++axis)
+    for (int side = 0; side < 2; ++side) all.face_vmax[axis][side] = highs[1 + 2 * axis + side];
+  return all;
+}
+
+// The planes [keep.first, keep.last] of a part holding planes from `first` on.
+VelocityModel cut_planes(const VelocityModel& part, int first, const PlaneRange& keep) {
+  VelocityModel out = part;
+  const size_t plane = size_t(part.nx) * size_t(part.ny);
+  out.nz = keep.count();
+  out.oz = part.oz + (keep.first - first) * part.dz;
+  out.vp.assign(part.vp.begin() + ptrdiff_t(size_t(keep.first - first) * plane),
+                part.vp.begin() + ptrdiff_t(size_t(keep.last + 1 - first) * plane));
+  return out;
+}
+
+// The part smoothed and cut to `keep`, with its extremes and the slabs.
+SlabModel finish_part(const VelocityModel& shape, VelocityModel read, int read_first,
+                      const PlaneRange& keep, double smooth, std::vector<Slab> slabs, int rank,
+                      const BoundaryConfig& boundary, MPI_Comm group) {
+  SlabModel part;
+  const int pad_lo = boundary.free_surface ? 0 : boundary.width;
+  const Slab& s = slabs[size_t(rank)];
+  part.own_first = std::clamp(s.z_begin - pad_lo, 0, shape.nz);
+  part.own_end = std::clamp(s.z_end - pad_lo, 0, shape.nz);
+  if (s.z_end == slabs.back().z_end) part.own_end = shape.nz;
+  part.shape = shape;
+  part.shape.vp.clear();
+  part.slabs = std::move(slabs);
+  part.rank = rank;
+  if (smooth > 0) read = smooth_model(read, smooth);
+  part.planes = cut_planes(read, read_first, keep);
+  part.z_first = keep.first;
+  part.extremes = reduce_extremes(model_extremes(part.planes, part.z_first, shape.nz), group);
+  return part;
+}
+
+} // namespace
+
+std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks) {
+  // make_simulation_grid's z padding, and the C-PML's z layers as cpml_profiles makes them.
+  const int pad_lo = boundary.free_surface ? 0 : boundary.width, pad_hi = boundary.width;
+  const bool cpml = boundary.absorber == Absorber::cpml && boundary.width > 0;
+  return split_into_slabs(shape.nz + pad_lo + pad_hi, ranks, cpml ? pad_lo : 0, cpml ? pad_hi : 0);
+}
+
+PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& boundary, int k_begin,
+                            int k_end, int margin) {
+  const int pad_lo = boundary.free_surface ? 0 : boundary.width;
+  PlaneRange r;
+  r.first = std::clamp(k_begin - pad_lo, 0, shape.nz - 1);
+  r.last = std::clamp(k_end - 1 - pad_lo, 0, shape.nz - 1);
+  r.first = std::max(0, r.first - margin);
+  r.last = std::min(shape.nz - 1, r.last + margin);
+  return r;
+}
+
+SlabModel read_slab_model(const std::string& path, const std::string& dataset, VelocityCheck check,
+                          double smooth, const BoundaryConfig& boundary, MPI_Comm group) {
+  int size = 1;
+  const int rank = group_rank(group, &size);
+  const VelocityModel shape = read_model_shape(path, dataset);
+  std::vector<Slab> slabs = model_slabs(shape, boundary, size);
+  const Slab& s = slabs[size_t(rank)];
+  const int k0 = s.first_local(), k1 = k0 + s.local_planes();
+  const PlaneRange keep = model_planes_for(shape, boundary, k0, k1, 0);
+  const PlaneRange read = model_planes_for(shape, boundary, k0, k1,
+                                           smoothing_reach_cells(smooth, shape.dz));
+  VelocityPlanes planes = read_velocity_planes(path, dataset, read.first, read.last + 1);
+  // The raw values' extremes over every plane of the file (the parts read cover it).
+  double low = planes.model.vmin(), high = planes.model.vmax(), all_low = 0, all_high = 0;
+  check_mpi(MPI_Allreduce(&low, &all_low, 1, MPI_DOUBLE, MPI_MIN, group), "MPI_Allreduce (vmin)");
+  check_mpi(MPI_Allreduce(&high, &all_high, 1, MPI_DOUBLE, MPI_MAX, group), "MPI_Allreduce (vmax)");
+  if (check == VelocityCheck::plausible) check_velocity_planes_plausible(planes, all_low, all_high);
+  VelocityModel whole_shape = planes.model;
+  whole_shape.nz = planes.nz_whole;
+  whole_shape.oz = planes.model.oz - planes.z_first * planes.model.dz;
+  whole_shape.vp.clear();
+  SlabModel part = finish_part(whole_shape, std::move(planes.model), read.first, keep, smooth,
+                               std::move(slabs), rank, boundary, group);
+  if (smooth > 0) part.smoothing_reach = smoothing_reach_cells(smooth, shape.dz);
+  return part;
+}
+
+SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group) {
+  int size = 1;
+  const int rank = group_rank(group, &size);
+  std::vector<Slab> slabs = model_slabs(model, boundary, size);
+  const Slab& s = slabs[size_t(rank)];
+  const PlaneRange keep =
+      model_planes_for(model, boundary, s.first_local(), s.first_local() + s.local_planes(), 0);
+  VelocityModel shape = model;
+  shape.vp.clear();
+  return finish_part(shape, model, 0, keep, 0.0, std::move(slabs), rank, boundary, group);
+}
+
+SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig& boundary,
+                                    double requested_dt) {
+  return make_simulation_grid(part.shape, part.extremes.vmax, boundary, requested_dt);
+}
+
+std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
+                                                                 const SlabModel& part,
+                                                                 MPI_Comm group) {
+  PropagatorSetup profiles; // make_propagator_setup less v2dt2
+  profiles.layout = sim.layout;
+  profiles.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
+  profiles.damping = damping_profiles(sim, part.extremes.vmax);
+  profiles.cpml = cpml_profiles(sim, part.extremes);
+  return std::make_shared<SlabDecomposition>(profiles, group, [&](const Slab& s) {
+    return compute_v2dt2_planes(sim, part.planes, part.z_first, s.first_local(),
+                                s.first_local() + s.local_planes());
+  });
+}
+
+} // namespace rtm

@@ -1,0 +1,68 @@
+// One rank's part of a model when a group of ranks splits the compute grid into z-slabs
+// (docs/decomposition.md, "What each rank reads and holds"): the rank reads only the model planes
+// its slab holds or repeats (an HDF5 hyperslab), smooths them, and builds the model term and the
+// absorbing layers' profiles of its slab alone. What needs the whole model's values (the time step
+// from v_max, the plausibility check, the C-PML strength from each face's fastest velocity) comes
+// from extremes reduced over the group.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/velocity_model.h"
+#include "kernels/mpi/decomposed_propagator.h"
+#include "solvers/drivers/simulation.h"
+
+namespace rtm {
+
+struct SlabModel {
+  VelocityModel shape;   // the whole model's nx, ny, nz, spacing and origin; vp empty
+  VelocityModel planes;  // model planes z_first.. (smoothed): those the rank's slab holds or repeats
+  int z_first = 0;
+  // The model planes own_first <= z < own_end that this rank's own compute planes hold: the
+  // group's ranks partition the model's planes so, in rank order (a model-wide fingerprint goes
+  // through them in turn).
+  int own_first = 0, own_end = 0;
+  ModelExtremes extremes; // of the whole (smoothed) model, reduced over the group
+  int smoothing_reach = -1; // planes read beyond the slab for the smoothing; -1: not smoothed
+  std::vector<Slab> slabs; // the compute grid's slabs, as SlabDecomposition splits them
+  int rank = 0;            // in the group
+};
+
+// The compute grid's z-slabs for a model of `shape` with `boundary`'s layers over `ranks` ranks: the
+// split SlabDecomposition makes (the C-PML's top and bottom layers inside the end slabs).
+std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks);
+
+// The model planes [first, last] (inclusive) that compute planes [k_begin, k_end) hold or repeat
+// (the absorbing layers repeat the edge planes), widened by `margin` planes each way, within the model.
+struct PlaneRange {
+  int first = 0, last = -1;
+  int count() const { return last - first + 1; }
+};
+PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& boundary, int k_begin,
+                            int k_end, int margin);
+
+// Reads this rank's part of dataset `dataset` of `path` (collective over `group`): the planes its
+// slab needs, plus the smoothing window's reach when `smooth` > 0 metres, so that the smoothing
+// of the part equals the whole model's bit for bit on the planes kept. Refuses implausible
+// velocities (check == plausible) on the extremes of the whole file, as read_velocity_model does.
+SlabModel read_slab_model(const std::string& path, const std::string& dataset, VelocityCheck check,
+                          double smooth, const BoundaryConfig& boundary, MPI_Comm group);
+
+// The same from a model in memory (every rank holds it; tests): the part a rank would read.
+SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group);
+
+// The simulation grid of the slab model: sim.model holds the whole model's shape, no values.
+SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig& boundary,
+                                    double requested_dt);
+
+// The decomposition of `sim`'s grid over `group`, the rank's model term and profiles built from its
+// part alone: bit for bit SlabDecomposition(make_propagator_setup(whole-model sim), group).
+std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
+                                                                 const SlabModel& part,
+                                                                 MPI_Comm group);
+
+} // namespace rtm

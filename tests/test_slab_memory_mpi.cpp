@@ -1,0 +1,213 @@
+// One model over several ranks, each reading and holding only its slab (solvers/drivers/slab_model.h,
+// solvers/drivers/slab_image.h; docs/decomposition.md, "What each rank reads and holds"). Run under
+// the MPI launcher with 2 and 3 ranks (tests/CMakeLists.txt). Every rank runs the migration twice
+// on a model whose arrays dominate its memory: split over the ranks (`rtm migrate --ranks-per-shot
+// R`'s path: hyperslab reads, per-slab snapshots, the image finished and written slab by slab), and
+// alone on the whole model (the one-rank path). Checked: the split run's image file equals the
+// one-rank run's bit for bit, and each rank's peak host memory during the split run is at most 60%
+// of its peak during the one-rank run.
+#include <malloc.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "io/velocity_model.h"
+#include "io/volume_file.h"
+#include "io/xdmf_sidecar.h"
+#include "kernels/mpi/mpi_context.h"
+#include "solvers/drivers/migration.h"
+#include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/slab_image.h"
+#include "solvers/drivers/slab_model.h"
+#include "solvers/drivers/smoothing.h"
+#include "solvers/drivers/wavelet.h"
+
+namespace rtm::test {
+namespace {
+
+// kB of a /proc/self/status field (VmRSS: now; VmHWM: the peak since start or the last reset).
+long status_kb(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const size_t n = std::strlen(field);
+  while (std::getline(status, line))
+    if (line.compare(0, n, field) == 0 && line[n] == ':') return std::stol(line.substr(n + 1));
+  return -1;
+}
+
+// The peak host memory of `run` above what the process held before it, in kB. Writing 5 to
+// /proc/self/clear_refs resets VmHWM to VmRSS (Linux 4.0+); where that is refused, the peak since
+// the start counts, which can only make the one measured later larger (the test runs the split
+// run first, so a refusal cannot make it pass).
+template <typename Run>
+long peak_kb_of(Run&& run) {
+  {
+    std::ofstream reset("/proc/self/clear_refs");
+    reset << "5";
+  }
+  const long before = status_kb("VmRSS");
+  run();
+  return status_kb("VmHWM") - before;
+}
+
+// AddressSanitizer keeps freed memory in quarantine and maps shadow memory: peaks there say
+// nothing about the program's, so a sanitized build checks the image on a smaller model only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// Model cells per axis: 112^3 (5.6 MB per float array; the one-rank run peaks near 160 MB, 30 such
+// arrays of the compute grid), so the arrays dominate what the process holds otherwise.
+constexpr int kN = kSanitized ? 48 : 112;
+constexpr int kWidth = 8;  // absorbing layers
+constexpr double kH = 10;  // spacing (m)
+constexpr double kSmooth = 40;
+
+ShotFile make_shots() {
+  ShotFile shots;
+  shots.nt = 14;
+  shots.dt = 1e-3;
+  shots.f0 = 20;
+  shots.t0 = default_ricker_delay(shots.f0);
+  shots.wavelet = ricker_wavelet(shots.nt, shots.dt, shots.f0, shots.t0);
+  for (int r = 0; r < 16; ++r)
+    shots.receivers.push_back({20.0, 0.5 * (kN - 1) * kH, (2 + r * (kN - 4) / 15) * kH});
+  ShotGather g;
+  g.id = 0;
+  g.source = {30.0, 0.5 * (kN - 1) * kH, 0.5 * (kN - 1) * kH};
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  g.data.resize(shots.receivers.size() * size_t(shots.nt));
+  for (float& v : g.data) v = value(random);
+  shots.shots.push_back(g);
+  return shots;
+}
+
+MigrationParams params() {
+  MigrationParams p;
+  p.reconstruction = Reconstruction::snapshots; // snapshots stay per slab
+  p.boundary.width = kWidth;
+  p.backend.backend = "cpu";
+  return p;
+}
+
+// `rtm migrate --ranks-per-shot R`'s path over every rank, writing `output`.
+void migrate_split(const ParallelContext& parallel, const std::string& model_path, const ShotFile& shots,
+                   const std::string& output) {
+  const MigrationParams p = params();
+  std::ostringstream log;
+  const SlabModel part = read_slab_model(model_path, "vp", VelocityCheck::plausible, kSmooth,
+                                         p.boundary, parallel.group_comm());
+  MigrationControl control;
+  control.parallel = &parallel;
+  MigrationResult result = migrate_shots(part, shots, p, log, nullptr, control);
+  SlabImage mine;
+  mine.z_first = result.image_z_first;
+  mine.image = std::move(result.image);
+  mine.illumination = std::move(result.illumination);
+  mine.raw_image = std::move(result.raw_image);
+  write_slab_image(output, part.shape, mine, {}, parallel);
+}
+
+// `rtm migrate` with one rank on the whole model.
+void migrate_whole(const std::string& model_path, const ShotFile& shots, const std::string& output) {
+  std::ostringstream log;
+  const VelocityModel model = smooth_model(read_velocity_model(model_path), kSmooth);
+  const MigrationResult result = migrate_shots(model, shots, params(), log);
+  write_volumes(output, model,
+                {{"image", &result.image, kImageUnits},
+                 {"illumination", &result.illumination, kIlluminationUnits},
+                 {"image_raw", &result.raw_image, kRawImageUnits}});
+}
+
+TEST(SlabMemory, EachRankHoldsItsShareAndTheImageIsUnchanged) {
+  const ParallelContext parallel(world_size()); // one group: the model over every rank
+  // The files: one name for every rank (rank 0's pid), the models written by rank 0.
+  int pid = int(getpid());
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::string stem = "/tmp/rtm_slab_memory_" + std::to_string(pid) + "_np" +
+                           std::to_string(world_size());
+  const std::string model_path = stem + "_model.h5", small_path = stem + "_small.h5";
+  const ModelShape shape{kN, kN, kN, kH, kH, kH}, small{kN, kN, 40, kH, kH, kH};
+  if (parallel.is_root()) {
+    write_velocity_model(model_path, layered_model(shape, {0.3 * kN * kH, 0.6 * kN * kH}, {1500, 2200, 3000}));
+    write_velocity_model(small_path, layered_model(small, {200}, {1500, 2200}));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const ShotFile shots = make_shots();
+  const std::string split_path = stem + "_split.h5";
+  const std::string whole_path = stem + "_whole_rank" + std::to_string(parallel.rank()) + ".h5";
+  // Both paths once on a thin model first: the code, the libraries' pages and MPI's buffers they
+  // touch the first time are then not counted against whichever run is measured first.
+  migrate_split(parallel, small_path, shots, split_path);
+  migrate_whole(small_path, shots, whole_path);
+
+  const long split_kb = peak_kb_of([&] { migrate_split(parallel, model_path, shots, split_path); });
+  const long whole_kb = peak_kb_of([&] { migrate_whole(model_path, shots, whole_path); });
+
+  std::printf("rank %d of %d: peak host memory of the split run %.1f MB, of the one-rank run %.1f "
+              "MB: %.0f%%\n",
+              parallel.rank(), parallel.size(), split_kb / 1024.0, whole_kb / 1024.0,
+              100.0 * double(split_kb) / double(whole_kb));
+  if (!kSanitized) {
+    EXPECT_GT(whole_kb, 10 * kN * kN * kN * 4 / 1024) << "the arrays should dominate the one-rank run";
+    EXPECT_LE(double(split_kb), 0.6 * double(whole_kb)) << "rank " << parallel.rank();
+  }
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (parallel.is_root()) {
+    for (const char* name : {"image", "illumination", "image_raw"}) {
+      VelocityModel a, b;
+      const std::vector<float> split = read_volume(split_path, name, a);
+      const std::vector<float> whole = read_volume(whole_path, name, b);
+      ASSERT_EQ(split.size(), whole.size()) << name;
+      EXPECT_EQ(std::memcmp(split.data(), whole.data(), split.size() * sizeof(float)), 0)
+          << name << " differs from the one-rank run's";
+      EXPECT_TRUE(a.nx == b.nx && a.ny == b.ny && a.nz == b.nz && a.oz == b.oz && a.dz == b.dz) << name;
+    }
+    std::remove(model_path.c_str());
+    std::remove(small_path.c_str());
+    std::remove(split_path.c_str());
+    std::remove(xdmf_path_for(split_path).c_str());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::remove(whole_path.c_str());
+  std::remove(xdmf_path_for(whole_path).c_str());
+}
+
+} // namespace
+} // namespace rtm::test
+
+int main(int argc, char** argv) {
+  // Every array of a run in memory of its own, returned on free: glibc's sliding mmap threshold
+  // would otherwise keep freed arrays in the heap and blur the peak of the next run.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 256 * 1024);
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  if (rtm::world_rank() != 0) {
+    // One report: the other ranks' failures still set the exit status.
+    delete ::testing::UnitTest::GetInstance()->listeners().Release(
+        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  }
+  const int status = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return status;
+}
