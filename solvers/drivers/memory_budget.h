@@ -43,6 +43,10 @@ struct RunMemoryPlan {
   // C-PML memory variables (solvers/contracts/cpml.h) in the layers between box and grid, per propagator:
   // psi twice and zeta per axis, float32 (--absorber cpml).
   bool cpml = false;
+  // Pseudo-acoustic TTI (solvers/contracts/tti.h): two fields (p, q) per wavefield, five more padded
+  // coefficient arrays and the two-field scratch of pass 1 per propagator, and an 8-cell ring of both
+  // fields in the boundary store.
+  bool tti = false;
 };
 
 struct MemoryItem {
