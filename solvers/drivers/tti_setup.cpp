@@ -7,9 +7,6 @@
 #include "kernels/cpu/tti_propagator.h"
 #include "solvers/contracts/errors.h"
 
-#ifdef RTM_HAVE_CUDA
-#include "kernels/cuda/tti_backend.h"
-#endif
 
 namespace rtm {
 
@@ -49,26 +46,37 @@ TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim) {
   return c;
 }
 
+namespace {
+
+// The TTI step runs on the CPU reference: the CUDA TTI kernels (kernels/cuda/tti_step.cuh) are
+// tested and benchmarked (`rtm bench --physics tti`) but not yet behind a Wavefield. An explicit
+// --backend cuda is refused rather than quietly run on the CPU.
+void choose_tti_backend(const BackendOptions& options, std::ostream& log) {
+  if (options.backend == "cuda")
+    throw InputError("--backend cuda with --physics tti: the CUDA TTI kernels are benchmarked by "
+                     "`rtm bench --physics tti` but do not yet run modeling or migration; use "
+                     "--backend cpu (or auto)");
+  if (options.backend != "cpu" && options.backend != "auto")
+    throw InputError("--backend " + options.backend + ": expected auto, cpu or cuda");
+  if (options.backend == "auto" && cuda_usable())
+    log << "rtm: note: --physics tti steps on the CPU reference (the CUDA TTI kernels are not yet "
+           "behind a wavefield)\n";
+}
+
+} // namespace
+
 std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log) {
   if (setup.tti.empty()) throw std::logic_error("make_tti_wavefield: the setup has no TTI coefficients");
-  if (resolve_backend(options.backend, log) == "cpu") return std::make_unique<CpuTtiWavefield>(setup);
-#ifdef RTM_HAVE_CUDA
-  return cuda::make_tti_wavefield(setup, options.variant, options.device, &log);
-#else
-  throw std::logic_error("make_tti_wavefield: no CUDA backend in this build");
-#endif
+  choose_tti_backend(options, log);
+  return std::make_unique<CpuTtiWavefield>(setup);
 }
 
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
                                                  const BackendOptions& options, std::ostream& log) {
   if (setup.tti.empty()) throw std::logic_error("make_tti_shot_fields: the setup has no TTI coefficients");
-  if (resolve_backend(options.backend, log) == "cpu") return std::make_unique<CpuTtiShotFields>(setup);
-#ifdef RTM_HAVE_CUDA
-  return cuda::make_tti_shot_fields(setup, options.variant, options.device, &log);
-#else
-  throw std::logic_error("make_tti_shot_fields: no CUDA backend in this build");
-#endif
+  choose_tti_backend(options, log);
+  return std::make_unique<CpuTtiShotFields>(setup);
 }
 
 } // namespace rtm

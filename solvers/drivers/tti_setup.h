@@ -17,9 +17,8 @@ namespace rtm {
 // per compute cell (computed in double, stored as float); empty for an isotropic model.
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
 
-// A TTI wavefield / shot fields for a setup with TTI coefficients: the CPU reference, or the CUDA
-// TTI kernels (variant "auto", "tti-naive" or "tti-pipelined"; solvers/drivers/backend.h decides
-// the backend as for the isotropic step).
+// A TTI wavefield / shot fields for a setup with TTI coefficients: the CPU reference (the CUDA TTI
+// kernels are not yet behind a Wavefield: --backend cuda is refused, auto says so on `log`).
 std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log);
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
