@@ -55,7 +55,7 @@ inline GridLayout tti_layout(const GridLayout& g) {
   return t;
 }
 // Floats from p's cell to q's cell in a tti_layout: one scalar plane.
-inline int64_t tti_q_offset(const GridLayout& t) { return t.plane / 2; }
+constexpr int64_t tti_q_offset(const GridLayout& t) { return t.plane / 2; }
 
 // The stencil weights of the TTI step for spacings hx, hy, hz: per axis, the second derivative
 // (centre c0 and w[1..4] as in LaplacianWeights, 1/h² included) and the first derivative
