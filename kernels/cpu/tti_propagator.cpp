@@ -293,7 +293,11 @@ private:
   std::vector<float> store_; // [step][p ring, q ring]
 };
 
-std::unique_ptr<BoundaryStore> CpuTtiWavefield::do_make_boundary_store(const Box& box, int steps) {
+std::unique_ptr<BoundaryStore> CpuTtiWavefield::do_make_boundary_store(const Box& box, int steps,
+                                                                    RingPrecision precision) {
+  if (precision != RingPrecision::full)
+    throw std::invalid_argument("cpu/tti: the TTI boundary store keeps float32 rings only "
+                                "(--ring-precision float32)");
   return std::make_unique<CpuTtiBoundaryStore>(*this, box, steps);
 }
 

@@ -66,7 +66,9 @@ private:
   void do_copy_current(const Box& box, std::vector<float>& dense) const override;
   void do_set_current(const Box& box, const std::vector<float>& dense) override;
   std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) override;
-  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps) override;
+  // Float32 rings only: a 16-bit ring (RingPrecision) is refused for TTI (std::invalid_argument).
+  std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
+                                                        RingPrecision precision) override;
 
   PropagatorSetup setup_; // setup_.layout: the scalar layout
   TtiWeights weights_;
