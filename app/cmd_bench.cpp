@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include "app/bench_tti.h"
 #include "app/commands.h"
 #include "app/options.h"
 #include "solvers/contracts/errors.h"
@@ -59,6 +60,7 @@ struct BenchOptions {
   std::vector<int> ranks;
   std::string backend = "auto";
   std::string halo_transport = "auto";
+  std::string physics = "iso"; // tti: the TTI kernels (app/bench_tti.h)
 };
 
 // `rtm bench --scaling weak|strong` under the MPI launcher: one row per rank count.
@@ -665,9 +667,17 @@ void register_bench(CLI::App& rtm) {
                   "auto (default), cpu or cuda");
   cmd->add_option("--halo-transport", options->halo_transport,
                   "--scaling: auto (default), mpi (cpu), nccl, mpi-cuda-aware, mpi-staged");
+  cmd->add_option("--physics", options->physics,
+                  "iso (default): the acoustic variants; tti: the TTI kernels (tti-naive, "
+                  "tti-pipelined) with the rooflines (uses --grid, --steps, --repeats, --device)")
+      ->check(CLI::IsMember({"iso", "tti"}));
   cmd->callback([options, cmd] {
     if (!options->error_plot_from.empty()) {
       replot_error_vs_steps(options->error_plot_from, options->error_plot);
+      return;
+    }
+    if (options->physics == "tti") {
+      run_tti_bench_command(options->grid, options->steps, options->repeats, options->device);
       return;
     }
     if (!options->scaling.empty()) {

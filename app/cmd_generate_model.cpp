@@ -1,4 +1,5 @@
 // rtm generate-model: synthetic velocity models written to HDF5.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "io/velocity_model.h"
 #include "solvers/drivers/acquisition.h"
 #include "solvers/drivers/model_builder.h"
+#include "solvers/drivers/tti_models.h"
 
 namespace rtm::app {
 namespace {
@@ -31,6 +33,10 @@ struct GenerateModelArgs {
   double survey_depth = 20;
   bool allow_unusual_velocities = false;
   std::string output;
+  // TTI (docs/models.md): per-layer Thomsen parameters for layered and tilted; a common axis for
+  // layered; the dip of tilted (whose axis is normal to the layers).
+  std::vector<double> epsilon, delta;
+  double tilt = 0, azimuth = 0, dip = 30;
 };
 
 VelocityModel build(const GenerateModelArgs& a) {
@@ -48,14 +54,23 @@ VelocityModel build(const GenerateModelArgs& a) {
   if (a.type == "salt") return salt_model(shape, a.v_top, a.v_bottom, a.v_salt);
   if (a.type == "scatterer")
     return scatterer_model(shape, a.velocity, a.scatterer_velocity, -1, -1, -1, a.scatterer_radius);
-  // layered: default three layers at 1/3 and 2/3 of the depth
+  if (a.type != "layered" && a.type != "tilted" && (!a.epsilon.empty() || !a.delta.empty()))
+    throw InputError("--epsilon, --delta: anisotropy is drawn for --type layered or tilted only");
+  // layered and tilted: default three layers at 1/3 and 2/3 of the depth
   std::vector<double> depths = a.interfaces, vels = a.velocities;
   if (depths.empty() && vels.empty()) {
     const double depth = (shape.nz - 1) * shape.dz;
     depths = {depth / 3, 2 * depth / 3};
     vels = {1500, 2200, 3000};
   }
-  return layered_model(shape, depths, vels);
+  if (a.epsilon.empty() != a.delta.empty())
+    throw InputError("--epsilon and --delta: give both (one value, or one per layer)");
+  if (a.type == "tilted")
+    return tilted_layer_model(shape, a.dip, depths, vels, a.epsilon.empty() ? std::vector<double>{0.2} : a.epsilon,
+                              a.delta.empty() ? std::vector<double>{0.1} : a.delta);
+  VelocityModel m = layered_model(shape, depths, vels);
+  if (!a.epsilon.empty()) set_layered_anisotropy(m, depths, a.epsilon, a.delta, a.tilt, a.azimuth);
+  return m;
 }
 
 // "x 630 to 650 m (cells 63-65)": a region's extent along one axis.
@@ -75,7 +90,7 @@ std::string describe_drawn(const GenerateModelArgs& a, const VelocityModel& m) {
     out << (a.type == "scatterer" ? "scatterer" : "salt body") << " of " << v << " m/s, "
         << r.cells << " cell(s): " << span("x", r.i0, r.i1, m.dx) << ", "
         << span("y", r.j0, r.j1, m.dy) << ", " << span("z", r.k0, r.k1, m.dz);
-  } else if (a.type == "layered") {
+  } else if (a.type == "layered" || a.type == "tilted") {
     out << "layers:";
     int k = 0;
     while (k < m.nz) {
@@ -90,6 +105,13 @@ std::string describe_drawn(const GenerateModelArgs& a, const VelocityModel& m) {
   } else {
     out << "vp " << m.vmin() << " m/s everywhere";
   }
+  if (!m.anisotropy.empty()) {
+    const auto [emin, emax] = std::minmax_element(m.anisotropy.epsilon.begin(), m.anisotropy.epsilon.end());
+    const auto [dmin, dmax] = std::minmax_element(m.anisotropy.delta.begin(), m.anisotropy.delta.end());
+    out << "; TTI: epsilon " << *emin << " to " << *emax << ", delta " << *dmin << " to " << *dmax
+        << ", axis tilt " << m.anisotropy.theta[0] << " deg, azimuth " << m.anisotropy.phi[0] << " deg";
+    if (a.type == "tilted") out << " (normal to layers dipping " << a.dip << " deg along x)";
+  }
   return out.str();
 }
 
@@ -99,9 +121,9 @@ void register_generate_model(CLI::App& rtm) {
   auto args = std::make_shared<GenerateModelArgs>();
   CLI::App* cmd = rtm.add_subcommand(
       "generate-model", "Write a synthetic velocity model (constant, layered, salt, scatterer, "
-                        "gradient) to HDF5");
+                        "gradient; tilted: anisotropic dipping layers) to HDF5");
   cmd->add_option("--type", args->type, "Model kind")
-      ->check(CLI::IsMember({"constant", "layered", "salt", "scatterer", "gradient"}))
+      ->check(CLI::IsMember({"constant", "layered", "salt", "scatterer", "gradient", "tilted"}))
       ->capture_default_str();
   add_shape_option(cmd, "--shape", args->shape, "Cells NX,NY,NZ")->capture_default_str();
   cmd->add_option("--spacing", args->spacing, "Cell size in metres: D or DX,DY,DZ")
@@ -128,6 +150,21 @@ void register_generate_model(CLI::App& rtm) {
                   "centre inline (datasets /sources, /receivers)")
       ->check(non_negative_count());
   cmd->add_option("--survey-depth", args->survey_depth, "Depth of the stored survey (m)")
+      ->check(finite_number())
+      ->capture_default_str();
+  cmd->add_option("--epsilon", args->epsilon,
+                  "layered/tilted: Thomsen epsilon, one value or one per layer (TTI datasets "
+                  "/epsilon, /delta, /theta, /phi; tilted default 0.2)")
+      ->delimiter(',');
+  cmd->add_option("--delta", args->delta, "layered/tilted: Thomsen delta (<= epsilon), as --epsilon (tilted default 0.1)")
+      ->delimiter(',');
+  cmd->add_option("--tilt", args->tilt, "layered with --epsilon: the symmetry axis' tilt from vertical (degrees)")
+      ->check(finite_number())
+      ->capture_default_str();
+  cmd->add_option("--azimuth", args->azimuth, "layered with --epsilon: the axis' azimuth from x towards y (degrees)")
+      ->check(finite_number())
+      ->capture_default_str();
+  cmd->add_option("--dip", args->dip, "tilted: dip of the layers along x (degrees); the axis is normal to them")
       ->check(finite_number())
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output HDF5 file")->required();

@@ -7,6 +7,7 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "app/physics_option.h"
 #include "app/stop_signals.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint_file.h"
@@ -34,6 +35,7 @@ struct MigrateArgs {
   std::string migration_model_path; // used as is
   double smooth = 0;
   std::string reconstruction = "boundary";
+  std::string physics = "iso"; // --physics iso|tti
   std::string direct_wave = "mute";
   std::string data_phase_filter = "auto";
   std::string imaging_interval = "auto";
@@ -232,7 +234,9 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     check_record_length(shots, a.shots_path, a.params.direct_wave == DirectWaveRemoval::mute);
   const VelocityCheck check = velocity_check(a.allow_unusual_velocities);
   const std::string model_path = a.migration_model_path.empty() ? a.model_path : a.migration_model_path;
-  const VelocityModel read = read_velocity_model(model_path, "vp", check);
+  VelocityModel read = read_velocity_model(model_path, "vp", check);
+  apply_physics(a.physics, cmd, model_path, read, a.params.boundary, a.parallel.ranks_per_shot,
+                a.params.reconstruction == Reconstruction::snapshots, info);
   // The shots were modelled on a grid; another grid under them is nearly always a mistake (a
   // different file, x and y swapped), refused before any work unless asked for.
   if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read, model_path);
@@ -241,6 +245,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     model = read;
   } else {
     model = smooth_model(read, a.smooth);
+    model.anisotropy = read.anisotropy; // TTI parameters as given: only vp is smoothed
     info << "rtm: migration velocity: " << a.model_path;
     if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
     else info << " as is (--smooth 0)";
@@ -394,6 +399,7 @@ void register_migrate(CLI::App& rtm) {
   add_boundary_options(cmd, args->params.boundary);
   add_point_interpolation_option(cmd, args->params.point_interpolation);
   add_backend_options(cmd, args->params.backend);
+  add_physics_option(cmd, args->physics);
   add_parallel_options(cmd, args->parallel);
   add_velocity_check_flag(cmd, args->allow_unusual_velocities);
   cmd->add_flag("--allow-other-grid", args->allow_other_grid,

@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/options.h"
+#include "app/physics_option.h"
 #include "app/stop_signals.h"
 #include "io/atomic_file.h"
 #include "solvers/contracts/errors.h"
@@ -35,6 +36,7 @@ struct ModelArgs {
   std::string geometry_path;    // a shot file whose sources and receivers (per shot) to model
   bool allow_unusual_velocities = false;
   bool resume = false;
+  std::string physics = "iso"; // --physics iso|tti
   double progress_s = 3;        // seconds between progress updates inside a shot; 0: none
   ModelingParams params;
   ParallelOptions parallel;
@@ -108,6 +110,7 @@ void register_model(CLI::App& rtm) {
   add_backend_options(cmd, args->params.backend);
   add_parallel_options(cmd, args->parallel);
   add_velocity_check_flag(cmd, args->allow_unusual_velocities);
+  add_physics_option(cmd, args->physics);
 
   cmd->callback([args, cmd]() {
     const ParallelContext parallel(args->parallel.ranks_per_shot);
@@ -120,8 +123,10 @@ void register_model(CLI::App& rtm) {
                                     config_input(cmd)});
     }
     // Every rank reads the model and builds the same acquisition (a file system all nodes see).
-    const VelocityModel model = read_velocity_model(
+    VelocityModel model = read_velocity_model(
         args->model_path, "vp", velocity_check(args->allow_unusual_velocities));
+    apply_physics(args->physics, cmd, args->model_path, model, args->params.boundary,
+                  args->parallel.ranks_per_shot, false, info);
     // A record that ends before the wavelet peaks holds no reflection: say so now, not after the
     // migration of these shots comes out empty.
     const double t0 = args->params.wavelet.t0 >= 0 ? args->params.wavelet.t0

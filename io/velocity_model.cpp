@@ -7,6 +7,7 @@
 
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
+#include "io/anisotropy_file.h"
 #include "io/hdf5_util.h"
 #include "io/xdmf_sidecar.h"
 
@@ -138,11 +139,14 @@ void write_velocity_model(const std::string& path, const VelocityModel& model,
   h5::write_hdf5_atomically(path, [&](hid_t file) {
     const h5::Dataset vp = h5::write_grid_dataset(file, "vp", model, model.vp, path);
     h5::write_string_attribute(vp, "units", "m/s", path);
+    write_anisotropy_datasets(file, model, path); // TTI models only (io/anisotropy_file.h)
     if (!geometry.sources.empty()) h5::write_positions(file, "sources", geometry.sources, path);
     if (!geometry.receivers.empty())
       h5::write_positions(file, "receivers", geometry.receivers, path);
   });
-  write_xdmf_sidecar(path, model, {"vp"});
+  write_xdmf_sidecar(path, model,
+                     model.anisotropy.empty() ? std::vector<std::string>{"vp"}
+                                              : std::vector<std::string>{"vp", "epsilon", "delta", "theta", "phi"});
 }
 
 } // namespace rtm

@@ -19,6 +19,7 @@
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/stencil.h"
+#include "solvers/contracts/tti.h"
 
 namespace rtm {
 
@@ -133,6 +134,9 @@ struct PropagatorSetup {
   // The C-PML (solvers/contracts/cpml.h): an additive correction on the layer cells after the undamped step;
   // empty: none. A setup has the sponge or the C-PML, never both.
   CpmlProfiles cpml;
+  // Pseudo-acoustic TTI (solvers/contracts/tti.h): per-cell coefficients; empty: the isotropic step.
+  // A TTI setup has no C-PML (the drivers refuse it: docs/physics.md, TTI).
+  TtiCoefficients tti;
 };
 
 } // namespace rtm

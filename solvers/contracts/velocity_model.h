@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "solvers/contracts/anisotropy.h"
+
 namespace rtm {
 
 using Position = std::array<double, 3>; // (z, y, x) in metres, the HDF5 order
@@ -17,6 +19,7 @@ struct VelocityModel {
   double dx = 0, dy = 0, dz = 0; // spacing (m)
   double ox = 0, oy = 0, oz = 0; // origin of cell (0,0,0) (m)
   std::vector<float> vp;         // m/s, [nz][ny][nx], x fastest
+  Anisotropy anisotropy;         // TTI parameters like vp; empty for an isotropic model
 
   int64_t cells() const { return int64_t(nx) * ny * nz; }
   float& at(int i, int j, int k) { return vp[(int64_t(k) * ny + j) * nx + i]; }

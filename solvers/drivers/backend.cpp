@@ -6,6 +6,7 @@
 
 #include "solvers/contracts/errors.h"
 #include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/tti_setup.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.h"
@@ -120,6 +121,7 @@ std::string choose_backend(const BackendOptions& options, std::ostream& log) {
 
 std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const BackendOptions& options,
                                           std::ostream& log) {
+  if (!setup.tti.empty()) return make_tti_wavefield(setup, options, log); // solvers/drivers/tti_setup.h
   if (choose_backend(options, log) == "cpu") return std::make_unique<CpuWavefield>(setup);
 #ifdef RTM_HAVE_CUDA
   // "auto" times the float32 kernels on this grid and reports its choice on `log`.
@@ -132,6 +134,7 @@ std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const Ba
 
 std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
                                              const BackendOptions& options, std::ostream& log) {
+  if (!setup.tti.empty()) return make_tti_shot_fields(setup, options, log);
   if (choose_backend(options, log) == "cpu") return std::make_unique<CpuShotFields>(setup);
 #ifdef RTM_HAVE_CUDA
   return cuda::make_shot_fields(setup, options.variant, {options.compressible, options.l2_persist},

@@ -8,6 +8,7 @@
 #include "io/host_memory.h"
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
+#include "solvers/contracts/tti_ring.h"
 #include "solvers/drivers/backend.h"
 #include "kernels/mpi/decomposed_propagator.h"
 
@@ -170,7 +171,10 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   const uint64_t damping = uint64_t(g.nx + g.ny + g.nz + 3 * (kHalo + 32)) * f32;
 
   MemoryEstimate e;
-  e.device.push_back({"wavefields", propagators * 2 * padded * element});
+  const uint64_t fields = plan.tti ? 2 : 1; // TTI: p and q
+  e.device.push_back({"wavefields", propagators * 2 * fields * padded * element});
+  if (plan.tti)
+    e.device.push_back({"TTI coefficients and pass-1 scratch", propagators * (5 + 2) * padded * f32});
   e.device.push_back({"v2dt2", propagators * padded * element});
   e.device.push_back({"damping profiles", propagators * damping});
   if (plan.cpml) {
@@ -191,7 +195,7 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   if (plan.migration) {
     e.device.push_back({"image and illumination", 2 * box_cells * f32});
     if (plan.storage == SourceWavefieldStorage::boundary_saving) {
-      const uint64_t ring = uint64_t(boundary_ring_cells(box));
+      const uint64_t ring = plan.tti ? 2 * uint64_t(tti_ring_cells(box)) : uint64_t(boundary_ring_cells(box));
       const uint64_t steps = nt > 1 ? nt - 1 : 1; // the last state is the forward run's own
       const uint64_t per_step = uint64_t(ring_step_bytes(int64_t(ring), plan.ring_precision,
                                                          int64_t(element)));

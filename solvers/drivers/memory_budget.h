@@ -51,6 +51,10 @@ struct RunMemoryPlan {
   // With ranks_per_shot > 1, the smoothing window's reach in planes when the model is smoothed
   // (each rank reads that many more planes beyond its slab and smooths in double), -1 when not.
   int smoothing_reach = -1;
+  // Pseudo-acoustic TTI (solvers/contracts/tti.h): two fields (p, q) per wavefield, five more padded
+  // coefficient arrays and the two-field scratch of pass 1 per propagator, and an 8-cell ring of both
+  // fields in the boundary store.
+  bool tti = false;
 };
 
 struct MemoryItem {

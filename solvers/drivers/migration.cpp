@@ -1,3 +1,4 @@
+#include "solvers/contracts/tti_ring.h"
 #include "solvers/drivers/migration.h"
 
 #include <algorithm>
@@ -67,7 +68,8 @@ int imaging_interval(const MigrationParams& params, double dt, double f0) {
 ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0) {
   ReconstructionMemory m;
   const Box box = model_box(sim);
-  m.ring_cells = boundary_ring_cells(box);
+  // TTI: both fields, 2 kHalo cells thick (solvers/contracts/tti_ring.h).
+  m.ring_cells = sim.model.anisotropy.empty() ? boundary_ring_cells(box) : 2 * tti_ring_cells(box);
   m.ring_steps = std::max(1, nt - 1);
   m.box_cells = box.cells();
   m.snapshot_interval = snapshot_interval(sim.dt, f0);
@@ -304,6 +306,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
+  plan.tti = !sim.model.anisotropy.empty();
   plan.nt = shots.nt;
   plan.receivers = int(shots.max_receivers());
   plan.shots = int(shots.shots.size());

@@ -276,6 +276,7 @@ void check_modeling_memory(const SimulationGrid& sim, int nt, size_t receivers, 
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
+  plan.tti = !sim.model.anisotropy.empty();
   plan.nt = nt;
   plan.receivers = int(receivers);
   plan.shots = int(shots);

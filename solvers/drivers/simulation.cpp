@@ -9,6 +9,7 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 #include "solvers/drivers/numerics.h"
+#include "solvers/drivers/tti_setup.h"
 
 namespace rtm {
 
@@ -35,7 +36,13 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
   sim.layout = make_layout(model.nx + sim.pad_x_lo + sim.pad_x_hi,
                            model.ny + sim.pad_y_lo + sim.pad_y_hi,
                            model.nz + sim.pad_z_lo + sim.pad_z_hi);
-  sim.dt = choose_dt(requested_dt, vmax, model.dx, model.dy, model.dz);
+  if (!model.anisotropy.empty() && boundary.absorber == Absorber::cpml && boundary.width > 0)
+    throw InputError("--absorber cpml is not available with --physics tti: the C-PML corrects the "
+                     "isotropic Laplacian axis by axis and has no form for the coupled TTI system's "
+                     "mixed derivatives here; use --absorber sponge (docs/physics.md, TTI)");
+  // TTI: the fastest phase velocity, vp sqrt(1 + 2 epsilon), sets the limit (docs/physics.md, TTI).
+  const double fastest = model.anisotropy.empty() ? vmax : fastest_velocity(model);
+  sim.dt = choose_dt(requested_dt, fastest, model.dx, model.dy, model.dz);
   return sim;
 }
 
@@ -217,6 +224,7 @@ DampingProfiles damping_profiles(const SimulationGrid& sim) {
 DampingProfiles damping_profiles(const SimulationGrid& sim, double vmax) {
   DampingProfiles d;
   if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::sponge) return d;
+  if (!sim.model.anisotropy.empty()) vmax = fastest_velocity(sim.model); // TTI: vp sqrt(1 + 2 eps)
   const double R = sim.boundary.reflection;
   const GridLayout& g = sim.layout;
   d.x = axis_profile(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), vmax, sim.dt, R);
@@ -232,6 +240,7 @@ PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
   s.v2dt2 = compute_v2dt2(sim);
   s.damping = damping_profiles(sim);
   s.cpml = cpml_profiles(sim);
+  s.tti = compute_tti_coefficients(sim); // empty for an isotropic model
   return s;
 }
 

@@ -1,0 +1,27 @@
+// The TTI coefficients of a compute grid (solvers/contracts/tti.h) from the model's anisotropy, and
+// the wavefields of a TTI run. Values in the absorbing layers repeat the model's edge, like vp.
+#pragma once
+
+#include <memory>
+#include <ostream>
+
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/tti.h"
+#include "solvers/contracts/wavefield.h"
+#include "solvers/drivers/backend.h"
+#include "solvers/drivers/simulation.h"
+
+namespace rtm {
+
+// E = 1 + 2 epsilon, S = sqrt(1 + 2 delta), n = (sin theta cos phi, sin theta sin phi, cos theta)
+// per compute cell (computed in double, stored as float); empty for an isotropic model.
+TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
+
+// A TTI wavefield / shot fields for a setup with TTI coefficients: the CPU reference (the CUDA TTI
+// kernels are not yet behind a Wavefield: --backend cuda is refused, auto says so on `log`).
+std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
+                                              const BackendOptions& options, std::ostream& log);
+std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
+                                                 const BackendOptions& options, std::ostream& log);
+
+} // namespace rtm
