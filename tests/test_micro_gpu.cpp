@@ -205,10 +205,16 @@ TEST_F(MicroGpu, BenchmarksVerifyAndTime) {
   l2_config.stream_bytes = 1 << 20;
   l2_config.freq_bytes = {64 << 10, 256 << 10 | 4}; // a size that is not a whole block
   l2_config.modes = {std::begin(model::kWindowModes), std::end(model::kWindowModes)};
-  const auto l2 = micro::run_l2_window(l2_config, t);
-  ASSERT_EQ(l2.size(), 2 * std::size(model::kWindowModes));
-  for (const auto& run : l2)
-    if (run.supported) ok(run.pass);
+  // Each access pattern checks what its pass leaves in both buffers (read: both unchanged;
+  // write: both j; read-write: the sum, the frequent buffer unchanged).
+  for (micro::L2Access access :
+       {micro::L2Access::read_write, micro::L2Access::read, micro::L2Access::write}) {
+    l2_config.access = access;
+    const auto l2 = micro::run_l2_window(l2_config, t);
+    ASSERT_EQ(l2.size(), 2 * std::size(model::kWindowModes));
+    for (const auto& run : l2)
+      if (run.supported) ok(run.pass);
+  }
 }
 
 } // namespace

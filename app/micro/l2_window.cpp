@@ -19,6 +19,7 @@ struct L2Options {
   std::vector<std::string> modes; // empty: all
   double set_aside_share = 0.75;  // the talk's 30 MB of an A100's 40 MB
   std::string miss_prop = "streaming";
+  std::string access = "read-write";
 };
 
 struct L2Row {
@@ -77,6 +78,9 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
                      fixed(o.set_aside_share, 3));
   if (o.miss_prop != "streaming" && o.miss_prop != "normal")
     throw InputError("--miss-prop: expected streaming or normal, got '" + o.miss_prop + "'");
+  if (o.access != "read-write" && o.access != "read" && o.access != "write")
+    throw InputError("--access: expected read-write, read or write, got '" + o.access + "'");
+  const bool read_write = o.access == "read-write";
   const std::vector<model::WindowMode> modes = parse_modes(o.modes);
   const model::DeviceModel& d = s.device();
   // As micro::l2_set_aside_bytes does on the device: the share of L2, at most the device's most.
@@ -93,12 +97,15 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
       r.mode = mode;
       r.set_aside_mib = double(w.set_aside_bytes) / kMiB;
       r.hit_ratio = w.window ? w.hit_ratio : 0;
-      r.useful_bytes = 4.0 * double(stream_bytes);
+      // Both buffers read and written: 16 bytes per stream element; read or write alone: 8.
+      r.useful_bytes = (read_write ? 4.0 : 2.0) * double(stream_bytes);
       const double ratio = w.persisting_ratio();
       const model::L2WindowModel m =
           model::l2_window(stream_bytes, f, d.l2_bytes, ratio > 0 ? w.set_aside_bytes : 0, ratio);
-      r.model_hit = m.freq_hit_fraction;
-      r.model_speedup = none.dram_bytes / m.dram_bytes;
+      if (read_write) { // the model describes the talk's read-and-write pass only
+        r.model_hit = m.freq_hit_fraction;
+        r.model_speedup = none.dram_bytes / m.dram_bytes;
+      }
       rows.push_back(r);
     }
   }
@@ -110,6 +117,9 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
     config.modes = modes;
     config.set_aside_share = o.set_aside_share;
     config.miss_normal = o.miss_prop == "normal";
+    config.access = o.access == "read"    ? micro::L2Access::read
+                    : o.access == "write" ? micro::L2Access::write
+                                          : micro::L2Access::read_write;
     const auto runs = micro::run_l2_window(config, s.timing());
     for (size_t i = 0; i < runs.size() && i < rows.size(); ++i) {
       if (!runs[i].supported) {
@@ -121,7 +131,8 @@ std::vector<L2Row> l2_rows(Session& s, const L2Options& o) {
       rows[i].hit_ratio = runs[i].setting.window ? runs[i].setting.hit_ratio : 0;
       rows[i].verified =
           s.verified(runs[i].pass.check, "l2-window " + fixed(rows[i].freq_mib, 1) + " MiB " +
-                                             model::window_mode_name(rows[i].mode));
+                                             model::window_mode_name(rows[i].mode) + " " +
+                                             o.access);
     }
   }
 #endif
@@ -177,6 +188,10 @@ Experiment l2_experiment() {
                 ->capture_default_str();
             cmd.add_option("--miss-prop", o->miss_prop,
                            "missProp of the window: streaming or normal")
+                ->capture_default_str();
+            cmd.add_option("--access", o->access,
+                           "What a pass does to both buffers: read-write (the talk's), read (loads "
+                           "only) or write (stores only); gbps counts 16 or 8 bytes per element")
                 ->capture_default_str();
           },
           [o](Session& s) { return l2_table(l2_rows(s, *o)); },

@@ -18,19 +18,38 @@ __device__ __forceinline__ void store_kept(float* p, float v) {
   asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
 }
 
+// A load the compiler must issue even when the value only feeds a branch never taken.
+__device__ __forceinline__ float load_kept(const float* p) {
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // Thread (block (x, y), t) handles stream element i = y * freq_n + x * 256 + t and frequent
 // element j = i % freq_n = x * 256 + t: blocks start in order of x, then y, so a pass sweeps the
 // stream once from start to end and rereads and rewrites the whole frequent buffer every freq_n
 // elements, as the talk's 1D kernel with a modulo does, without a 64-bit division per thread.
 // Every thread that shares a frequent element writes back the value all of them read, so the
 // result does not depend on their order (the talk's kernel doubles it, a race).
+// L2Access::read makes the same two loads and stores nothing (the sum is compared with a bit
+// pattern no finite sum has, so the loads stay); L2Access::write makes the same two stores and
+// loads nothing (stream[i] = freq[j] = j).
+template <L2Access kAccess>
 __global__ void stream_reuse_kernel(float* stream, float* freq, int64_t stream_n, int64_t freq_n) {
   const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t i = int64_t(blockIdx.y) * freq_n + j;
   if (j < freq_n && i < stream_n) {
-    const float f = freq[j];
-    stream[i] += f;
-    store_kept(freq + j, f);
+    if constexpr (kAccess == L2Access::read_write) {
+      const float f = freq[j];
+      stream[i] += f;
+      store_kept(freq + j, f);
+    } else if constexpr (kAccess == L2Access::read) {
+      const float sum = load_kept(freq + j) + load_kept(stream + i);
+      if (__float_as_uint(sum) == 0xFFFFFFFFu) stream[i] = 0.0f; // a NaN no pattern value sums to
+    } else {
+      store_kept(stream + i, float(j));
+      store_kept(freq + j, float(j));
+    }
   }
 }
 
@@ -46,10 +65,23 @@ void check_sizes(int64_t stream_n, int64_t freq_n) {
 }
 
 void launch_pass(float* stream, float* freq, int64_t stream_n, int64_t freq_n,
-                 cudaStream_t cuda_stream) {
+                 cudaStream_t cuda_stream, L2Access access = L2Access::read_write) {
   const dim3 grid(detail::blocks_for(freq_n, kThreads),
                   static_cast<unsigned>((stream_n + freq_n - 1) / freq_n));
-  stream_reuse_kernel<<<grid, kThreads, 0, cuda_stream>>>(stream, freq, stream_n, freq_n);
+  switch (access) {
+  case L2Access::read_write:
+    stream_reuse_kernel<L2Access::read_write>
+        <<<grid, kThreads, 0, cuda_stream>>>(stream, freq, stream_n, freq_n);
+    break;
+  case L2Access::read:
+    stream_reuse_kernel<L2Access::read>
+        <<<grid, kThreads, 0, cuda_stream>>>(stream, freq, stream_n, freq_n);
+    break;
+  case L2Access::write:
+    stream_reuse_kernel<L2Access::write>
+        <<<grid, kThreads, 0, cuda_stream>>>(stream, freq, stream_n, freq_n);
+    break;
+  }
   CUDA_CHECK_LAUNCH("stream_reuse_kernel");
 }
 
@@ -109,6 +141,14 @@ private:
 };
 
 } // namespace
+
+const char* l2_access_name(L2Access access) {
+  switch (access) {
+  case L2Access::read: return "read";
+  case L2Access::write: return "write";
+  default: return "read-write";
+  }
+}
 
 int64_t l2_set_aside_bytes(const cuda::DeviceInfo& device, double share) {
   if (!(share >= 0 && share <= 1))
@@ -180,22 +220,30 @@ std::vector<L2WindowRun> run_l2_window(const L2WindowConfig& config, const Timin
 
       detail::fill_pattern(s.data(), stream_n, seed_s, stream);
       detail::fill_pattern(f.data(), freq_n, seed_f, stream);
-      launch_pass(s.data(), f.data(), stream_n, freq_n, stream);
+      launch_pass(s.data(), f.data(), stream_n, freq_n, stream, config.access);
       stream.synchronize();
+      // What one pass leaves: read-write adds the frequent buffer to the stream and leaves the
+      // frequent buffer as it was; read leaves both; write sets both to j = i % freq_n.
       run.pass.check = detail::verify_output(s.download(), [&](int64_t i) {
-        return pattern_value(i, seed_s) + pattern_value(i % freq_n, seed_f);
+        switch (config.access) {
+        case L2Access::read: return pattern_value(i, seed_s);
+        case L2Access::write: return float(i % freq_n);
+        default: return pattern_value(i, seed_s) + pattern_value(i % freq_n, seed_f);
+        }
       });
       std::vector<float> freq_now = f.download();
       freq_now.resize(static_cast<size_t>(freq_n)); // the rest belongs to larger cases
-      const Verification freq_check = detail::verify_output(
-          freq_now, [&](int64_t j) { return pattern_value(j, seed_f); });
+      const Verification freq_check = detail::verify_output(freq_now, [&](int64_t j) {
+        return config.access == L2Access::write ? float(j) : pattern_value(j, seed_f);
+      });
       if (!freq_check.passed && run.pass.check.passed) {
         run.pass.check = freq_check;
         run.pass.check.first_mismatch = "frequent buffer changed, " + freq_check.first_mismatch;
       }
       // Later passes keep adding to the stream: values grow by < 1 a pass, timing is unaffected.
       run.pass.time = detail::time_launches(
-          stream, timing, [&]() { launch_pass(s.data(), f.data(), stream_n, freq_n, stream); });
+          stream, timing,
+          [&]() { launch_pass(s.data(), f.data(), stream_n, freq_n, stream, config.access); });
       runs.push_back(run);
     }
   }

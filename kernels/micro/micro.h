@@ -144,6 +144,12 @@ std::vector<uint32_t> smem_stride_once(int stride, int iterations, int blocks, i
 // freq[j] (writing back the value it read), j = i % freq_n: the A100 talk's sliding-window test,
 // made deterministic (all threads that share a frequent element write the same value).
 
+// Which accesses a pass makes (docs/micro.md, "l2-window", the read/write split): both buffers read
+// and written (the talk's), only read (nothing stored: the loads of the store-free cases), or only
+// written (no loads: stream[i] = freq[j] = j).
+enum class L2Access { read_write, read, write };
+const char* l2_access_name(L2Access access);
+
 struct L2WindowConfig {
   int64_t stream_bytes = 0;
   std::vector<int64_t> freq_bytes;     // each a case, all modes each
@@ -151,6 +157,7 @@ struct L2WindowConfig {
   double set_aside_share = 0.75;       // of L2 (the talk: 30 of an A100's 40 MB), capped at the
                                        // device's most persisting L2
   bool miss_normal = false;            // missProp normal instead of streaming
+  L2Access access = L2Access::read_write;
 };
 
 struct L2WindowRun {
