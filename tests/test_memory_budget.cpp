@@ -237,8 +237,12 @@ TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
   plan.tti = true;
   const uint64_t needed = estimate_run_memory(plan).device_bytes();
   ASSERT_GT(needed, 80 * kGiB);
-  EXPECT_THAT(refusal(plan, 80 * kGiB, 1000 * kGiB),
-              HasSubstr("this run needs " + memory_size_string(needed) + " of GPU memory but 80.00 GiB are free"));
+  const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
+  EXPECT_THAT(message, HasSubstr("this run needs " + memory_size_string(needed) + " of GPU memory but 80.00 GiB are free"));
+  // Only what TTI has: no snapshots (they hold p only), no half storage.
+  EXPECT_THAT(message, Not(HasSubstr("--reconstruction snapshots")));
+  EXPECT_THAT(message, Not(HasSubstr("fp16_storage")));
+  EXPECT_THAT(message, HasSubstr("record a shorter time"));
   // The TTI kernels store float32.
   if (cuda_built()) {
     EXPECT_EQ(wavefield_element_bytes("tti-pipelined"), 4);
