@@ -261,10 +261,14 @@ TEST(TtiAppGpu, MigratedImageMatchesTheCpu) {
 }
 
 // A TTI migration on the GPU stopped after its first shot and resumed from the checkpoint gives
-// the uninterrupted GPU run's sums bit for bit (the resumed run uploads the saved sums with
-// set_image; every GPU operation of a shot is deterministic: one source point, no atomics shared
-// between points).
-TEST(TtiAppGpu, StoppedAndResumedMigrationEqualsTheUninterruptedOneBitwise) {
+// the uninterrupted GPU run's sums (the resumed run uploads the saved ones with set_image). The
+// illumination (the source field alone: one source point, every GPU operation on it
+// deterministic) bit for bit. The raw image to 1e-5 relative L2: the data enter the receiver
+// field through atomic adds of neighbouring receivers that share cells (sinc taps), whose order
+// varies from run to run by a rounding (a lost or doubled shot would be off by ~0.5); the final
+// image to 1e-4 (normalisation and the Laplacian filter raise relative differences where the
+// image is small).
+TEST(TtiAppGpu, StoppedAndResumedMigrationEqualsTheUninterruptedOne) {
   SKIP_WITHOUT_GPU();
   const TtiMigration& run = tti_migration();
   std::ostringstream log;
@@ -285,9 +289,12 @@ TEST(TtiAppGpu, StoppedAndResumedMigrationEqualsTheUninterruptedOneBitwise) {
   const MigrationResult resumed = migrate_shots(run.migration, run.shots, run.params, log, nullptr, control);
   std::filesystem::remove_all(dir);
   EXPECT_EQ(resumed.shots_migrated, 1);
-  EXPECT_EQ(resumed.raw_image, whole.raw_image);
   EXPECT_EQ(resumed.illumination, whole.illumination);
-  EXPECT_EQ(resumed.image, whole.image);
+  const double e_raw = relative_l2(resumed.raw_image, whole.raw_image);
+  const double e_image = relative_l2(resumed.image, whole.image);
+  std::printf("TTI GPU migration resumed vs uninterrupted: raw %.3g, final %.3g (relative L2)\n", e_raw, e_image);
+  EXPECT_LE(e_raw, 1e-5);
+  EXPECT_LE(e_image, 1e-4);
 }
 
 // State download and upload (set_state / get_state, both pairs, every float): a field continued
