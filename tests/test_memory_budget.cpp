@@ -10,6 +10,7 @@
 #include "solvers/contracts/errors.h"
 #include "io/host_memory.h"
 #include "solvers/drivers/backend.h"
+#include "solvers/contracts/tti_ring.h"
 #include "solvers/drivers/memory_budget.h"
 
 namespace rtm {
@@ -213,6 +214,39 @@ TEST(MemoryBudget, FakeGpuFigureMustBeANumber) {
     } catch (const InputError& e) {
       EXPECT_THAT(e.what(), HasSubstr("RTM_FAKE_FREE_GPU_BYTES"));
     }
+  }
+}
+
+// TTI (solvers/contracts/tti.h): per propagator the two (p, q) pairs, pass 1's two-field scratch and
+// five coefficient arrays besides v2dt2 (what kernels/cuda/tti_device.cuh allocates), and the ring
+// of both fields 8 cells thick with its cell list (cuda_tti_boundary_store.cu); a run that does not
+// fit is refused with both numbers, as the acoustic one.
+TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
+  RunMemoryPlan plan = plan_for(100, 1000);
+  plan.box = Box{10, 90, 10, 90, 0, 90};
+  plan.tti = true;
+  const uint64_t padded = uint64_t(plan.layout.size);
+  const MemoryEstimate e = estimate_run_memory(plan);
+  EXPECT_EQ(item(e.device, "wavefields"), 2 * 2 * 2 * padded * 4); // 2 fields x 2 time levels x (p, q)
+  EXPECT_EQ(item(e.device, "TTI coefficients and pass-1 scratch"), 2 * 7 * padded * 4);
+  EXPECT_EQ(item(e.device, "v2dt2"), 2 * padded * 4);
+  const uint64_t ring = 80ull * 80 * 90 - 64ull * 64 * 74; // cells less than 8 from a face
+  ASSERT_EQ(ring, uint64_t(tti_ring_cells(plan.box)));
+  EXPECT_EQ(item(e.device, "boundary store"), 2 * ring * 999 * 4 + 2 * ring * 8);
+  plan = plan_for(600, 3000);
+  plan.tti = true;
+  const uint64_t needed = estimate_run_memory(plan).device_bytes();
+  ASSERT_GT(needed, 80 * kGiB);
+  const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
+  EXPECT_THAT(message, HasSubstr("this run needs " + memory_size_string(needed) + " of GPU memory but 80.00 GiB are free"));
+  // Only what TTI has: no snapshots (they hold p only), no half storage.
+  EXPECT_THAT(message, Not(HasSubstr("--reconstruction snapshots")));
+  EXPECT_THAT(message, Not(HasSubstr("fp16_storage")));
+  EXPECT_THAT(message, HasSubstr("record a shorter time"));
+  // The TTI kernels store float32.
+  if (cuda_built()) {
+    EXPECT_EQ(wavefield_element_bytes("tti-pipelined"), 4);
+    EXPECT_EQ(wavefield_element_bytes("tti-naive"), 4);
   }
 }
 

@@ -426,5 +426,32 @@ TEST(TtiModel, UnstableOrUnphysicalCellsAreRefusedByName) {
   EXPECT_NE(refusal(m).find("/epsilon has 23 values"), std::string::npos);
 }
 
+// --physics tti takes the TTI kernels' names only: an acoustic variant name is refused naming them
+// (a build without CUDA refuses every variant name, saying why).
+TEST(TtiBackend, AnAcousticVariantNameIsRefused) {
+  VelocityModel model = constant_model(ModelShape{12, 10, 11, 10, 10, 10}, 2000);
+  set_anisotropy(model, 0.1, 0.05, 20, 30);
+  const PropagatorSetup setup = make_propagator_setup(make_simulation_grid(model, sponge(4), 0.0));
+  BackendOptions options;
+  options.backend = "cpu";
+  options.variant = "regqueue_vec4";
+  std::ostringstream log;
+  try {
+    make_tti_wavefield(setup, options, log);
+    ADD_FAILURE() << "an acoustic variant name was accepted for TTI";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("regqueue_vec4"), std::string::npos) << what;
+    if (cuda_built()) {
+      EXPECT_NE(what.find("tti-pipelined"), std::string::npos) << what;
+      EXPECT_NE(what.find("tti-naive"), std::string::npos) << what;
+    } else {
+      EXPECT_NE(what.find("no CUDA kernels"), std::string::npos) << what;
+    }
+  }
+  options.variant = "auto";
+  EXPECT_EQ(make_tti_wavefield(setup, options, log)->name(), "cpu/tti");
+}
+
 } // namespace
 } // namespace rtm

@@ -4,6 +4,7 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_propagator.cuh"
+#include "kernels/cuda/point_ops.cuh"
 
 namespace rtm::cuda {
 namespace {
@@ -69,6 +70,18 @@ __global__ void __launch_bounds__(kPointThreads)
 }
 
 } // namespace
+
+void record_points(const GridLayout& g, DeviceField field, const PointStencil* points, int count,
+                   float* series_row, cudaStream_t stream) {
+  if (count == 0) return;
+  if (field.storage == Storage::fp32)
+    record_kernel<<<count, kPointThreads, 0, stream>>>(static_cast<const float*>(field.data), g,
+                                                       points, series_row);
+  else
+    record_kernel<<<count, kPointThreads, 0, stream>>>(static_cast<const __half*>(field.data), g,
+                                                       points, series_row);
+  CUDA_CHECK_LAUNCH("record_kernel");
+}
 
 class CudaPointSet final : public PointSet {
 public:
@@ -136,17 +149,9 @@ private:
     if (size() == 0) return;
     CUDA_CHECK(cudaSetDevice(field_.device_));
     float* row = series_.as<float>() + size_t(t) * size();
-    const auto* points = stencils_.as<PointStencil>();
-    const GridLayout& g = field_.layout();
-    cudaStream_t stream = field_.stream_;
     field_.begin_timed();
-    if (field_.row_->storage == Storage::fp32)
-      record_kernel<<<size(), kPointThreads, 0, stream>>>(static_cast<const float*>(field_.cur_), g,
-                                                          points, row);
-    else
-      record_kernel<<<size(), kPointThreads, 0, stream>>>(static_cast<const __half*>(field_.cur_), g,
-                                                          points, row);
-    CUDA_CHECK_LAUNCH("record_kernel");
+    record_points(field_.layout(), field_.current_field(), stencils_.as<PointStencil>(), size(), row,
+                  field_.stream_);
     field_.end_timed(CudaWavefield::TimedOp::points);
   }
 

@@ -1,15 +1,36 @@
-// The CUDA TTI kernels as host code sees them (plain C++, no CUDA types): a few steps from host
-// state, for the GPU tests against the CPU reference, and the benchmark of `rtm bench --physics tti`.
-// (Not yet a Wavefield: `rtm model/migrate --physics tti` step on the CPU reference; docs/physics.md.)
+// The CUDA TTI kernels as host code sees them (plain C++, no CUDA types): the TTI wavefield and
+// shot fields of `rtm model/migrate --physics tti` on a GPU (kernels/cuda/cuda_tti_wavefield.cuh),
+// a few steps from host state for the GPU tests against the CPU reference, and the benchmark of
+// `rtm bench --physics tti`.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/cuda/bench.h"
 #include "solvers/contracts/propagator.h"
+#include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/wavefield.h"
 
 namespace rtm::cuda {
+
+// The TTI variants' names ("tti-naive", "tti-pipelined"), and whether `name` is one of them.
+std::vector<std::string> tti_variant_names();
+bool is_tti_variant(const std::string& name);
+// The variant a TTI run takes when none is named ("auto"): the cp.async pipeline.
+constexpr const char* kDefaultTtiVariant = "tti-pipelined";
+
+// A TTI wavefield (solvers/contracts/wavefield.h) running `variant` (a TTI variant name) on GPU
+// `device`, for a setup with TTI coefficients and the sponge: the CPU reference's contract
+// (kernels/cpu/tti_propagator.h). std::invalid_argument for another name, std::runtime_error with
+// both numbers when it does not fit in free device memory.
+std::unique_ptr<Wavefield> make_cuda_tti_wavefield(const PropagatorSetup& setup, const std::string& variant,
+                                                   int device = 0);
+// A shot's source and receiver TTI fields running `variant` on GPU `device`, with the image
+// S_p R_p and the Born source C (m S_p, 0) in device memory.
+std::unique_ptr<ShotFields> make_cuda_tti_shot_fields(const PropagatorSetup& setup, const std::string& variant,
+                                                      int device = 0);
 
 // The fields of a TTI step in tti_layout(setup.layout): prev = (p[n-1], q[n-1]), cur = (p[n], q[n]).
 struct TtiState {

@@ -1,6 +1,7 @@
 // Host side of the CUDA TTI kernels (tti_backend.h): device copies of a setup, steps, the bench.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 #include "kernels/cuda/cuda_check.cuh"
@@ -9,7 +10,7 @@
 #include "kernels/cuda/device_info.h"
 #include "kernels/cuda/event_timer.cuh"
 #include "kernels/cuda/tti_backend.h"
-#include "kernels/cuda/tti_step.cuh"
+#include "kernels/cuda/tti_device.cuh"
 #include "solvers/contracts/median.h"
 
 namespace rtm::cuda {
@@ -23,68 +24,67 @@ std::vector<float> padded(const GridLayout& g, const std::vector<float>& dense) 
   return out;
 }
 
-// A setup's arrays on the device, and the fields.
-struct DeviceTti {
-  GridLayout g, t;
-  TtiWeights w;
-  DeviceArray<float> v2dt2, e, s, nx, ny, nz, dx, dy, dz, prev, cur, u;
-  bool damped = false;
+} // namespace
 
-  DeviceTti(const PropagatorSetup& setup)
-      : g(setup.layout), t(tti_layout(setup.layout)),
-        w(make_tti_weights(setup.tti.hx, setup.tti.hy, setup.tti.hz)),
-        v2dt2(g.size, "TTI v2dt2"), e(g.size, "TTI E"), s(g.size, "TTI S"), nx(g.size, "TTI n_x"),
-        ny(g.size, "TTI n_y"), nz(g.size, "TTI n_z"), prev(t.size, "TTI previous fields"),
-        cur(t.size, "TTI current fields"), u(t.size, "TTI pass-1 scratch") {
-    if (setup.tti.empty()) throw std::invalid_argument("CUDA TTI: the setup has no TTI coefficients");
-    if (!setup.cpml.empty()) throw std::invalid_argument("CUDA TTI: the C-PML is not available for TTI");
-    v2dt2.upload(padded(g, setup.v2dt2));
-    e.upload(padded(g, setup.tti.e));
-    s.upload(padded(g, setup.tti.s));
-    nx.upload(padded(g, setup.tti.nx));
-    ny.upload(padded(g, setup.tti.ny));
-    nz.upload(padded(g, setup.tti.nz));
-    CUDA_CHECK(cudaMemset(u.data(), 0, u.bytes())); // halo cells of u stay zero
-    damped = !setup.damping.empty();
-    if (damped) {
-      dx = DeviceArray<float>(g.nx, "TTI damping x");
-      dy = DeviceArray<float>(g.ny, "TTI damping y");
-      dz = DeviceArray<float>(g.nz, "TTI damping z");
-      dx.upload(setup.damping.x);
-      dy.upload(setup.damping.y);
-      dz.upload(setup.damping.z);
-    }
-    CUDA_CHECK(cudaDeviceSynchronize()); // the memset before work on other streams
+DeviceTti::DeviceTti(const PropagatorSetup& setup)
+    : g(setup.layout), t(tti_layout(setup.layout)),
+      w(make_tti_weights(setup.tti.hx, setup.tti.hy, setup.tti.hz)),
+      v2dt2(g.size, "TTI v2dt2"), e(g.size, "TTI E"), s(g.size, "TTI S"), nx(g.size, "TTI n_x"),
+      ny(g.size, "TTI n_y"), nz(g.size, "TTI n_z"), prev(t.size, "TTI previous fields"),
+      cur(t.size, "TTI current fields"), u(t.size, "TTI pass-1 scratch") {
+  if (setup.tti.empty()) throw std::invalid_argument("CUDA TTI: the setup has no TTI coefficients");
+  if (!setup.cpml.empty()) throw std::invalid_argument("CUDA TTI: the C-PML is not available for TTI");
+  v2dt2.upload(padded(g, setup.v2dt2));
+  e.upload(padded(g, setup.tti.e));
+  s.upload(padded(g, setup.tti.s));
+  nx.upload(padded(g, setup.tti.nx));
+  ny.upload(padded(g, setup.tti.ny));
+  nz.upload(padded(g, setup.tti.nz));
+  CUDA_CHECK(cudaMemset(u.data(), 0, u.bytes())); // halo cells of u stay zero
+  CUDA_CHECK(cudaMemset(prev.data(), 0, prev.bytes()));
+  CUDA_CHECK(cudaMemset(cur.data(), 0, cur.bytes()));
+  damped = !setup.damping.empty();
+  if (damped) {
+    dx = DeviceArray<float>(g.nx, "TTI damping x");
+    dy = DeviceArray<float>(g.ny, "TTI damping y");
+    dz = DeviceArray<float>(g.nz, "TTI damping z");
+    dx.upload(setup.damping.x);
+    dy.upload(setup.damping.y);
+    dz.upload(setup.damping.z);
   }
-  TtiStepArgs args(int k_begin, int k_end) const {
-    TtiStepArgs a;
-    a.g = g;
-    a.t = t;
-    a.w = w;
-    a.cur = cur.data();
-    a.prev_next = prev.data();
-    a.u = u.data();
-    a.v2dt2 = v2dt2.data();
-    a.e = e.data();
-    a.s = s.data();
-    a.nx = nx.data();
-    a.ny = ny.data();
-    a.nz = nz.data();
-    if (damped) {
-      a.damp_x = dx.data();
-      a.damp_y = dy.data();
-      a.damp_z = dz.data();
-    }
-    a.k_begin = k_begin;
-    a.k_end = k_end;
-    return a;
+  CUDA_CHECK(cudaDeviceSynchronize()); // the memsets before work on other streams
+}
+
+size_t DeviceTti::bytes(const GridLayout& g) {
+  const GridLayout t = tti_layout(g);
+  return sizeof(float) * (6 * size_t(g.size) + 3 * size_t(t.size) + size_t(g.nx + g.ny + g.nz));
+}
+
+TtiStepArgs DeviceTti::args(int k_begin, int k_end) const {
+  TtiStepArgs a;
+  a.g = g;
+  a.t = t;
+  a.w = w;
+  a.cur = cur.data();
+  a.prev_next = prev.data();
+  a.u = u.data();
+  a.v2dt2 = v2dt2.data();
+  a.e = e.data();
+  a.s = s.data();
+  a.nx = nx.data();
+  a.ny = ny.data();
+  a.nz = nz.data();
+  if (damped) {
+    a.damp_x = dx.data();
+    a.damp_y = dy.data();
+    a.damp_z = dz.data();
   }
-  // One step: the new fields go where the previous were; then the two swap roles.
-  void step(const char* variant, int k_begin, int k_end, cudaStream_t stream) {
-    launch_tti_step(args(k_begin, k_end), variant, stream);
-    std::swap(prev, cur);
-  }
-};
+  a.k_begin = k_begin;
+  a.k_end = k_end;
+  return a;
+}
+
+namespace {
 
 double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
   double num = 0, den = 0;
@@ -96,6 +96,16 @@ double relative_l2(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 } // namespace
+
+std::vector<std::string> tti_variant_names() {
+  return std::vector<std::string>(std::begin(kTtiVariants), std::end(kTtiVariants));
+}
+
+bool is_tti_variant(const std::string& name) {
+  for (const char* v : kTtiVariants)
+    if (name == v) return true;
+  return false;
+}
 
 TtiState run_tti_steps(const PropagatorSetup& setup, const std::string& variant, const TtiState& start,
                        int steps, int k_begin, int k_end, int device) {

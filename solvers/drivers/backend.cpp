@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "solvers/contracts/errors.h"
 #include "kernels/cpu/cpu_propagator.h"
@@ -10,6 +12,7 @@
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/tti_backend.h"
 #endif
 
 namespace rtm {
@@ -46,10 +49,12 @@ std::string resolve_backend(const std::string& requested, std::ostream& log) {
 
 #ifdef RTM_HAVE_CUDA
 namespace {
-// The CUDA variant table's lookup, its refusal as bad input.
+// The CUDA variant table's lookup, its refusal as bad input (naming the TTI variants too).
 cuda::VariantSelection find_cuda_variant(const std::string& variant) {
   try {
-    return cuda::find_variant(variant, {"auto", "cpu"});
+    std::vector<std::string> others = {"auto", "cpu"};
+    for (const std::string& name : cuda::tti_variant_names()) others.push_back(name);
+    return cuda::find_variant(variant, others);
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("--variant: ") + e.what());
   }
@@ -60,6 +65,7 @@ cuda::VariantSelection find_cuda_variant(const std::string& variant) {
 void check_variant_name(const std::string& variant) {
   if (variant == "auto" || variant == "cpu") return;
 #ifdef RTM_HAVE_CUDA
+  if (cuda::is_tti_variant(variant)) return; // the TTI step's kernels (--physics tti)
   find_cuda_variant(variant);
 #else
   // Without the CUDA kernels the table of variant names is not in the program, so a name cannot be
@@ -93,6 +99,7 @@ uint64_t free_device_bytes(const std::string& backend, int device) {
 int wavefield_element_bytes(const std::string& variant) {
   if (variant == "auto" || variant == "cpu") return 4;
 #ifdef RTM_HAVE_CUDA
+  if (cuda::is_tti_variant(variant)) return 4;
   return find_cuda_variant(variant).kernel->element_bytes;
 #else
   return 4;
@@ -113,6 +120,10 @@ std::string choose_backend(const BackendOptions& options, std::ostream& log) {
   if (options.variant == "cpu")
     throw InputError("--variant cpu runs the CPU reference, but --backend chose cuda; use "
                      "--backend cpu, or --variant auto or a CUDA variant name");
+  if (cuda::is_tti_variant(options.variant))
+    throw InputError("--variant " + options.variant +
+                     " is a kernel of the TTI step: it runs with --physics tti; this run is "
+                     "isotropic (use --variant auto or an acoustic variant name)");
   return backend;
 #else
   throw InputError("--backend cuda: this build has no CUDA kernels");

@@ -230,10 +230,12 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   const uint64_t device_needed = estimate.device_bytes();
   if (device_free > 0 && double(device_needed) > kUsableFraction * double(device_free)) {
     std::string hint;
-    if (plan.migration && plan.storage == SourceWavefieldStorage::boundary_saving)
+    // Neither snapshots (p only) nor half storage exist for TTI (docs/physics.md, TTI).
+    if (plan.migration && plan.storage == SourceWavefieldStorage::boundary_saving && !plan.tti)
       hint += "keep the source field as snapshots in host memory instead of saving its boundary on "
               "the GPU (--reconstruction snapshots), ";
-    if (plan.field_bytes > 2) hint += "store the wavefields in half precision (--variant fp16_storage), ";
+    if (plan.field_bytes > 2 && !plan.tti)
+      hint += "store the wavefields in half precision (--variant fp16_storage), ";
     const int fit = ranks_per_shot_that_fit(plan, device_free);
     if (fit > 0) {
       RunMemoryPlan split = plan;

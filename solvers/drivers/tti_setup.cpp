@@ -7,6 +7,9 @@
 #include "kernels/cpu/tti_propagator.h"
 #include "solvers/contracts/errors.h"
 
+#ifdef RTM_HAVE_CUDA
+#include "kernels/cuda/tti_backend.h"
+#endif
 
 namespace rtm {
 
@@ -48,19 +51,43 @@ TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim) {
 
 namespace {
 
-// The TTI step runs on the CPU reference: the CUDA TTI kernels (kernels/cuda/tti_step.cuh) are
-// tested and benchmarked (`rtm bench --physics tti`) but not yet behind a Wavefield. An explicit
-// --backend cuda is refused rather than quietly run on the CPU.
-void choose_tti_backend(const BackendOptions& options, std::ostream& log) {
-  if (options.backend == "cuda")
-    throw InputError("--backend cuda with --physics tti: the CUDA TTI kernels are benchmarked by "
-                     "`rtm bench --physics tti` but do not yet run modeling or migration; use "
-                     "--backend cpu (or auto)");
-  if (options.backend != "cpu" && options.backend != "auto")
-    throw InputError("--backend " + options.backend + ": expected auto, cpu or cuda");
-  if (options.backend == "auto" && cuda_usable())
-    log << "rtm: note: --physics tti steps on the CPU reference (the CUDA TTI kernels are not yet "
-           "behind a wavefield)\n";
+// Where a TTI run steps: on the GPU (the CUDA TTI wavefield, kernels/cuda/tti_backend.h) when
+// --backend resolves to cuda, with --variant auto taking tti-pipelined; else the CPU reference.
+// An acoustic variant name is refused here: it names a kernel of the other wave equation.
+struct TtiChoice {
+  bool gpu = false;
+  std::string variant; // a TTI variant name when gpu
+};
+
+TtiChoice choose_tti_backend(const BackendOptions& options, std::ostream& log) {
+  const bool named = options.variant != "auto" && options.variant != "cpu";
+#ifdef RTM_HAVE_CUDA
+  if (named && !cuda::is_tti_variant(options.variant))
+    throw InputError("--variant " + options.variant +
+                     " with --physics tti: expected auto, cpu, tti-pipelined or tti-naive (the TTI "
+                     "step's kernels; the other variant names are the acoustic step's)");
+#else
+  if (named)
+    throw InputError("--variant '" + options.variant +
+                     "': this build of rtm has no CUDA kernels (configured without a CUDA compiler); "
+                     "expected auto or cpu");
+#endif
+  TtiChoice choice;
+  if (resolve_backend(options.backend, log) == "cpu") {
+    if (named) log << "rtm: --variant " << options.variant << " applies to the CUDA backend only; ignored\n";
+    return choice;
+  }
+  if (options.variant == "cpu")
+    throw InputError("--variant cpu runs the CPU reference, but --backend chose cuda; use --backend cpu, "
+                     "or --variant auto, tti-pipelined or tti-naive");
+  if (options.compressible || options.l2_persist)
+    log << "rtm: --compressible and --l2-persist apply to the acoustic kernels only; ignored with "
+           "--physics tti\n";
+  choice.gpu = true;
+#ifdef RTM_HAVE_CUDA
+  choice.variant = options.variant == "auto" ? cuda::kDefaultTtiVariant : options.variant;
+#endif
+  return choice;
 }
 
 } // namespace
@@ -68,14 +95,20 @@ void choose_tti_backend(const BackendOptions& options, std::ostream& log) {
 std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log) {
   if (setup.tti.empty()) throw std::logic_error("make_tti_wavefield: the setup has no TTI coefficients");
-  choose_tti_backend(options, log);
+  const TtiChoice choice = choose_tti_backend(options, log);
+#ifdef RTM_HAVE_CUDA
+  if (choice.gpu) return cuda::make_cuda_tti_wavefield(setup, choice.variant, options.device);
+#endif
   return std::make_unique<CpuTtiWavefield>(setup);
 }
 
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
                                                  const BackendOptions& options, std::ostream& log) {
   if (setup.tti.empty()) throw std::logic_error("make_tti_shot_fields: the setup has no TTI coefficients");
-  choose_tti_backend(options, log);
+  const TtiChoice choice = choose_tti_backend(options, log);
+#ifdef RTM_HAVE_CUDA
+  if (choice.gpu) return cuda::make_cuda_tti_shot_fields(setup, choice.variant, options.device);
+#endif
   return std::make_unique<CpuTtiShotFields>(setup);
 }
 

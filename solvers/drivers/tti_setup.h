@@ -17,8 +17,9 @@ namespace rtm {
 // per compute cell (computed in double, stored as float); empty for an isotropic model.
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
 
-// A TTI wavefield / shot fields for a setup with TTI coefficients: the CPU reference (the CUDA TTI
-// kernels are not yet behind a Wavefield: --backend cuda is refused, auto says so on `log`).
+// A TTI wavefield / shot fields for a setup with TTI coefficients: on the GPU when options.backend
+// resolves to cuda (the CUDA TTI wavefield running options.variant: tti-pipelined, the default for
+// auto, or tti-naive), else the CPU reference. An acoustic variant name is refused (InputError).
 std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log);
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
