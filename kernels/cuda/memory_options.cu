@@ -29,7 +29,9 @@ DeviceBuffer allocate_wavefield(size_t bytes, int device, MemoryOptions& memory,
 // other. Carve-out: at most a quarter of L2 (and no more than the buffer needs). Measured on an
 // H200 at 512^3 (docs/variants.md): the device's maximum (37.5 of 60 MB) leaves too little normal
 // L2 for the neighbour reuse between tiles, and the step ran 2.2x slower; 4 or 16 MB cost nothing
-// there and gave +2% at 192^3, where v2dt2 (28 MB) nearly fits.
+// there and gave +2% at 192^3, where v2dt2 (28 MB) nearly fits. Why the large carve-out hurts:
+// with it, stores to normal lines drain to DRAM at under half the bandwidth (loads are not slowed);
+// a quarter costs 0-5% (docs/micro.md, l2-window, "Loads or stores").
 void L2PersistingWindow::apply(cudaStream_t stream, const DeviceBuffer& buffer, int device,
                                MemoryOptions& memory, std::string& note) {
   clear();
