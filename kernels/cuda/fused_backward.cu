@@ -13,6 +13,7 @@
 #include "kernels/cuda/fused_backward.cuh"
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/plane_stencil.cuh"
 
 namespace rtm::cuda {
 
@@ -33,9 +34,6 @@ template <> struct CellIo<2> {
   }
   static __device__ __forceinline__ Cells<2> load_once(const float* p) { // evict-first
     return from(__ldcs(reinterpret_cast<const float2*>(p)));
-  }
-  static __device__ __forceinline__ Cells<2> shared(const float* p) {
-    return from(*reinterpret_cast<const float2*>(p));
   }
   static __device__ __forceinline__ void store(float* p, const Cells<2>& c) {
     *reinterpret_cast<float2*>(p) = make_float2(c.v[0], c.v[1]);
@@ -81,7 +79,6 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
   constexpr int kHaloJobs = kXHaloJobs + kYHaloJobs;
   constexpr int kJobsPerThread = (kHaloJobs + kThreads - 1) / kThreads;
   constexpr int kQueue = 2 * kHalo + 1;
-  constexpr int kRowValues = kC + 2 * kHalo; // a cell row's x window: kHalo left, kC, kHalo right
   __shared__ __align__(16) float tile[2][2][kRows * kRowFloats]; // [field][buffer]
 
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -196,30 +193,11 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
 
 #pragma unroll
     for (int f = 0; f < 2; ++f) {
-      const float* centre = tile[f][buffer] + centre_offset;
-      // x neighbours: row[m] is the cell m - kHalo cells from the first one.
-      float row[kRowValues];
-#pragma unroll
-      for (int q = 0; q < kRowValues / kC; ++q) {
-        const Cells<kC> piece = Io::shared(centre - kHalo + kC * q);
-#pragma unroll
-        for (int l = 0; l < kC; ++l) row[kC * q + l] = piece.v[l];
-      }
-      // register_queue_kernel's sums, term for term.
-      float lap[kC];
-#pragma unroll
-      for (int l = 0; l < kC; ++l) lap[l] = w.c0 * row[kHalo + l];
-#pragma unroll
-      for (int r = 1; r <= kHalo; ++r) {
-        const Cells<kC> up = Io::shared(centre - r * kRowFloats);
-        const Cells<kC> down = Io::shared(centre + r * kRowFloats);
-#pragma unroll
-        for (int l = 0; l < kC; ++l) {
-          lap[l] += w.wx[r] * (row[kHalo + l - r] + row[kHalo + l + r]);
-          lap[l] += w.wy[r] * (up.v[l] + down.v[l]);
-          lap[l] += w.wz[r] * (queue[f][kHalo - r].v[l] + queue[f][kHalo + r].v[l]);
-        }
-      }
+      // register_queue_kernel's sums, term for term (plane_stencil.cuh).
+      float row[kRowWindow<kC>], lap[kC];
+      plane_laplacian<kC, kRowFloats>(
+          w, tile[f][buffer] + centre_offset, [&](int d, int l) { return queue[f][d].v[l]; }, row,
+          lap);
       if (cells_inside) {
         Cells<kC> next;
 #pragma unroll

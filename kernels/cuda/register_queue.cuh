@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/plane_stencil.cuh"
 #include "kernels/cuda/wave_step.cuh"
 
 namespace rtm::cuda {
@@ -81,6 +82,23 @@ template <class Raw, int kJobs> struct PlaneLoads {
 
 __device__ __forceinline__ float lane(const float4& v, int l) {
   return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w; // l is a compile-time constant
+}
+
+// The update of a thread's 4 cells (advance_cell) from plane_laplacian's x window and Laplacians;
+// the damping is summed in the reference's order, e_x + (e_y + e_z). Shared with tma_ring.cuh.
+template <bool kDamped>
+__device__ __forceinline__ float4 advance_four(const float (&row)[kRowWindow<4>], float4 p_prev,
+                                               float4 v, const float (&lap)[4], float4 e_x,
+                                               float e_y, const float* damp_z, int k) {
+  float4 e = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (kDamped) {
+    const float e_yz = e_y + damp_z[k];
+    e = make_float4(e_x.x + e_yz, e_x.y + e_yz, e_x.z + e_yz, e_x.w + e_yz);
+  }
+  return make_float4(advance_cell<kDamped>(row[kHalo], p_prev.x, v.x, lap[0], e.x),
+                     advance_cell<kDamped>(row[kHalo + 1], p_prev.y, v.y, lap[1], e.y),
+                     advance_cell<kDamped>(row[kHalo + 2], p_prev.z, v.z, lap[2], e.z),
+                     advance_cell<kDamped>(row[kHalo + 3], p_prev.w, v.w, lap[3], e.w));
 }
 
 template <class T, int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped>
@@ -193,45 +211,12 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     const float4 p_prev = Io::unpack(current.p_prev);
     const float4 v = Io::unpack(current.v2dt2);
 
-    // x neighbours: the 12 values from 4 left of the first cell to 4 right of the last.
-    float row[12];
-    {
-      const float4 left = *reinterpret_cast<const float4*>(centre - 4);
-      const float4 mid = *reinterpret_cast<const float4*>(centre);
-      const float4 right = *reinterpret_cast<const float4*>(centre + 4);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        row[l] = lane(left, l);
-        row[4 + l] = lane(mid, l);
-        row[8 + l] = lane(right, l);
-      }
-    }
-    float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = w.c0 * row[4 + l];
-#pragma unroll
-    for (int r = 1; r <= kHalo; ++r) {
-      const float4 up = *reinterpret_cast<const float4*>(centre - r * kRowFloats);
-      const float4 down = *reinterpret_cast<const float4*>(centre + r * kRowFloats);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += w.wx[r] * (row[4 + l - r] + row[4 + l + r]);
-        lap[l] += w.wy[r] * (lane(up, l) + lane(down, l));
-        lap[l] += w.wz[r] * (lane(queue[kHalo - r], l) + lane(queue[kHalo + r], l));
-      }
-    }
+    float row[kRowWindow<4>], lap[4];
+    plane_laplacian<4, kRowFloats>(w, centre, [&](int d, int l) { return lane(queue[d], l); }, row,
+                                   lap);
 
     if (cells_inside) {
-      float4 e = zero;
-      if (kDamped) {
-        const float e_yz = e_y + damp_z[k]; // the reference's order: e_x + (e_y + e_z)
-        e = make_float4(e_x.x + e_yz, e_x.y + e_yz, e_x.z + e_yz, e_x.w + e_yz);
-      }
-      const float4 next = make_float4(
-          advance_cell<kDamped>(row[4], p_prev.x, v.x, lap[0], e.x),
-          advance_cell<kDamped>(row[5], p_prev.y, v.y, lap[1], e.y),
-          advance_cell<kDamped>(row[6], p_prev.z, v.z, lap[2], e.z),
-          advance_cell<kDamped>(row[7], p_prev.w, v.w, lap[3], e.w));
+      const float4 next = advance_four<kDamped>(row, p_prev, v, lap, e_x, e_y, damp_z, k);
       T* dst = out + k * plane;
       if (x + 4 <= g.nx) {
         Io::store(dst, next);

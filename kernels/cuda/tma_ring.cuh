@@ -16,8 +16,9 @@
 // Each slot has an mbarrier that completes when its bytes have landed. After every plane the
 // block passes one __syncthreads (everyone is done with the slots of that plane) and the issuing
 // thread refills those slots with planes kPSlots - 4 (p) and kCellSlots (the rest) ahead.
-// Each thread computes 4 consecutive cells of one row exactly as register_queue.cuh does (same
-// arithmetic in the same order) and stores them with one 16-byte store.
+// Each thread computes 4 consecutive cells of one row with register_queue.cuh's functions
+// (plane_laplacian, advance_four: the same arithmetic in the same order) and stores them with one
+// 16-byte store.
 #pragma once
 
 #include <cuda.h>
@@ -26,6 +27,7 @@
 
 #include "kernels/cuda/bulk_tensor_copy.cuh"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/plane_stencil.cuh"
 #include "kernels/cuda/register_queue.cuh"
 #include "kernels/cuda/wave_step.cuh"
 
@@ -166,44 +168,12 @@ __global__ void __launch_bounds__(Shape::kThreads)
     const float4 v = Vec4Io<TM>::unpack(*reinterpret_cast<const typename Vec4Io<TM>::Raw*>(model));
     const float* centre = p_slot(m + kHalo) + p_centre; // plane k, waited for 4 planes ago
 
-    float row[12];
-    {
-      const float4 left = *reinterpret_cast<const float4*>(centre - 4);
-      const float4 mid = *reinterpret_cast<const float4*>(centre);
-      const float4 right = *reinterpret_cast<const float4*>(centre + 4);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        row[l] = lane(left, l);
-        row[4 + l] = lane(mid, l);
-        row[8 + l] = lane(right, l);
-      }
-    }
-    float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = w.c0 * row[4 + l];
-#pragma unroll
-    for (int r = 1; r <= kHalo; ++r) {
-      const float4 up = *reinterpret_cast<const float4*>(centre - r * kRowFloats);
-      const float4 down = *reinterpret_cast<const float4*>(centre + r * kRowFloats);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += w.wx[r] * (row[4 + l - r] + row[4 + l + r]);
-        lap[l] += w.wy[r] * (lane(up, l) + lane(down, l));
-        lap[l] += w.wz[r] * (lane(queue[kHalo - r], l) + lane(queue[kHalo + r], l));
-      }
-    }
+    float row[kRowWindow<4>], lap[4];
+    plane_laplacian<4, kRowFloats>(w, centre, [&](int d, int l) { return lane(queue[d], l); }, row,
+                                   lap);
 
     if (cells_inside) {
-      float4 e = zero;
-      if (kDamped) {
-        const float e_yz = e_y + damp_z[k]; // the reference's order: e_x + (e_y + e_z)
-        e = make_float4(e_x.x + e_yz, e_x.y + e_yz, e_x.z + e_yz, e_x.w + e_yz);
-      }
-      const float4 next = make_float4(
-          advance_cell<kDamped>(row[4], p_prev.x, v.x, lap[0], e.x),
-          advance_cell<kDamped>(row[5], p_prev.y, v.y, lap[1], e.y),
-          advance_cell<kDamped>(row[6], p_prev.z, v.z, lap[2], e.z),
-          advance_cell<kDamped>(row[7], p_prev.w, v.w, lap[3], e.w));
+      const float4 next = advance_four<kDamped>(row, p_prev, v, lap, e_x, e_y, damp_z, k);
       float* dst = out + k * g.plane;
       if (x + 4 <= g.nx) {
         __stcs(reinterpret_cast<float4*>(dst), next); // streaming: not read again this step
