@@ -30,6 +30,8 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cpu/cpu_propagator.h"
 #include "tests/support/cuda_test_support.h"
+#include "tests/support/random_medium.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
@@ -70,18 +72,8 @@ double tolerance(const std::string& variant) {
 // and indexing at float32 tolerance (half_v2dt2), and the model's own rounding is measured apart
 // (tests/test_half_v2dt2.cpp).
 PropagatorSetup make_setup(const Shape& s, std::mt19937_64& rng, bool damped) {
-  PropagatorSetup setup;
-  setup.layout = make_layout(s.nx, s.ny, s.nz);
-  const double hx = 10.0, hy = 12.0, hz = 8.0, v_max = 4500.0;
-  setup.weights = make_laplacian_weights(hx, hy, hz);
-  const double dt =
-      0.8 * 2.0 / (v_max * std::sqrt(kStencilAbsSum * (1 / (hx * hx) + 1 / (hy * hy) + 1 / (hz * hz))));
-  std::uniform_real_distribution<double> velocity(1500.0, v_max);
-  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
-  for (float& v : setup.v2dt2) {
-    const double vel = velocity(rng);
-    v = test::round_to_half(float(vel * vel * dt * dt));
-  }
+  PropagatorSetup setup = test::random_medium_setup(s.nx, s.ny, s.nz, 10.0, 12.0, 8.0, rng);
+  for (float& v : setup.v2dt2) v = test::round_to_half(v);
   if (damped) {
     // Non-zero everywhere, so that every cell takes the damped path.
     std::uniform_real_distribution<float> e(0.01f, 0.1f);
@@ -106,21 +98,6 @@ bool is_interior(const GridLayout& g, int64_t index) {
   const int64_t j = (rel % g.plane) / g.pitch - kHalo;
   const int64_t i = rel % g.pitch - kHalo;
   return i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz;
-}
-
-// sqrt(sum (a-b)^2 / sum b^2) over interior cells; NaN anywhere in a makes it NaN (and fail).
-double interior_relative_l2(const GridLayout& g, const std::vector<float>& a,
-                            const std::vector<float>& ref) {
-  double diff2 = 0.0, ref2 = 0.0;
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i) {
-        const int64_t c = g.index(i, j, k);
-        const double d = double(a[size_t(c)]) - double(ref[size_t(c)]);
-        diff2 += d * d;
-        ref2 += double(ref[size_t(c)]) * ref[size_t(c)];
-      }
-  return std::sqrt(diff2 / ref2);
 }
 
 // Elements outside the interior whose value differs from `ref` (NaN equals NaN here), counted.

@@ -21,29 +21,14 @@
 #include "solvers/drivers/backend.h"
 #include "solvers/drivers/migration.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/gpu_skip.h"
+#include "tests/support/max_difference.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                                                         \
-  do {                                                                                             \
-    std::string why;                                                                               \
-    if (!cuda_usable(&why)) GTEST_SKIP() << "no usable GPU: " << why;                              \
-  } while (0)
-
-double max_abs(const std::vector<float>& v) {
-  double m = 0;
-  for (float x : v) m = std::max(m, double(std::abs(x)));
-  return m;
-}
-
-// max |a - b| / max |b|.
-double relative_max_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
-  const double m = max_abs(b);
-  return m > 0 ? d / m : d;
-}
+using test::max_relative_difference;
 
 std::vector<float> random_vector(size_t n, std::mt19937_64& rng) {
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -110,16 +95,16 @@ TEST_P(FusedBackward, StepBothMatchesTheSeparateCallsOnRandomFields) {
   for (const bool receiver : {false, true}) {
     (receiver ? fused->receiver() : fused->source()).get_state(a_prev, a_cur);
     (receiver ? separate->receiver() : separate->source()).get_state(b_prev, b_cur);
-    const double e_cur = relative_max_difference(a_cur, b_cur);
-    const double e_prev = relative_max_difference(a_prev, b_prev);
+    const double e_cur = max_relative_difference(a_cur, b_cur);
+    const double e_prev = max_relative_difference(a_prev, b_prev);
     std::printf("%s, %s field: fused vs separate, max difference / max value: current %.3g, "
                 "previous %.3g\n", c.name, receiver ? "receiver" : "source", e_cur, e_prev);
     EXPECT_LE(e_cur, 1e-6);
     EXPECT_LE(e_prev, 1e-6);
   }
-  const double e_image = relative_max_difference(fused->download_image(), separate->download_image());
+  const double e_image = max_relative_difference(fused->download_image(), separate->download_image());
   const double e_illumination =
-      relative_max_difference(fused->download_illumination(), separate->download_illumination());
+      max_relative_difference(fused->download_illumination(), separate->download_illumination());
   std::printf("%s: image %.3g, illumination %.3g\n", c.name, e_image, e_illumination);
   EXPECT_LE(e_image, 1e-6);
   EXPECT_LE(e_illumination, 1e-6);
@@ -130,15 +115,6 @@ INSTANTIATE_TEST_SUITE_P(Absorbers, FusedBackward,
                                            Case{"sponge", Absorber::sponge, 8},
                                            Case{"none", Absorber::cpml, 0}),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& reference) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += double(a[i] - reference[i]) * (a[i] - reference[i]);
-    den += double(reference[i]) * reference[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
 
 // A whole migration (C-PML, automatic imaging interval): fused and separate images agree to
 // rounding, every backward step pair but the last is fused, and both match the CPU's image.

@@ -19,6 +19,7 @@
 #include "kernels/cpu/cpu_propagator.h"
 #include "solvers/drivers/numerics.h"
 #include "tests/support/point_trace.h"
+#include "tests/support/random_medium.h"
 #include "tests/support/relative_l2.h"
 #include "tests/support/round_to_half.h"
 
@@ -81,17 +82,7 @@ TEST(HalfV2dt2, TraceErrorIsTheArrivalShiftOfTheVelocityError) {
 // float32 tolerance of 1e-5 it allows the kernel against the rounded model).
 TEST(HalfV2dt2, ModelRoundingShowsAfterTwelveRandomSteps) {
   std::mt19937_64 rng(15);
-  PropagatorSetup setup;
-  setup.layout = make_layout(67, 45, 53);
-  const double h = 10.0, v_max = 4500.0;
-  setup.weights = make_laplacian_weights(h, h, h);
-  const double dt = 0.8 * 2.0 / (v_max * std::sqrt(kStencilAbsSum * 3 / (h * h)));
-  std::uniform_real_distribution<double> velocity(1500.0, v_max);
-  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
-  for (float& v : setup.v2dt2) {
-    const double vel = velocity(rng);
-    v = float(vel * vel * dt * dt);
-  }
+  const PropagatorSetup setup = test::random_medium_setup(67, 45, 53, 10.0, 10.0, 10.0, rng);
   PropagatorSetup rounded = setup;
   for (float& v : rounded.v2dt2) v = test::round_to_half(v);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -106,16 +97,7 @@ TEST(HalfV2dt2, ModelRoundingShowsAfterTwelveRandomSteps) {
   std::vector<float> p0, a, p1, b;
   exact.get_state(p0, a);
   quantised.get_state(p1, b);
-  const GridLayout& g = setup.layout;
-  double d2 = 0, r2 = 0;
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i) {
-        const auto c = size_t(g.index(i, j, k));
-        d2 += (double(b[c]) - a[c]) * (double(b[c]) - a[c]);
-        r2 += double(a[c]) * a[c];
-      }
-  const double difference = std::sqrt(d2 / r2);
+  const double difference = interior_relative_l2(setup.layout, b, a);
   std::printf("12 random steps, v2dt2 rounded to half: %.2e relative L2 from the float model\n",
               difference);
   EXPECT_GT(difference, 1e-4);

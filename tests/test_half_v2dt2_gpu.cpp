@@ -21,6 +21,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "tests/support/cuda_test_support.h"
 #include "tests/support/point_trace.h"
+#include "tests/support/random_medium.h"
 #include "tests/support/relative_l2.h"
 
 namespace rtm {
@@ -28,37 +29,14 @@ namespace {
 
 constexpr const char* kVariant = "half_v2dt2";
 
-double interior_relative_l2(const GridLayout& g, const std::vector<float>& a,
-                            const std::vector<float>& ref) {
-  double diff2 = 0.0, ref2 = 0.0;
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i) {
-        const auto c = size_t(g.index(i, j, k));
-        diff2 += (double(a[c]) - ref[c]) * (double(a[c]) - ref[c]);
-        ref2 += double(ref[c]) * ref[c];
-      }
-  return std::sqrt(diff2 / ref2);
-}
-
 TEST(HalfV2dt2Gpu, ReadsTheModelInHalf) {
   SKIP_WITHOUT_GPU();
   const uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  PropagatorSetup setup;
-  setup.layout = make_layout(67, 45, 53);
-  const double h = 10.0, v_max = 4500.0;
-  setup.weights = make_laplacian_weights(h, h, h);
-  const double dt = 0.8 * 2.0 / (v_max * std::sqrt(kStencilAbsSum * 3 / (h * h)));
-  std::uniform_real_distribution<double> velocity(1500.0, v_max);
-  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
+  const PropagatorSetup setup = test::random_medium_setup(67, 45, 53, 10.0, 10.0, 10.0, rng);
   int exact_in_half = 0;
-  for (float& v : setup.v2dt2) {
-    const double vel = velocity(rng);
-    v = float(vel * vel * dt * dt);
-    exact_in_half += test::round_to_half(v) == v;
-  }
+  for (const float v : setup.v2dt2) exact_in_half += test::round_to_half(v) == v;
   ASSERT_LT(exact_in_half, int(setup.v2dt2.size() / 100)) << "the model must not be exact in half";
   PropagatorSetup rounded = setup;
   for (float& v : rounded.v2dt2) v = test::round_to_half(v);

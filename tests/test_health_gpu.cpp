@@ -17,18 +17,13 @@
 #include "solvers/drivers/modeling.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/wavelet.h"
+#include "tests/support/cuda_test_support.h"
 
 namespace rtm {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-#define SKIP_WITHOUT_GPU()                                       \
-  do {                                                           \
-    static const cuda::DeviceInfo info = cuda::query_device(0);  \
-    if (!info.available) GTEST_SKIP() << info.why_unavailable;   \
-  } while (0)
 
 struct Planted {
   int i, j, k;

@@ -11,6 +11,8 @@
 #include "solvers/drivers/born.h"
 #include "solvers/drivers/migration.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/gpu_skip.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
@@ -19,21 +21,6 @@ using test::dot;
 using test::layered_problem;
 using test::make_shot_pair;
 using test::random_values;
-
-#define SKIP_WITHOUT_GPU()                                                                         \
-  do {                                                                                             \
-    std::string why;                                                                               \
-    if (!cuda_usable(&why)) GTEST_SKIP() << "no usable GPU: " << why;                              \
-  } while (0)
-
-double relative_l2(const std::vector<float>& a, const std::vector<float>& reference) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += double(a[i] - reference[i]) * (a[i] - reference[i]);
-    den += double(reference[i]) * reference[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
 
 // `rtm model` on both backends: the same traces to 1e-5 (relative L2 over each gather).
 TEST(RtmGpu, ModeledTracesMatchTheCpu) {

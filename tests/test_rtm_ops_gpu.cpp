@@ -35,6 +35,7 @@ using test::all_variants;
 using test::fresh_seed;
 using test::is_fp16;
 using test::max_abs;
+using test::max_relative_difference;
 using test::random_signed_values;
 
 constexpr int kNx = 37, kNy = 29, kNz = 33;
@@ -70,15 +71,6 @@ State state_of(const Wavefield& p) {
   State s;
   p.get_state(s.prev, s.cur);
   return s;
-}
-
-// max |a - b| / max |b| (infinite when the sizes differ).
-double max_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double worst = 0;
-  for (size_t n = 0; n < a.size(); ++n) worst = std::max(worst, std::fabs(double(a[n]) - b[n]));
-  const double scale = max_abs(b);
-  return scale > 0 ? worst / scale : worst;
 }
 
 class RtmOps : public ::testing::TestWithParam<std::string> {};

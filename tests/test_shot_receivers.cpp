@@ -25,6 +25,7 @@
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/modeling.h"
+#include "tests/support/max_difference.h"
 
 namespace fs = std::filesystem;
 
@@ -412,11 +413,7 @@ MigrationParams small_migration() {
   return p;
 }
 
-double max_abs(const std::vector<float>& v) {
-  double m = 0;
-  for (float x : v) m = std::max(m, double(std::fabs(x)));
-  return m;
-}
+using test::max_abs;
 
 // The per-shot file against the same shots as separate shared-spread files. A migration sums its
 // shots into one image step by step, so the stack of the three separate raw images (each from

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_backend.h"
+#include "tests/support/max_difference.h"
 #include "tests/support/round_to_half.h"
 
 namespace rtm::test {
@@ -55,12 +56,6 @@ inline std::vector<float> random_signed_values(size_t n, std::mt19937_64& rng) {
   std::vector<float> v(n);
   for (float& x : v) x = negative(rng) ? -magnitude(rng) : magnitude(rng);
   return v;
-}
-
-inline double max_abs(const std::vector<float>& v) {
-  double m = 0;
-  for (float x : v) m = std::max(m, double(std::fabs(x)));
-  return m;
 }
 
 } // namespace rtm::test
