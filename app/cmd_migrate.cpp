@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "app/commands.h"
 #include "app/options.h"
@@ -105,56 +107,86 @@ void draw_figures(const MigrateArgs& a, const VelocityModel& grid, const std::ve
   }
 }
 
-// --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
-// and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
-// and holds"): no rank holds the whole model or the whole image.
-void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelContext& parallel,
-                          std::ostream& info, bool figures) {
+// What both paths (one rank per shot, or slabs) check before reading the model: the records reach
+// past the wavelet, and the velocity bounds the run accepts.
+VelocityCheck check_inputs(const MigrateArgs& a, const ShotFile& shots) {
   if (shots.f0 > 0)
     check_record_length(shots, a.shots_path, a.params.direct_wave == DirectWaveRemoval::mute);
-  const VelocityCheck check = velocity_check(a.allow_unusual_velocities);
-  const bool smoothing = a.migration_model_path.empty();
-  const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
-  if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read_model_shape(model_path), model_path);
-  const SlabModel part = read_slab_model(model_path, "vp", check, smoothing ? a.smooth : 0.0,
-                                         a.params.boundary, parallel.group_comm());
-  if (smoothing) {
-    info << "rtm: migration velocity: " << a.model_path;
-    if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
-    else info << " as is (--smooth 0)";
-    info << ", " << format_number(part.extremes.vmin) << " to " << format_number(part.extremes.vmax)
-         << " m/s (each of the " << parallel.ranks_per_shot() << " ranks of a shot group holding "
-         << "its slab's planes)\n";
-  }
-  place_on_device(a.params.backend, parallel, a.parallel, info);
+  return velocity_check(a.allow_unusual_velocities);
+}
 
+// Says which migration velocity --model and --smooth gave (`holders`: who holds it, if not one rank).
+void report_smoothed_velocity(const MigrateArgs& a, double vmin, double vmax,
+                              const std::string& holders, std::ostream& info) {
+  info << "rtm: migration velocity: " << a.model_path;
+  if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
+  else info << " as is (--smooth 0)";
+  info << ", " << format_number(vmin) << " to " << format_number(vmax) << " m/s" << holders << "\n";
+}
+
+// The run's checkpoints, progress line and parallel context from the options; the caller adds
+// the stop handling (its StopOnSignals must outlive the run) and what a shot's start says.
+MigrationControl migration_control(const MigrateArgs& a, const ParallelContext& parallel,
+                                   CheckpointIdentity identity) {
   MigrationControl control;
   control.parallel = &parallel;
   control.checkpoint_output = a.output;
   control.checkpoint_every = a.checkpoint_every;
   control.resume = a.resume;
-  control.identity = migration_identity(part, parallel.group_comm(), shots, a.shots_path, a.params);
+  control.identity = std::move(identity);
   control.progress.interval_s = a.progress_s;
   control.progress.in_place = stderr_is_terminal();
   control.progress.width = stderr_terminal_width();
-  const StopOnSignals signals(parallel.is_root());
   control.stop_requested = &StopOnSignals::requested;
+  return control;
+}
+
+// A run stopped by SIGINT/SIGTERM ends here, saying what was saved and how to continue.
+void throw_if_stopped(const MigrationResult& result, const std::string& output) {
+  if (result.stop_signal == 0) return;
+  const std::vector<std::string> saved = find_checkpoints(output);
+  throw RunStopped(result.stop_signal,
+                   std::string("stopped by ") + signal_name(result.stop_signal) + "; " +
+                       (saved.empty() ? "no shot had finished, so nothing was saved"
+                                      : "the finished shots are saved in " +
+                                            std::to_string(saved.size()) + " checkpoint file(s) " +
+                                            output + ".checkpoint-*.h5; run the same command "
+                                            "with --resume (any number of ranks) to continue"));
+}
+
+// Once the image is written, the partial sums are not needed any more.
+void remove_checkpoints(const std::string& output) {
+  for (const std::string& checkpoint : find_checkpoints(output)) std::remove(checkpoint.c_str());
+}
+
+// --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
+// and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
+// and holds"): no rank holds the whole model or the whole image.
+void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelContext& parallel,
+                          std::ostream& info, bool figures) {
+  const VelocityCheck check = check_inputs(a, shots);
+  const bool smoothing = a.migration_model_path.empty();
+  const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
+  if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read_model_shape(model_path), model_path);
+  const SlabModel part = read_slab_model(model_path, "vp", check, smoothing ? a.smooth : 0.0,
+                                         a.params.boundary, parallel.group_comm());
+  if (smoothing)
+    report_smoothed_velocity(a, part.extremes.vmin, part.extremes.vmax,
+                             " (each of the " + std::to_string(parallel.ranks_per_shot()) +
+                                 " ranks of a shot group holding its slab's planes)",
+                             info);
+  place_on_device(a.params.backend, parallel, a.parallel, info);
+
+  MigrationControl control = migration_control(
+      a, parallel, migration_identity(part, parallel.group_comm(), shots, a.shots_path, a.params));
+  const StopOnSignals signals(parallel.is_root());
   control.shot_started = [&](int, int, int) {
     StopOnSignals::set_activity("finishing the shots in progress, then a checkpoint",
                                 "lose the shots since the last checkpoint");
   };
   RunStats stats;
   MigrationResult result = migrate_shots(part, shots, a.params, std::cerr, &stats, control);
-  if (result.stop_signal != 0) {
-    const std::vector<std::string> saved = find_checkpoints(a.output);
-    throw RunStopped(result.stop_signal,
-                     std::string("stopped by ") + signal_name(result.stop_signal) + "; " +
-                         (saved.empty() ? "no shot had finished, so nothing was saved"
-                                        : "the finished shots are saved in " +
-                                              std::to_string(saved.size()) + " checkpoint file(s) " +
-                                              a.output + ".checkpoint-*.h5; run the same command "
-                                              "with --resume (any number of ranks) to continue"));
-  }
+  throw_if_stopped(result, a.output);
   SlabImage mine;
   mine.z_first = result.image_z_first;
   mine.planes = int(result.image.size() / (size_t(part.shape.nx) * size_t(part.shape.ny)));
@@ -164,7 +196,7 @@ void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelC
   write_slab_image(a.output, part.shape, mine,
                    {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}}, parallel);
   if (!parallel.is_root()) return;
-  for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
+  remove_checkpoints(a.output);
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d by slabs of %d ranks; %zu "
               "shot(s) (%d migrated now), %.2f s, %.3f Gcells/s\n",
               a.output.c_str(), part.shape.nx, part.shape.ny, part.shape.nz,
@@ -230,9 +262,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     run_migrate_on_slabs(a, shots, parallel, info, figures);
     return;
   }
-  if (shots.f0 > 0)
-    check_record_length(shots, a.shots_path, a.params.direct_wave == DirectWaveRemoval::mute);
-  const VelocityCheck check = velocity_check(a.allow_unusual_velocities);
+  const VelocityCheck check = check_inputs(a, shots);
   const std::string model_path = a.migration_model_path.empty() ? a.model_path : a.migration_model_path;
   VelocityModel read = read_velocity_model(model_path, "vp", check);
   apply_physics(a.physics, cmd, model_path, read, a.params.boundary, a.parallel.ranks_per_shot,
@@ -246,25 +276,13 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   } else {
     model = smooth_model(read, a.smooth);
     model.anisotropy = read.anisotropy; // TTI parameters as given: only vp is smoothed
-    info << "rtm: migration velocity: " << a.model_path;
-    if (a.smooth > 0) info << " smoothed over " << a.smooth << " m";
-    else info << " as is (--smooth 0)";
-    info << ", " << format_number(model.vmin()) << " to " << format_number(model.vmax())
-         << " m/s\n";
+    report_smoothed_velocity(a, model.vmin(), model.vmax(), "", info);
   }
   place_on_device(a.params.backend, parallel, a.parallel, info);
 
-  MigrationControl control;
-  control.parallel = &parallel;
-  control.checkpoint_output = a.output;
-  control.checkpoint_every = a.checkpoint_every;
-  control.resume = a.resume;
-  control.identity = migration_identity(model, shots, a.shots_path, a.params);
-  control.progress.interval_s = a.progress_s;
-  control.progress.in_place = stderr_is_terminal();
-  control.progress.width = stderr_terminal_width();
+  MigrationControl control =
+      migration_control(a, parallel, migration_identity(model, shots, a.shots_path, a.params));
   const StopOnSignals signals(parallel.is_root());
-  control.stop_requested = &StopOnSignals::requested;
   const std::string loses = a.checkpoint_every == 1 ? "lose that shot"
                                                     : "lose the shots since the last checkpoint";
   control.shot_started = [&](int, int ordinal, int total) {
@@ -278,25 +296,14 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
 
   RunStats stats;
   const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats, control);
-  if (result.stop_signal != 0) {
-    const std::vector<std::string> saved = find_checkpoints(a.output);
-    throw RunStopped(result.stop_signal,
-                     std::string("stopped by ") + signal_name(result.stop_signal) + "; " +
-                         (saved.empty()
-                              ? "no shot had finished, so nothing was saved"
-                              : "the finished shots are saved in " + std::to_string(saved.size()) +
-                                    " checkpoint file(s) " + a.output +
-                                    ".checkpoint-*.h5; run the same command with --resume "
-                                    "(any number of ranks) to continue"));
-  }
+  throw_if_stopped(result, a.output);
   if (!parallel.is_root()) return; // world rank 0 alone writes
   write_volumes(a.output, model,
                 {{"image", &result.image, kImageUnits},
                  {"illumination", &result.illumination, kIlluminationUnits},
                  {"image_raw", &result.raw_image, kRawImageUnits}},
                 {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}});
-  // The image is safe: the partial sums are not needed any more.
-  for (const std::string& checkpoint : find_checkpoints(a.output)) std::remove(checkpoint.c_str());
+  remove_checkpoints(a.output); // the image is safe
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "
               "%.2f s, %.3f Gcells/s\n",
               a.output.c_str(), model.nx, model.ny, model.nz, shots.shots.size(),
