@@ -63,6 +63,24 @@ struct BenchOptions {
   std::string physics = "iso"; // tti: the TTI kernels (app/bench_tti.h)
 };
 
+// The checks of --grid, --steps and --repeats every timed benchmark makes.
+void check_grid_steps_repeats(const std::vector<int>& grid, int steps, int repeats) {
+  if (grid.size() != 3 || grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
+    throw InputError("--grid: expected three positive sizes NX,NY,NZ");
+  if (steps < 1) throw InputError("--steps: expected a positive number of steps");
+  if (repeats < 1) throw InputError("--repeats: expected a positive number of repeats");
+}
+
+// "NXxNYxNZ", as the context lines, the PERFORMANCE lines and the plot titles name the grid.
+std::string grid_text(const std::vector<int>& grid) {
+  return std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
+}
+
+// Machine-readable output owns stdout; context lines go to stderr then.
+std::ostream& context_stream(OutputFormat format) {
+  return format == OutputFormat::text ? std::cout : std::cerr;
+}
+
 // `rtm bench --scaling weak|strong` under the MPI launcher: one row per rank count.
 void run_scaling(const BenchOptions& o) {
   if (o.scaling != "weak" && o.scaling != "strong")
@@ -110,12 +128,9 @@ constexpr double kCpuStepBytesPerCell = 16;
 // `steps_given`: whether the user chose them (the GPU defaults would take minutes on a CPU).
 void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, bool repeats_given) {
   const std::vector<int> grid = grid_given ? o.grid : std::vector<int>{256, 256, 256};
-  if (grid.size() != 3 || grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
-    throw InputError("--grid: expected three positive sizes NX,NY,NZ");
   const int steps = steps_given ? o.steps : 10;
   const int repeats = repeats_given ? o.repeats : 5;
-  if (steps < 1) throw InputError("--steps: expected a positive number of steps");
-  if (repeats < 1) throw InputError("--repeats: expected a positive number of repeats");
+  check_grid_steps_repeats(grid, steps, repeats);
   if (o.workload != "random" && o.workload != "both")
     throw InputError("--workload: the CPU bench has the random workload only, got '" + o.workload + "'");
   // The baseline instruction set first: the speed-up baseline and the reference of the comparison.
@@ -136,13 +151,12 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   std::sort(isas.begin(), isas.end());
   const int threads = omp_get_max_threads();
   const int64_t cells = int64_t(grid[0]) * grid[1] * grid[2];
-  const std::string grid_text =
-      std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]);
+  const std::string grid_name = grid_text(grid);
   const OutputFormat format = o.format.format();
-  std::ostream& context = format == OutputFormat::text ? std::cout : std::cerr;
+  std::ostream& context = context_stream(format);
   const std::string cpu = cpu_model_name();
   context << "CPU: " << cpu << ", " << threads << " OpenMP thread(s) (OMP_NUM_THREADS)\n";
-  context << "grid " << grid_text << ", random workload " << repeats << " x " << steps << " steps\n";
+  context << "grid " << grid_name << ", random workload " << repeats << " x " << steps << " steps\n";
 
   const CpuTriad triad = measure_cpu_triad(cpu_triad_elements(cells), std::max(repeats, 10));
   const double limit_gcells = triad.gbs / kCpuStepBytesPerCell; // docs/variants.md
@@ -180,7 +194,7 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   std::snprintf(line, sizeof line,
                 "PERFORMANCE rtm-bench-cpu cpu=\"%s\" threads=%d grid=%s triad_gbs=%.2f "
                 "limit_gcells=%.3f best=%s gcells=%.3f of_triad=%.3f\n",
-                cpu.c_str(), threads, grid_text.c_str(), triad.gbs, limit_gcells, best_kernel.c_str(),
+                cpu.c_str(), threads, grid_name.c_str(), triad.gbs, limit_gcells, best_kernel.c_str(),
                 best_gcells, best_gcells * kCpuStepBytesPerCell / triad.gbs);
   (format == OutputFormat::text ? std::cout : std::cerr) << line;
 }
@@ -260,6 +274,19 @@ const std::string& baseline_name() {
   return baseline->name;
 }
 
+// The point workload's length: --point-steps, or until the wavefront reaches the nearest face.
+int point_steps(const BenchOptions& o) {
+  return o.point_steps > 0 ? o.point_steps : default_point_steps(o.grid[0], o.grid[1], o.grid[2]);
+}
+
+// The memory options and device every variant of the run gets.
+cuda::BenchConfig bench_config(const BenchOptions& o) {
+  cuda::BenchConfig config;
+  config.memory = {o.compressible, o.l2_persist};
+  config.device = o.device;
+  return config;
+}
+
 // Median over steps [begin, end) of the run.
 double median_range(const std::vector<double>& v, size_t begin, size_t end) {
   end = std::min(end, v.size());
@@ -330,8 +357,7 @@ void write_plot(const std::string& path, const std::vector<cuda::PointRun>& runs
 // `step,<variant>,...` of relative L2 errors, and log10 of them against step as a plot.
 void run_error_vs_steps(const BenchOptions& o, const std::vector<std::string>& variants,
                         const std::string& gpu) {
-  const int nx = o.grid[0], ny = o.grid[1], nz = o.grid[2];
-  const int steps = o.point_steps > 0 ? o.point_steps : default_point_steps(nx, ny, nz);
+  const int steps = point_steps(o);
   const std::string& reference = baseline_name();
   std::vector<std::string> compared;
   for (const std::string& v : variants)
@@ -339,16 +365,12 @@ void run_error_vs_steps(const BenchOptions& o, const std::vector<std::string>& v
   if (compared.empty())
     throw InputError("--error-vs-steps: --variant names only the reference " + reference +
                      "; name the variants to compare with it");
-  cuda::BenchConfig config;
-  config.memory = {o.compressible, o.l2_persist};
-  config.device = o.device;
-  const PointBenchWorkload point = point_bench_workload(nx, ny, nz, steps);
-  const std::string grid_text =
-      std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
-  std::cerr << "error against " << reference << " on the point workload, " << grid_text << ", "
+  const PointBenchWorkload point = point_bench_workload(o.grid[0], o.grid[1], o.grid[2], steps);
+  const std::string grid_name = grid_text(o.grid);
+  std::cerr << "error against " << reference << " on the point workload, " << grid_name << ", "
             << steps << " steps, sampled every " << o.error_every << "\n";
   const cuda::ErrorVsSteps result = cuda::run_error_vs_steps(
-      config, point.setup, point.source, point.series, point.scale, reference, compared,
+      bench_config(o), point.setup, point.source, point.series, point.scale, reference, compared,
       o.error_every, std::cerr);
 
   const std::string temporary = o.error_vs_steps + ".tmp";
@@ -375,12 +397,12 @@ void run_error_vs_steps(const BenchOptions& o, const std::vector<std::string>& v
   for (size_t v = 0; v < result.variants.size(); ++v) {
     char line[160];
     std::snprintf(line, sizeof line, "ERROR rtm-bench gpu=\"%s\" grid=%s variant=%s steps=%d error=%.3e\n",
-                  gpu.c_str(), grid_text.c_str(), result.variants[v].c_str(), result.steps.back(),
+                  gpu.c_str(), grid_name.c_str(), result.variants[v].c_str(), result.steps.back(),
                   result.error[v].back());
     std::cout << line;
   }
   if (o.error_plot.empty() || !figures_supported()) return;
-  write_error_plot(o.error_plot, "error against " + reference + ", point source, " + grid_text + ", " + gpu,
+  write_error_plot(o.error_plot, "error against " + reference + ", point source, " + grid_name + ", " + gpu,
                    result.variants, result.steps, result.error);
   std::cout << "error plot written to " << o.error_plot << "\n";
 }
@@ -433,10 +455,7 @@ void run_bench(const BenchOptions& o) {
     list_variants(o.format.format());
     return;
   }
-  if (o.grid.size() != 3 || o.grid[0] < 1 || o.grid[1] < 1 || o.grid[2] < 1)
-    throw InputError("--grid: expected three positive sizes NX,NY,NZ");
-  if (o.steps < 1) throw InputError("--steps: expected a positive number of steps");
-  if (o.repeats < 1) throw InputError("--repeats: expected a positive number of repeats");
+  check_grid_steps_repeats(o.grid, o.steps, o.repeats);
   if (o.point_steps < 0) throw InputError("--point-steps: expected a positive number (or 0: automatic)");
   if (o.workload != "random" && o.workload != "point" && o.workload != "both")
     throw InputError("--workload: expected random, point or both, got '" + o.workload + "'");
@@ -468,24 +487,20 @@ void run_bench(const BenchOptions& o) {
   }
 
   const int nx = o.grid[0], ny = o.grid[1], nz = o.grid[2];
-  cuda::BenchConfig config;
+  cuda::BenchConfig config = bench_config(o);
   config.steps = o.steps;
   config.repeats = o.repeats;
-  config.memory = {o.compressible, o.l2_persist};
-  config.device = o.device;
   const int64_t cells = int64_t(nx) * ny * nz;
-  const std::string grid_text =
-      std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+  const std::string grid_name = grid_text(o.grid);
   const OutputFormat format = o.format.format();
-  // Machine-readable output owns stdout; context lines go to stderr then.
-  std::ostream& context = format == OutputFormat::text ? std::cout : std::cerr;
+  std::ostream& context = context_stream(format);
 
   context << "GPU " << device.device << ": " << device.name << " (compute capability "
           << device.cc_major << "." << device.cc_minor << ", " << device.sm_count << " SMs, "
           << (device.global_mem_bytes >> 30) << " GiB, L2 " << (device.l2_bytes >> 20)
           << " MiB), CUDA runtime " << device.runtime_version << ", driver "
           << device.driver_version << "\n";
-  context << "grid " << grid_text << ", random workload " << o.repeats << " x " << o.steps
+  context << "grid " << grid_name << ", random workload " << o.repeats << " x " << o.steps
           << " steps" << (o.compressible ? ", --compressible" : "")
           << (o.l2_persist ? ", --l2-persist" : "") << "\n";
 
@@ -535,7 +550,7 @@ void run_bench(const BenchOptions& o) {
     }
   }
   if (do_point) {
-    const int steps = o.point_steps > 0 ? o.point_steps : default_point_steps(nx, ny, nz);
+    const int steps = point_steps(o);
     context << "point workload: Ricker source in the centre, " << steps
             << " steps (early = first quarter, late = last quarter of the steps)\n";
     const PointBenchWorkload point = point_bench_workload(nx, ny, nz, steps);
@@ -554,7 +569,7 @@ void run_bench(const BenchOptions& o) {
       context << "per-step times written to " << o.per_step_csv << "\n";
     }
     if (!o.plot.empty() && figures_supported()) {
-      write_plot(o.plot, runs, grid_text, device.name);
+      write_plot(o.plot, runs, grid_name, device.name);
       context << "per-step plot written to " << o.plot << "\n";
     }
   }
@@ -563,7 +578,7 @@ void run_bench(const BenchOptions& o) {
 
   // One greppable line with the figures the goals are stated in (docs/variants.md).
   std::ostringstream summary;
-  summary << "PERFORMANCE rtm-bench gpu=\"" << device.name << "\" grid=" << grid_text;
+  summary << "PERFORMANCE rtm-bench gpu=\"" << device.name << "\" grid=" << grid_name;
   std::snprintf(line, sizeof line, " streaming_gcells=%.1f", limit.gcells_per_s);
   summary << line;
   // The best float32 run (presets included: they run float32 kernels too).
