@@ -119,6 +119,27 @@ int64_t changed_outside_interior(const GridLayout& g, const std::vector<float>& 
   return changed;
 }
 
+struct State {
+  std::vector<float> prev, cur;
+};
+
+// The state of `w` after `steps` steps from (prev0, cur0).
+State state_after(Wavefield& w, const std::vector<float>& prev0, const std::vector<float>& cur0,
+                  int steps) {
+  w.set_state(prev0, cur0);
+  for (int s = 0; s < steps; ++s) w.step();
+  State state;
+  w.get_state(state.prev, state.cur);
+  return state;
+}
+
+// The CPU reference's state after `steps` steps of `setup` from (prev0, cur0).
+State reference_after(const PropagatorSetup& setup, const std::vector<float>& prev0,
+                      const std::vector<float>& cur0, int steps) {
+  CpuWavefield cpu(setup);
+  return state_after(cpu, prev0, cur0, steps);
+}
+
 void expect_error_within(const std::string& variant, double error, const char* what) {
   EXPECT_LE(error, tolerance(variant)) << variant << ": " << what;
   if (is_fp16(variant)) {
@@ -142,22 +163,13 @@ TEST_P(VariantVsCpu, MatchesReferenceAfterSteps) {
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
 
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
-  gpu->set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) {
-    cpu.step();
-    gpu->step();
-  }
-  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
-  gpu->get_state(gpu_prev, gpu_cur);
-  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu_cur), "p[n+1]");
-  expect_error_within(variant, interior_relative_l2(g, gpu_prev, cpu_prev), "p[n]");
-  EXPECT_EQ(changed_outside_interior(g, gpu_cur, cpu_cur, is_fp16(variant)), 0)
+  const State cpu = reference_after(setup, prev0, cur0, kSteps);
+  const State gpu = state_after(*cuda::make_wavefield(setup, variant, {}, 0), prev0, cur0, kSteps);
+  expect_error_within(variant, interior_relative_l2(g, gpu.cur, cpu.cur), "p[n+1]");
+  expect_error_within(variant, interior_relative_l2(g, gpu.prev, cpu.prev), "p[n]");
+  EXPECT_EQ(changed_outside_interior(g, gpu.cur, cpu.cur, is_fp16(variant)), 0)
       << variant << ": halo or padding of p[n+1] changed";
-  EXPECT_EQ(changed_outside_interior(g, gpu_prev, cpu_prev, is_fp16(variant)), 0)
+  EXPECT_EQ(changed_outside_interior(g, gpu.prev, cpu.prev, is_fp16(variant)), 0)
       << variant << ": halo or padding of p[n] changed";
 }
 
@@ -185,18 +197,11 @@ TEST_P(VariantChecks, NeitherReadsNorWritesOutsideTheInterior) {
   for (int64_t n = 0; n < g.size; ++n)
     if (!is_interior(g, n)) prev0[size_t(n)] = std::numeric_limits<float>::quiet_NaN();
 
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  cpu.step();
-  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
-  gpu->set_state(prev0, cur0);
-  gpu->step();
-  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
-  gpu->get_state(gpu_prev, gpu_cur);
-  const double error = interior_relative_l2(g, gpu_cur, cpu_cur);
+  const State cpu = reference_after(setup, prev0, cur0, 1);
+  const State gpu = state_after(*cuda::make_wavefield(setup, variant, {}, 0), prev0, cur0, 1);
+  const double error = interior_relative_l2(g, gpu.cur, cpu.cur);
   EXPECT_LE(error, tolerance(variant)) << variant; // also fails on NaN
-  EXPECT_EQ(changed_outside_interior(g, gpu_cur, prev0, is_fp16(variant)), 0)
+  EXPECT_EQ(changed_outside_interior(g, gpu.cur, prev0, is_fp16(variant)), 0)
       << variant << ": wrote into the poisoned halo or padding";
 }
 
@@ -209,28 +214,15 @@ TEST_P(VariantChecks, DampedStepMatchesReference) {
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, true);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
-  gpu->set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) {
-    cpu.step();
-    gpu->step();
-  }
-  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
-  gpu->get_state(gpu_prev, gpu_cur);
-  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu_cur), "damped p[n+1]");
+  const State cpu = reference_after(setup, prev0, cur0, kSteps);
+  const State gpu = state_after(*cuda::make_wavefield(setup, variant, {}, 0), prev0, cur0, kSteps);
+  expect_error_within(variant, interior_relative_l2(g, gpu.cur, cpu.cur), "damped p[n+1]");
   // The damping must have acted: the undamped reference is far from the damped one (the
   // reference alone, so the same for every variant).
   PropagatorSetup undamped = setup;
   undamped.damping = {};
-  CpuWavefield plain(undamped);
-  plain.set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) plain.step();
-  std::vector<float> plain_prev, plain_cur;
-  plain.get_state(plain_prev, plain_cur);
-  EXPECT_GT(interior_relative_l2(g, plain_cur, cpu_cur), 0.05);
+  const State plain = reference_after(undamped, prev0, cur0, kSteps);
+  EXPECT_GT(interior_relative_l2(g, plain.cur, cpu.cur), 0.05);
 }
 
 // Random C-PML coefficients (solvers/contracts/cpml.h) in layers of different widths on each face: every
@@ -271,29 +263,22 @@ TEST_P(VariantChecks, CpmlStepMatchesReference) {
   add_random_cpml(setup, rng);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
+  const State cpu = reference_after(setup, prev0, cur0, kSteps);
   auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
   gpu->set_state(prev0, cur0);
   for (int s = 0; s < kSteps; ++s) {
-    cpu.step();
     for (auto [k0, k1] : {std::pair{0, 3}, std::pair{3, 30}, std::pair{30, g.nz}}) gpu->step_planes(k0, k1);
     gpu->finish_step();
   }
-  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
+  std::vector<float> gpu_prev, gpu_cur;
   gpu->get_state(gpu_prev, gpu_cur);
-  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu_cur), "C-PML p[n+1]");
-  expect_error_within(variant, interior_relative_l2(g, gpu_prev, cpu_prev), "C-PML p[n]");
+  expect_error_within(variant, interior_relative_l2(g, gpu_cur, cpu.cur), "C-PML p[n+1]");
+  expect_error_within(variant, interior_relative_l2(g, gpu_prev, cpu.prev), "C-PML p[n]");
   // The C-PML must have acted: the reference without it is far from the reference with it.
   PropagatorSetup plain_setup = setup;
   plain_setup.cpml = {};
-  CpuWavefield plain(plain_setup);
-  plain.set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) plain.step();
-  std::vector<float> plain_prev, plain_cur;
-  plain.get_state(plain_prev, plain_cur);
-  EXPECT_GT(interior_relative_l2(g, plain_cur, cpu_cur), 1e-3);
+  const State plain = reference_after(plain_setup, prev0, cur0, kSteps);
+  EXPECT_GT(interior_relative_l2(g, plain.cur, cpu.cur), 1e-3);
 }
 
 // A random separable stencil (solvers/contracts/propagator.h): 1 to kMaxPointTaps cells per axis (so sinc,
@@ -385,7 +370,9 @@ TEST_P(VariantChecks, PointSetsInjectAndRecordLikeReference) {
   }
   expect_error_within(variant, std::sqrt(diff2 / ref2), "recorded traces");
   // On the same float32 field the GPU sums in the CPU's order (solvers/contracts/propagator.h): equal bits.
-  if (!is_fp16(variant)) EXPECT_EQ(recorded_first[1], recorded_first[0]) << "record on the initial field";
+  if (!is_fp16(variant)) {
+    EXPECT_EQ(recorded_first[1], recorded_first[0]) << "record on the initial field";
+  }
   std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
   cpu.get_state(cpu_prev, cpu_cur);
   gpu->get_state(gpu_prev, gpu_cur);
@@ -410,15 +397,9 @@ TEST(CudaBackend, AutoPicksAVariantAndSaysWhich) {
   gpu->get_state(prev, cur);
   for (float v : cur) ASSERT_EQ(v, 0.0f);
   const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  gpu->set_state(prev0, cur0);
-  cpu.step();
-  gpu->step();
-  std::vector<float> cpu_prev, cpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
-  gpu->get_state(prev, cur);
-  EXPECT_LE(interior_relative_l2(setup.layout, cur, cpu_cur), kFp32Tolerance);
+  const State cpu = reference_after(setup, prev0, cur0, 1);
+  const State got = state_after(*gpu, prev0, cur0, 1);
+  EXPECT_LE(interior_relative_l2(setup.layout, got.cur, cpu.cur), kFp32Tolerance);
 }
 
 TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
@@ -426,11 +407,7 @@ TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
   std::mt19937_64 rng(fresh_seed());
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   const std::vector<float> prev0 = random_field(setup.layout, rng), cur0 = random_field(setup.layout, rng);
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) cpu.step();
-  std::vector<float> cpu_prev, cpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
+  const State cpu = reference_after(setup, prev0, cur0, kSteps);
   for (const cuda::VariantInfo& kernel : cuda::variant_table()) {
     const std::string& variant = kernel.name;
     auto gpu = cuda::make_wavefield(setup, variant, {true, true}, 0);
@@ -438,11 +415,8 @@ TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
     // The name says which options are in effect, and reads back as the same variant.
     const cuda::VariantSelection named = cuda::find_variant(gpu->name().substr(5));
     EXPECT_EQ(named.kernel, &kernel) << gpu->name();
-    gpu->set_state(prev0, cur0);
-    for (int s = 0; s < kSteps; ++s) gpu->step();
-    std::vector<float> prev, cur;
-    gpu->get_state(prev, cur);
-    EXPECT_LE(interior_relative_l2(setup.layout, cur, cpu_cur), tolerance(variant)) << gpu->name();
+    const State got = state_after(*gpu, prev0, cur0, kSteps);
+    EXPECT_LE(interior_relative_l2(setup.layout, got.cur, cpu.cur), tolerance(variant)) << gpu->name();
   }
 }
 
