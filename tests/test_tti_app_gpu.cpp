@@ -25,17 +25,12 @@
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/tti_setup.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/gpu_skip.h"
 
 namespace rtm {
 namespace {
 
 using ::testing::HasSubstr;
-
-#define SKIP_WITHOUT_GPU()                                                                         \
-  do {                                                                                             \
-    std::string why;                                                                               \
-    if (!cuda_usable(&why)) GTEST_SKIP() << "no usable GPU: " << why;                              \
-  } while (0)
 
 double relative_l2(const std::vector<float>& a, const std::vector<float>& reference) {
   EXPECT_EQ(a.size(), reference.size());
