@@ -45,6 +45,7 @@ struct BenchOptions {
   int point_steps = 0; // 0: until the wavefront reaches the nearest face
   bool compressible = false;
   bool l2_persist = false;
+  int cpml_width = 0; // random workload also with C-PML layers of this many cells (0: not)
   FormatFlags format;
   std::string per_step_csv;
   std::string plot;
@@ -461,6 +462,9 @@ void run_bench(const BenchOptions& o) {
     throw InputError("--workload: expected random, point or both, got '" + o.workload + "'");
   const bool do_random = o.workload != "point";
   const bool do_point = o.workload != "random";
+  if (o.cpml_width < 0) throw InputError("--cpml-width: expected a number of cells (0: no C-PML run)");
+  if (o.cpml_width > 0 && !do_random)
+    throw InputError("--cpml-width times the random workload: use --workload random or both");
   if ((!o.per_step_csv.empty() || !o.plot.empty()) && !do_point)
     throw InputError("--per-step-csv and --plot need the point workload (--workload point or both)");
   // Said before the run, which goes on: the plot is a by-product (--per-step-csv has its data).
@@ -541,12 +545,38 @@ void run_bench(const BenchOptions& o) {
   };
 
   if (do_random) {
+    // The C-PML's setup first: a --cpml-width that does not fit is bad input before any run.
+    PropagatorSetup damped;
+    if (o.cpml_width > 0) {
+      damped = random_bench_setup(nx, ny, nz);
+      add_bench_cpml(damped, o.cpml_width);
+    }
     const auto runs =
         cuda::run_random_workload(config, random_bench_setup(nx, ny, nz), variants, std::cerr);
     for (const auto& run : runs) {
       if (!run.memory_note.empty()) context << "note: " << run.variant << ": " << run.memory_note << "\n";
       add("random", run.variant, run.ms_per_step_median, runs.front().ms_per_step_median,
           run.error, std::nan(""), std::nan(""), random_rows);
+    }
+    if (o.cpml_width > 0) {
+      // The same steps with the C-PML's update after each: its own time is the difference.
+      std::vector<Summary> cpml_rows;
+      const auto damped_runs = cuda::run_random_workload(config, damped, variants, std::cerr);
+      const CpmlBenchSize size = cpml_bench_size(nx, ny, nz, o.cpml_width);
+      for (size_t r = 0; r < damped_runs.size(); ++r) {
+        const auto& run = damped_runs[r];
+        add("random+cpml", run.variant, run.ms_per_step_median,
+            damped_runs.front().ms_per_step_median, run.error, std::nan(""), std::nan(""), cpml_rows);
+        const double own_ms = run.ms_per_step_median - runs[r].ms_per_step_median;
+        const double bytes = size.ideal_bytes(find_variant(run.variant).kernel->element_bytes);
+        std::snprintf(line, sizeof line,
+                      "C-PML %s: %.4f ms/step with %d-cell layers, %.4f without: the C-PML's update "
+                      "%.4f ms/step (%.1f M layer cells, %.2f GB ideal traffic: %.0f GB/s)\n",
+                      run.variant.c_str(), run.ms_per_step_median, o.cpml_width,
+                      runs[r].ms_per_step_median, own_ms, double(size.layer_cells) * 1e-6,
+                      bytes * 1e-9, bytes / (own_ms * 1e-3) * 1e-9);
+        context << line;
+      }
     }
   }
   if (do_point) {
@@ -652,6 +682,9 @@ void register_bench(CLI::App& rtm) {
                 "Allocate the wavefields as compressible memory, for every variant");
   cmd->add_flag("--l2-persist", options->l2_persist,
                 "Keep v2dt2 in an L2 persisting window, for every variant");
+  cmd->add_option("--cpml-width", options->cpml_width,
+                  "Random workload: also run every variant with C-PML layers of this many cells on "
+                  "every face of the grid, and print the C-PML's own time per step (default 0: no)");
   add_format_flags(cmd, options->format); // with --csv or --json, context lines go to stderr
   cmd->add_option("--per-step-csv", options->per_step_csv,
                   "Point workload: write the time of every step, per variant, to this CSV file");

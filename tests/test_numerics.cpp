@@ -108,6 +108,57 @@ TEST(BenchWorkloads, UseTheDriversCflStepAndRickerWavelet) {
   EXPECT_LT(reach, 21.0);
 }
 
+// `rtm bench --cpml-width`: layers of the asked width on every face, damping strongest at the
+// outer face, the same on both faces, nothing inside; and the ideal traffic the bench divides by.
+TEST(BenchWorkloads, CpmlLayersOnEveryFace) {
+  PropagatorSetup setup = random_bench_setup(20, 18, 16);
+  add_bench_cpml(setup, 5);
+  const CpmlAxis* axes[3] = {&setup.cpml.x, &setup.cpml.y, &setup.cpml.z};
+  const int n[3] = {20, 18, 16};
+  for (int d = 0; d < 3; ++d) {
+    const CpmlAxis& axis = *axes[d];
+    SCOPED_TRACE("axis " + std::to_string(d));
+    EXPECT_EQ(axis.n, n[d]);
+    EXPECT_EQ(axis.lo, 5);
+    EXPECT_EQ(axis.hi, 5);
+    EXPECT_EQ(axis.h, kBenchSpacing);
+    ASSERT_EQ(axis.a.size(), size_t(n[d]));
+    ASSERT_EQ(axis.b.size(), size_t(n[d]));
+    for (int i = 0; i < n[d]; ++i) {
+      const size_t u = size_t(i), mirror = size_t(n[d] - 1 - i);
+      if (i < 5 || i >= n[d] - 5) {
+        EXPECT_GT(axis.b[u], 0.0f);
+        EXPECT_LT(axis.b[u], 1.0f);
+        EXPECT_NEAR(axis.a[u], axis.b[u] - 1.0f, 1e-7f); // no frequency shift: a = b - 1
+        EXPECT_EQ(axis.b[u], axis.b[mirror]);
+      } else {
+        EXPECT_EQ(axis.a[u], 0.0f);
+        EXPECT_EQ(axis.b[u], 0.0f);
+      }
+    }
+    for (int i = 0; i + 1 < 5; ++i) EXPECT_LT(axis.b[size_t(i)], axis.b[size_t(i + 1)]);
+  }
+  EXPECT_FALSE(setup.cpml.empty());
+  for (int bad : {0, -1, 9}) { // 2 x 9 cells do not fit nz = 16
+    PropagatorSetup s = random_bench_setup(20, 18, 16);
+    EXPECT_THROW(
+        {
+          try {
+            add_bench_cpml(s, bad);
+          } catch (const InputError& e) {
+            EXPECT_THAT(e.what(), HasSubstr("--cpml-width"));
+            throw;
+          }
+        },
+        InputError);
+  }
+  const CpmlBenchSize size = cpml_bench_size(20, 18, 16, 5);
+  EXPECT_EQ(size.layer_cells, 20 * 18 * 16 - 10 * 8 * 6);
+  EXPECT_EQ(size.axis_cells, 10 * 18 * 16 + 20 * 10 * 16 + 20 * 18 * 10);
+  EXPECT_EQ(size.ideal_bytes(4), double(size.layer_cells) * 16 + double(size.axis_cells) * 16);
+  EXPECT_EQ(size.ideal_bytes(2), double(size.layer_cells) * 8 + double(size.axis_cells) * 16);
+}
+
 TEST(Placement, TrilinearWeightsSumToOneAndOnGridPointsUseOneCell) {
   const VelocityModel m = constant_model({10, 8, 6, 10, 20, 5}, 2000);
   const SimulationGrid sim = make_simulation_grid(m, BoundaryConfig{3, false, 1e-3}, 0.0);

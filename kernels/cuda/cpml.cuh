@@ -1,6 +1,7 @@
 // The C-PML on a GPU (solvers/contracts/cpml.h has the equations and the per-cell arithmetic, shared with the
-// CPU reference): the coefficients and memory variables in device memory, and the two passes a
-// step adds after the variant's undamped step. The variants themselves know nothing of it.
+// CPU reference): the coefficients and memory variables in device memory, and the one pass per
+// region a step adds after the variant's undamped step (kernels/cuda/cpml.cu). The variants
+// themselves know nothing of it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,8 +23,9 @@ public:
 
   void zero(cudaStream_t stream); // memory variables back to 0
   void swap() { old_ = 1 - old_; } // after a whole step: psi[n] becomes psi[n-1]
-  // Pass 1 and pass 2 on the layer cells of planes k_begin <= k < k_end (whole-grid indices and
-  // unshifted pointers), after the undamped step has written p_next. Checked launches.
+  // The C-PML's update (psi[n] stored, zeta updated, p_next corrected) on the layer cells of planes
+  // k_begin <= k < k_end (whole-grid indices and unshifted pointers), after the undamped step has
+  // written p_next there: three launches, one per region. Checked launches.
   void apply(Storage storage, const void* p_cur, const void* v2dt2, void* p_next, int k_begin,
              int k_end, cudaStream_t stream);
 

@@ -134,13 +134,38 @@ RTM_HOST_DEVICE float cpml_load(const T* p, int64_t c) {
   return float(p[c]);
 }
 
+// The per-cell arithmetic on values: p_at(r) and psi_at(r) give p and psi[n] r cells away along
+// the axis (r = -kHalo..kHalo), wherever the caller keeps them (the pointer forms below read the
+// arrays; the GPU's one-pass kernels keep them in registers, kernels/cuda/cpml.cu). One definition
+// of the order of operations for every caller, so all of them round alike.
+template <class P>
+RTM_HOST_DEVICE float cpml_first_derivative_at(const CpmlAxisView& v, P p_at) {
+  float d = 0.0f;
+  for (int r = 1; r <= kHalo; ++r) d += v.d1[r] * (p_at(r) - p_at(-r));
+  return d;
+}
+// psi[n] at layer position i from its psi[n-1] and D p.
+RTM_HOST_DEVICE float cpml_psi_of(const CpmlAxisView& v, int i, float psi_old, float dp) {
+  return v.b[i] * psi_old + v.a[i] * dp;
+}
+// The axis' correction D psi + zeta at layer position i; zeta (the cell's zeta[n-1]) becomes zeta[n].
+template <class Psi, class P>
+RTM_HOST_DEVICE float cpml_axis_correction_at(const CpmlAxisView& v, int i, float& zeta, Psi psi_at,
+                                              P p_at) {
+  float dpsi = 0.0f;
+  float d2p = v.d2[0] * p_at(0);
+  for (int r = 1; r <= kHalo; ++r) {
+    dpsi += v.d1[r] * (psi_at(r) - psi_at(-r));
+    d2p += v.d2[r] * (p_at(r) + p_at(-r));
+  }
+  zeta = v.b[i] * zeta + v.a[i] * (d2p + dpsi);
+  return dpsi + zeta;
+}
+
 // D p at the padded-field index c.
 template <class T>
 RTM_HOST_DEVICE float cpml_first_derivative(const CpmlAxisView& v, const T* p, int64_t c) {
-  float d = 0.0f;
-  for (int r = 1; r <= kHalo; ++r)
-    d += v.d1[r] * (cpml_load(p, c + r * v.field_stride) - cpml_load(p, c - r * v.field_stride));
-  return d;
+  return cpml_first_derivative_at(v, [&](int r) { return cpml_load(p, c + r * v.field_stride); });
 }
 
 // psi[n] at axis position i from psi[n-1] and p[n] (any i: zero outside the grid and outside the
@@ -148,7 +173,7 @@ RTM_HOST_DEVICE float cpml_first_derivative(const CpmlAxisView& v, const T* p, i
 template <class T>
 RTM_HOST_DEVICE float cpml_psi(const CpmlAxisView& v, const T* p, int i, int64_t c, int64_t q) {
   if (i < 0 || i >= v.n || !v.in_layer(i)) return 0.0f;
-  return v.b[i] * v.psi_old[q] + v.a[i] * cpml_first_derivative(v, p, c);
+  return cpml_psi_of(v, i, v.psi_old[q], cpml_first_derivative(v, p, c));
 }
 
 // psi[n] at a neighbour i (compact index q): recomputed from psi[n-1] and p[n] where it lies in a
@@ -171,18 +196,17 @@ RTM_HOST_DEVICE float cpml_psi_new(const CpmlAxisView& v, const T* p, int i, int
 template <bool kMayRecompute, class T>
 RTM_HOST_DEVICE float cpml_axis_correction(const CpmlAxisView& v, const T* p, int i, int64_t c,
                                            int64_t q) {
-  float dpsi = 0.0f;
-  float d2p = v.d2[0] * cpml_load(p, c);
-  for (int r = 1; r <= kHalo; ++r) {
-    // r cells away along the axis is r positions away in the compact arrays (cpml_compact_length).
-    const int64_t dq = r * v.compact_stride, dc = r * v.field_stride;
-    dpsi += v.d1[r] * (cpml_psi_new<kMayRecompute>(v, p, i + r, c + dc, q + dq) -
-                       cpml_psi_new<kMayRecompute>(v, p, i - r, c - dc, q - dq));
-    d2p += v.d2[r] * (cpml_load(p, c + dc) + cpml_load(p, c - dc));
-  }
-  const float zeta = v.b[i] * v.zeta[q] + v.a[i] * (d2p + dpsi);
+  // r cells away along the axis is r positions away in the compact arrays (cpml_compact_length).
+  float zeta = v.zeta[q];
+  const float correction = cpml_axis_correction_at(
+      v, i, zeta,
+      [&](int r) {
+        return cpml_psi_new<kMayRecompute>(v, p, i + r, c + r * v.field_stride,
+                                           q + r * v.compact_stride);
+      },
+      [&](int r) { return cpml_load(p, c + r * v.field_stride); });
   v.zeta[q] = zeta;
-  return dpsi + zeta;
+  return correction;
 }
 
 // The three axes' views of one propagator.

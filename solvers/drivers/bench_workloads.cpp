@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
+#include "solvers/contracts/errors.h"
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/stencil.h"
 #include "solvers/drivers/numerics.h"
@@ -67,6 +69,44 @@ PointBenchWorkload point_bench_workload(int nx, int ny, int nz, int steps) {
   p.series = ricker_wavelet(steps, p.dt, p.f0, p.t0);
   p.scale = float(1.0 / (kBenchSpacing * kBenchSpacing * kBenchSpacing));
   return p;
+}
+
+void add_bench_cpml(PropagatorSetup& setup, int width) {
+  const GridLayout& g = setup.layout;
+  if (width < 1 || 2 * width > std::min({g.nx, g.ny, g.nz}))
+    throw InputError("--cpml-width: expected 1 to " + std::to_string(std::min({g.nx, g.ny, g.nz}) / 2) +
+                     " cells (layers on both faces of every axis of the --grid), got " +
+                     std::to_string(width));
+  const double dt = choose_dt(0.0, kRandomVmax, kBenchSpacing, kBenchSpacing, kBenchSpacing);
+  // d(x) = d0 x^2 over the layer's depth fraction x, d0 for a reflection of 1e-4 (the drivers'
+  // default); no frequency shift, so a = b - 1.
+  const double d0 = 3.0 * kRandomVmax * std::log(1.0 / 1e-4) / (2.0 * width * kBenchSpacing);
+  CpmlAxis* axes[3] = {&setup.cpml.x, &setup.cpml.y, &setup.cpml.z};
+  const int n[3] = {g.nx, g.ny, g.nz};
+  for (int d = 0; d < 3; ++d) {
+    CpmlAxis& axis = *axes[d];
+    axis.n = n[d];
+    axis.lo = axis.hi = width;
+    axis.h = kBenchSpacing;
+    axis.a.assign(size_t(n[d]), 0.0f);
+    axis.b.assign(size_t(n[d]), 0.0f);
+    for (int c = 0; c < width; ++c) {
+      const double x = double(width - c) / width; // depth fraction of cells c and n - 1 - c
+      const double b = std::exp(-d0 * x * x * dt);
+      for (int i : {c, n[d] - 1 - c}) {
+        axis.b[size_t(i)] = float(b);
+        axis.a[size_t(i)] = float(b - 1.0);
+      }
+    }
+  }
+}
+
+CpmlBenchSize cpml_bench_size(int nx, int ny, int nz, int width) {
+  CpmlBenchSize s;
+  const int64_t w2 = 2 * int64_t(width);
+  s.layer_cells = int64_t(nx) * ny * nz - (nx - w2) * (ny - w2) * (nz - w2);
+  s.axis_cells = w2 * ny * nz + nx * w2 * nz + int64_t(nx) * ny * w2;
+  return s;
 }
 
 int default_point_steps(int nx, int ny, int nz) {
