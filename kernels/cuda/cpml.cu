@@ -7,7 +7,8 @@
 // the walking axis is computed once per cell, stored for the next step, and used by the same pass
 // for the neighbours' corrections; nothing reads psi[n] that another thread stored, so the two
 // passes of solvers/contracts/cpml.h become one. A cell also in another axis' layers (the edges of
-// the box) adds that axis' term through the shared per-cell code, recomputing the neighbours' psi.
+// the box) adds that axis' term from 4 kHalo + 1 values of p along that axis, recomputing the
+// neighbours' psi[n] from them.
 // Every value goes through the per-cell arithmetic of solvers/contracts/cpml.h in its order (the
 // compiler may still contract a multiply-add differently in two kernels: the last bit, which the
 // tests' float32 tolerance against the CPU covers).
@@ -52,13 +53,43 @@ __device__ inline void x_segment(const CpmlAxisView& x, int m, int lo_segments, 
   }
 }
 
-// The term of an axis other than the kernel's own at a cell in that axis' layers: psi[n] of the
-// cell stored, the neighbours' recomputed (the view's fresh range is empty).
+// p at position u of a column along axis w (c0: the field index of position 0); 0 outside
+// [-kHalo, n + kHalo), where no value is ever used.
 template <class T>
-__device__ __forceinline__ float other_axis_term(const CpmlAxisView& w, const T* p_cur, int pos,
-                                                 int64_t c, int64_t q) {
-  w.psi_new[q] = cpml_psi(w, p_cur, pos, c, q);
-  return cpml_axis_correction<true>(w, p_cur, pos, c, q);
+__device__ __forceinline__ float column_p(const CpmlAxisView& w, const T* __restrict__ p_cur,
+                                          int64_t c0, int u) {
+  return u >= -kHalo && u < w.n + kHalo ? cpml_load(p_cur, c0 + u * w.field_stride) : 0.0f;
+}
+
+// psi[n] at position u of a column (q0: the compact index less the position's part), pc[r]
+// holding p at u + r: cpml_psi on values.
+__device__ __forceinline__ float column_psi(const CpmlAxisView& w, int64_t q0, int u, const float* pc) {
+  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
+  const float dp = cpml_first_derivative_at(w, [&](int r) { return pc[r]; });
+  return cpml_psi_of(w, u, w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride], dp);
+}
+
+// The term of an axis other than the kernel's own at a cell in that axis' layers (position pos
+// along it, field index c, compact index q): the 4 kHalo + 1 values of p along the axis loaded
+// once, psi[n] at the cell and its 2 kHalo neighbours computed from them (cpml_psi on values;
+// the cell's stored), then the correction; as cpml_axis_correction with every neighbour
+// recomputed, at a quarter of its loads.
+template <class T>
+__device__ __forceinline__ float other_axis_term(const CpmlAxisView& w, const T* __restrict__ p_cur,
+                                                 int pos, int64_t c, int64_t q) {
+  const int64_t c0 = c - pos * w.field_stride;
+  const int64_t q0 = q - int64_t(w.layer_index(pos)) * w.compact_stride;
+  float pa[4 * kHalo + 1], sa[2 * kHalo + 1];
+#pragma unroll
+  for (int m = 0; m <= 4 * kHalo; ++m) pa[m] = column_p(w, p_cur, c0, pos - 2 * kHalo + m);
+#pragma unroll
+  for (int m = 0; m <= 2 * kHalo; ++m) sa[m] = column_psi(w, q0, pos - kHalo + m, &pa[m + kHalo]);
+  w.psi_new[q] = sa[kHalo];
+  float zeta = w.zeta[q];
+  const float correction = cpml_axis_correction_at(w, pos, zeta, [&](int r) { return sa[kHalo + r]; },
+                                                   [&](int r) { return pa[2 * kHalo + r]; });
+  w.zeta[q] = zeta;
+  return correction;
 }
 
 // p[n+1] += v2dt2 * correction, as cpml_cell.
@@ -109,22 +140,6 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
   if (v.z.in_layer(k))
     correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
   add_correction(v2dt2, p_next, c, correction);
-}
-
-// p at position u of a column along axis w (c0: the field index of position 0); 0 outside
-// [-kHalo, n + kHalo), where no value is ever used.
-template <class T>
-__device__ __forceinline__ float column_p(const CpmlAxisView& w, const T* __restrict__ p_cur,
-                                          int64_t c0, int u) {
-  return u >= -kHalo && u < w.n + kHalo ? cpml_load(p_cur, c0 + u * w.field_stride) : 0.0f;
-}
-
-// psi[n] at position u of a column (q0: the compact index less the position's part), pc[r]
-// holding p at u + r: cpml_psi on values.
-__device__ __forceinline__ float column_psi(const CpmlAxisView& w, int64_t q0, int u, const float* pc) {
-  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
-  const float dp = cpml_first_derivative_at(w, [&](int r) { return pc[r]; });
-  return cpml_psi_of(w, u, w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride], dp);
 }
 
 // One thread's walk along axis w through the layer cells [first, last) of a column: c0 and q0 are
@@ -184,11 +199,22 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
   const int first = blockIdx.z == 0 ? 0 : g.ny - y.hi;
   const int last = blockIdx.z == 0 ? y.lo : g.ny;
   if (first >= last) return; // no layer on this side
-  cpml_walk(y, p_cur, v2dt2, p_next, g.index(i, 0, k), int64_t(k) * y.length * g.nx + i, first, last,
-            [&](int j, int64_t c, float& correction) {
-              if constexpr (kZLayers)
-                correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
-            });
+  if constexpr (kZLayers) {
+    // The box's edges along x (7% of the layer cells at 552^3 with 20-cell layers): both terms
+    // from values loaded per cell, no queue, so that two sets of register arrays are never live
+    // at once (a queue and the z term's values took 128 registers and spilled).
+#pragma unroll 1
+    for (int j = first; j < last; ++j) {
+      const int64_t c = g.index(i, j, k);
+      float correction = 0.0f;
+      correction += other_axis_term(y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
+      correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
+      add_correction(v2dt2, p_next, c, correction);
+    }
+  } else {
+    cpml_walk(y, p_cur, v2dt2, p_next, g.index(i, 0, k), int64_t(k) * y.length * g.nx + i, first,
+              last, [](int, int64_t, float&) {});
+  }
 }
 
 // The z layers less the x and y layers: a thread per (i, j) walks k through one side's planes
@@ -310,9 +336,8 @@ void DeviceCpml::apply(Storage storage, const void* p_cur, const void* v2dt2, vo
     axes[d]->psi_new = psi_[1 - old_][d].as<float>();
     axes[d]->zeta = zeta_[d].as<float>();
   }
-  // No kernel reads psi[n] that another thread stored: every neighbour's psi[n] outside a kernel's
-  // own walk or warp is recomputed (an empty fresh range), so plane ranges need no special case.
-  for (CpmlAxisView* axis : axes) axis->fresh_lo = axis->fresh_hi = 0;
+  // No kernel reads psi[n] that another thread stored (the fresh ranges go unread): a plane range
+  // needs no special case.
   if (storage == Storage::fp32) {
     launch_regions(v, g, static_cast<const float*>(p_cur), static_cast<const float*>(v2dt2),
                    static_cast<float*>(p_next), k_begin, k_end, stream);
