@@ -465,6 +465,7 @@ void run_bench(const BenchOptions& o) {
   if (o.cpml_width < 0) throw InputError("--cpml-width: expected a number of cells (0: no C-PML run)");
   if (o.cpml_width > 0 && !do_random)
     throw InputError("--cpml-width times the random workload: use --workload random or both");
+  if (o.cpml_width > 0) check_bench_cpml_width(o.grid[0], o.grid[1], o.grid[2], o.cpml_width);
   if ((!o.per_step_csv.empty() || !o.plot.empty()) && !do_point)
     throw InputError("--per-step-csv and --plot need the point workload (--workload point or both)");
   // Said before the run, which goes on: the plot is a by-product (--per-step-csv has its data).
@@ -545,7 +546,6 @@ void run_bench(const BenchOptions& o) {
   };
 
   if (do_random) {
-    // The C-PML's setup first: a --cpml-width that does not fit is bad input before any run.
     PropagatorSetup damped;
     if (o.cpml_width > 0) {
       damped = random_bench_setup(nx, ny, nz);

@@ -25,6 +25,8 @@
 #include "kernels/cpu/cpu_propagator.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "tests/support/cuda_test_support.h"
+#include "tests/support/random_medium.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
@@ -55,20 +57,10 @@ const CpmlCase kCases[] = {
 };
 
 PropagatorSetup make_setup(const CpmlCase& c, std::mt19937_64& rng) {
-  PropagatorSetup setup;
-  setup.layout = make_layout(c.n[0], c.n[1], c.n[2]);
-  const double h[3] = {10.0, 12.0, 8.0}, v_max = 4500.0;
-  setup.weights = make_laplacian_weights(h[0], h[1], h[2]);
-  const double dt = 0.8 * 2.0 /
-                    (v_max * std::sqrt(kStencilAbsSum * (1 / (h[0] * h[0]) + 1 / (h[1] * h[1]) +
-                                                         1 / (h[2] * h[2]))));
-  std::uniform_real_distribution<double> velocity(1500.0, v_max);
-  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
+  const double h[3] = {10.0, 12.0, 8.0};
+  PropagatorSetup setup = test::random_medium_setup(c.n[0], c.n[1], c.n[2], h[0], h[1], h[2], rng);
   // Half-precision values, so that half storage runs the very model of the reference.
-  for (float& v : setup.v2dt2) {
-    const double vel = velocity(rng);
-    v = test::round_to_half(float(vel * vel * dt * dt));
-  }
+  for (float& v : setup.v2dt2) v = test::round_to_half(v);
   std::uniform_real_distribution<float> a(-0.3f, -0.01f), b(0.7f, 0.99f);
   CpmlAxis* axes[3] = {&setup.cpml.x, &setup.cpml.y, &setup.cpml.z};
   for (int d = 0; d < 3; ++d) {
@@ -87,20 +79,6 @@ PropagatorSetup make_setup(const CpmlCase& c, std::mt19937_64& rng) {
       }
   }
   return setup;
-}
-
-double interior_relative_l2(const GridLayout& g, const std::vector<float>& a,
-                            const std::vector<float>& ref) {
-  double diff2 = 0.0, ref2 = 0.0;
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i) {
-        const size_t c = size_t(g.index(i, j, k));
-        const double d = double(a[c]) - double(ref[c]);
-        diff2 += d * d;
-        ref2 += double(ref[c]) * ref[c];
-      }
-  return std::sqrt(diff2 / ref2);
 }
 
 // Elements outside the interior (halo and padding) that differ between a and b.

@@ -71,12 +71,16 @@ PointBenchWorkload point_bench_workload(int nx, int ny, int nz, int steps) {
   return p;
 }
 
-void add_bench_cpml(PropagatorSetup& setup, int width) {
-  const GridLayout& g = setup.layout;
-  if (width < 1 || 2 * width > std::min({g.nx, g.ny, g.nz}))
-    throw InputError("--cpml-width: expected 1 to " + std::to_string(std::min({g.nx, g.ny, g.nz}) / 2) +
+void check_bench_cpml_width(int nx, int ny, int nz, int width) {
+  if (width < 1 || 2 * width > std::min({nx, ny, nz}))
+    throw InputError("--cpml-width: expected 1 to " + std::to_string(std::min({nx, ny, nz}) / 2) +
                      " cells (layers on both faces of every axis of the --grid), got " +
                      std::to_string(width));
+}
+
+void add_bench_cpml(PropagatorSetup& setup, int width) {
+  const GridLayout& g = setup.layout;
+  check_bench_cpml_width(g.nx, g.ny, g.nz, width);
   const double dt = choose_dt(0.0, kRandomVmax, kBenchSpacing, kBenchSpacing, kBenchSpacing);
   // d(x) = d0 x^2 over the layer's depth fraction x, d0 for a reflection of 1e-4 (the drivers'
   // default); no frequency shift, so a = b - 1.

@@ -33,6 +33,7 @@ PointBenchWorkload point_bench_workload(int nx, int ny, int nz, int steps);
 // (the grid includes them), with the profile of the drivers' layers (solvers/drivers/simulation.h)
 // for its fastest velocity and no frequency shift; InputError when 2 W cells do not fit an axis.
 void add_bench_cpml(PropagatorSetup& setup, int width);
+void check_bench_cpml_width(int nx, int ny, int nz, int width); // add_bench_cpml's InputError
 // What the C-PML's update must move per step at least: every layer cell's p[n], v2dt2 and p[n+1]
 // (read and written), and per axis, each of its layer cells' psi[n-1], psi[n] and zeta (read and
 // written), each once.
