@@ -134,6 +134,9 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   check_grid_steps_repeats(grid, steps, repeats);
   if (o.workload != "random" && o.workload != "both")
     throw InputError("--workload: the CPU bench has the random workload only, got '" + o.workload + "'");
+  if (o.cpml_width != 0)
+    throw InputError("--cpml-width: the CPU bench times the undamped step only (the C-PML run is the "
+                     "GPU bench's)");
   // The baseline instruction set first: the speed-up baseline and the reference of the comparison.
   std::vector<CpuStepIsa> isas;
   for (const std::string& v : o.variants) {

@@ -819,6 +819,12 @@ TEST_F(BadInput, InfoPrintsJson) {
                            HasSubstr("\"available\"")));
 }
 
+TEST_F(BadInput, BenchCpmlWidthIsRefusedWhereItCannotRun) {
+  const Outcome o = run({"bench", "--backend", "cpu", "--cpml-width", "4"});
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--cpml-width"));
+}
+
 TEST_F(BadInput, BenchWithoutAGpuIsNotBadInputAndPointsToTheCpuBenchmark) {
   const Outcome info = run({"info", "--json"});
   if (info.out.find("\"available\": true") != std::string::npos)
