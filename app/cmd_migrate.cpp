@@ -44,6 +44,7 @@ struct MigrateArgs {
   std::string backward_step = "fused";
   std::string ring_precision = "float32";
   bool no_laplacian = false;
+  bool no_shot_overlap = false;
   std::string output;
   std::string png_dir;
   double clip_percentile = 99;
@@ -216,6 +217,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
   a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
+  a.params.overlap_shots = !a.no_shot_overlap;
   if (a.imaging_interval != "auto") {
     std::size_t used = 0;
     int k = 0;
@@ -381,6 +383,10 @@ void register_migrate(CLI::App& rtm) {
                 "Time every propagator operation and print where the shot loop's time went (wave "
                 "steps, imaging, boundary save/restore, injection, host) with RTM Gcells/s and a "
                 "PERFORMANCE line; timed operations are serialised, so the run may be a little slower");
+  cmd->add_flag("--no-shot-overlap", args->no_shot_overlap,
+                "Make each shot's set-up (its traces, its points) between the shots instead of on a "
+                "thread of its own while the shot before steps; the image is the same (docs/rtm.md, "
+                "\"Many shots\")");
   cmd->add_option("-o,--output", args->output, "Output image file (HDF5)")->required();
   cmd->add_option("--png-dir", args->png_dir,
                   "Also write figures (PNG: inline, crossline and depth slices through the middle, in "

@@ -235,6 +235,76 @@ TEST(ShotLoop, AStopBeforeTheFirstShotRunsNothingAndSavesNothing) {
   EXPECT_EQ(log.str(), "");
 }
 
+// A body that prepares: the loop names each shot of the group to prepare_shot one shot ahead, so
+// prepare k+1 comes between prepare k and run k, and every shot run was prepared first.
+ShotLoopBody preparing(ShotLoopBody body, Record& r, std::vector<int>& prepared) {
+  body.prepare_shot = [&r, &prepared](int s) {
+    prepared.push_back(s);
+    r.events.push_back("prepare " + std::to_string(s));
+  };
+  return body;
+}
+
+TEST(ShotLoop, PrepareShotNamesTheNextShotWhileThisOneRuns) {
+  const ParallelContext parallel(1);
+  ShotLoopPlan plan = fake_plan(7, 2);
+  plan.finished = {0, 0, 1, 0, 0, 0, 0};
+  Record r;
+  std::vector<int> prepared;
+  double now = 0;
+  std::ostringstream log;
+  const ShotLoopSummary summary =
+      run_shot_loop(plan, quiet(), parallel, log, preparing(fake_body(r, now, 2, false), r, prepared),
+                    [&now] { return now; });
+  EXPECT_EQ(summary.stop_signal, 0);
+  EXPECT_EQ(prepared, r.shots); // each shot run was prepared, none prepared and dropped
+  EXPECT_EQ(shots_over_groups(r, parallel, 7), (std::vector<int>{1, 1, 0, 1, 1, 1, 1}));
+  // Within the group: "prepare a, prepare b, run a, keep a, prepare c, run b, ..."
+  for (size_t i = 0; i + 1 < r.shots.size(); ++i) {
+    const auto prepare_next = std::find(r.events.begin(), r.events.end(),
+                                        "prepare " + std::to_string(r.shots[i + 1]));
+    const auto run_this = std::find(r.events.begin(), r.events.end(),
+                                    "run " + std::to_string(r.shots[i]));
+    EXPECT_LT(prepare_next, run_this) << "shot " << r.shots[i + 1] << " prepared after shot "
+                                      << r.shots[i] << " ran";
+  }
+  if (parallel.size() == 1) {
+    EXPECT_EQ(std::vector<std::string>(r.events.begin(), r.events.begin() + 4),
+              (std::vector<std::string>{"prepare 0", "prepare 1", "run 0", "keep 0"}));
+  }
+}
+
+TEST(ShotLoop, AStopDropsTheShotPreparedAhead) {
+  const ParallelContext parallel(1);
+  const int total = 12, k = 3;
+  ShotLoopPlan plan = fake_plan(total, 1);
+  plan.checkpoint_every = 100;
+  Record r;
+  std::vector<int> prepared;
+  double now = 0;
+  ShotLoopControl control = quiet();
+  int boundaries = 0;
+  // As in the stop test above: world rank 0 asked to stop after k shots, the others slower.
+  control.stop_requested = [&] { return parallel.is_root() && ++boundaries > k ? 15 : 0; };
+  const auto pause = std::chrono::milliseconds(parallel.is_root() ? 0 : 20);
+  std::ostringstream log;
+  const ShotLoopSummary summary =
+      run_shot_loop(plan, control, parallel, log,
+                    preparing(fake_body(r, now, 1, true, pause), r, prepared), [&now] { return now; });
+  EXPECT_EQ(summary.stop_signal, 15);
+  if (parallel.is_root()) {
+    EXPECT_EQ(r.shots.size(), size_t(k));
+    ASSERT_EQ(prepared.size(), size_t(k + 1)); // the one taken ahead, dropped
+    EXPECT_EQ(std::find(r.shots.begin(), r.shots.end(), prepared.back()), r.shots.end());
+  }
+  const std::vector<int> count = shots_over_groups(r, parallel, total);
+  EXPECT_EQ(*std::max_element(count.begin(), count.end()), 1);
+  EXPECT_LT(sum_over_ranks(parallel.is_leader() ? summary.done_here : 0, parallel), total);
+  if (!r.kept.empty()) {
+    EXPECT_EQ(r.checkpoints, std::vector<int>{int(r.kept.size())});
+  }
+}
+
 TEST(ShotLoop, ProgressInsideTheShotOnWorldRankZero) {
   const ParallelContext parallel(1);
   Record r;

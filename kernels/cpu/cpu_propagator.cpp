@@ -357,6 +357,11 @@ public:
 
 private:
   void do_upload_series(const std::vector<float>& series) override { series_ = series; }
+  bool do_replace(const std::vector<PointStencil>& points, const std::vector<float>& series) override {
+    points_ = points;
+    series_ = series;
+    return true;
+  }
   std::vector<float> do_download_series() const override { return series_; }
   void do_inject(int t, float scale) override;
   void do_record(int t) override;

@@ -2,6 +2,8 @@
 // device memory, injected and recorded by one block per point. Freed with the set.
 #include <cuda_fp16.h>
 
+#include <cstring>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_propagator.cuh"
 #include "kernels/cuda/point_ops.cuh"
@@ -103,9 +105,11 @@ public:
     }
   }
   ~CudaPointSet() override {
-    // Queued injections and recordings may still read the buffers.
+    // Queued injections and recordings may still read the buffers (and queued copies the staging).
     cudaSetDevice(field_.device_);
     cudaStreamSynchronize(field_.stream_);
+    if (staging_) cudaFreeHost(staging_);
+    if (staged_) cudaEventDestroy(staged_);
   }
 
 private:
@@ -115,6 +119,33 @@ private:
     CUDA_CHECK(cudaMemcpyAsync(series_.data(), series.data(), series.size() * sizeof(float),
                                cudaMemcpyHostToDevice, field_.stream_));
     CUDA_CHECK(cudaStreamSynchronize(field_.stream_));
+  }
+
+  // Both copies go from a pinned staging buffer of the set's own (made at the first call) onto
+  // the field's stream, behind the work queued there, and the host does not wait for them: a
+  // driver can queue the next shot's points and data while the device finishes this one. The
+  // staging buffer is refilled only once the copies out of it queued last time have run.
+  bool do_replace(const std::vector<PointStencil>& points, const std::vector<float>& series) override {
+    if (size() == 0) return true;
+    CUDA_CHECK(cudaSetDevice(field_.device_));
+    const size_t point_bytes = points.size() * sizeof(PointStencil);
+    const size_t series_bytes = series.size() * sizeof(float);
+    static_assert(sizeof(PointStencil) % alignof(float) == 0, "the series follows the points");
+    if (!staging_) {
+      CUDA_CHECK(cudaMallocHost(&staging_, point_bytes + series_bytes));
+      CUDA_CHECK(cudaEventCreateWithFlags(&staged_, cudaEventDisableTiming));
+    } else {
+      CUDA_CHECK(cudaEventSynchronize(staged_));
+    }
+    char* host = static_cast<char*>(staging_);
+    std::memcpy(host, points.data(), point_bytes);
+    std::memcpy(host + point_bytes, series.data(), series_bytes);
+    CUDA_CHECK(cudaMemcpyAsync(stencils_.data(), host, point_bytes, cudaMemcpyHostToDevice,
+                               field_.stream_));
+    CUDA_CHECK(cudaMemcpyAsync(series_.data(), host + point_bytes, series_bytes,
+                               cudaMemcpyHostToDevice, field_.stream_));
+    CUDA_CHECK(cudaEventRecord(staged_, field_.stream_));
+    return true;
   }
 
   std::vector<float> do_download_series() const override {
@@ -158,6 +189,8 @@ private:
   CudaWavefield& field_;
   DeviceBuffer stencils_; // PointStencil[size()]
   DeviceBuffer series_;   // float[nt][size()]
+  void* staging_ = nullptr;     // pinned: the points, then the series (do_replace)
+  cudaEvent_t staged_ = nullptr; // after the copies out of staging_ last queued
 };
 
 std::unique_ptr<PointSet> CudaWavefield::do_add_points(const std::vector<PointStencil>& points, int nt) {

@@ -50,6 +50,13 @@ public:
   // nt x size() values, [t][point].
   void upload_series(const std::vector<float>& series);
   std::vector<float> download_series() const { return do_download_series(); }
+  // Replaces the points (as many as the set has) and the series, for a driver that keeps its
+  // point sets from shot to shot. Where the backend can it returns without waiting for the
+  // device: the CUDA backend queues both copies, from pinned host memory of its own, behind the
+  // work already queued on its field, so operations queued before see the old points and series
+  // and those after the new ones. false (the set unchanged) where the backend cannot move its
+  // points (the z-slab split, whose points belong to slabs): make a new set then.
+  bool replace(const std::vector<PointStencil>& points, const std::vector<float>& series);
   // p_cur[cell] += weight * v2dt2[cell] * scale * series[t][point], for each point of the set
   // (PointStencil gives the weights and the order of the arithmetic).
   void inject(int t, float scale) {
@@ -67,6 +74,9 @@ protected:
 
 private:
   virtual void do_upload_series(const std::vector<float>& series) = 0;
+  virtual bool do_replace(const std::vector<PointStencil>&, const std::vector<float>&) {
+    return false;
+  }
   virtual std::vector<float> do_download_series() const = 0;
   virtual void do_inject(int t, float scale) = 0;
   virtual void do_record(int t) = 0;
@@ -284,6 +294,17 @@ inline void PointSet::upload_series(const std::vector<float>& series) {
                                 std::to_string(expected) + " values, got " +
                                 std::to_string(series.size()));
   do_upload_series(series);
+}
+
+inline bool PointSet::replace(const std::vector<PointStencil>& points,
+                              const std::vector<float>& series) {
+  const size_t expected = size_t(nt_) * size_t(size_);
+  if (points.size() != size_t(size_) || series.size() != expected)
+    throw std::invalid_argument(owner_.name() + "::replace: expected " + std::to_string(size_) +
+                                " points and nt x points = " + std::to_string(expected) +
+                                " values, got " + std::to_string(points.size()) + " and " +
+                                std::to_string(series.size()));
+  return do_replace(points, series);
 }
 
 inline void PointSet::check_time(int t, const char* what) const {

@@ -16,6 +16,7 @@
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/shot_parallel.h"
+#include "solvers/drivers/shot_prefetch.h"
 #include "solvers/drivers/slab_image.h"
 #include "solvers/drivers/time_dispersion.h"
 
@@ -480,6 +481,17 @@ CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, con
 
 namespace {
 
+// A shot's set-up that touches no wavefield (prepare_shot_data): its traces made ready to inject
+// and its points placed on the grid. Made on the prefetch thread while the shot before steps
+// (MigrationParams::overlap_shots), or at the shot's start.
+struct PreparedShot {
+  std::vector<float> series;               // the receivers' data, [t][receiver], ready to inject
+  std::vector<PointStencil> own_receivers; // the shot's own spread (empty: the shared one)
+  PointStencil source;
+  double receiver_runaway_limit = 0;       // of the receiver field's health check
+  double seconds = 0;                      // host time it took
+};
+
 // The steps of migrate_shots, in the order it takes them. What they set up once for every shot
 // lives in a MigrationRun.
 struct MigrationRun {
@@ -512,6 +524,16 @@ struct MigrationRun {
   std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
   double max_v2dt2 = 0;
   HealthCheck source_health;
+  // The direct-wave mute's velocity per shot of the file (made before the loop: with the model
+  // split over the group it takes a reduction, which the prefetch thread must not make).
+  std::vector<double> mute_velocity;
+  // The shots' point sets; kept from shot to shot where the backend can replace their points
+  // (MigrationParams::overlap_shots), otherwise made per shot. Declared after `fields`: a point
+  // set goes before its wavefield.
+  std::unique_ptr<PointSet> source_set;       // the shot's source
+  std::unique_ptr<PointSet> own_receiver_set; // a shot's own receivers
+  ShotPrefetch<PreparedShot> prefetch;        // the next shot's PreparedShot, made ahead
+  double setup_wait_s = 0, prefetch_s = 0;    // MigrationProfile's, summed over the shots
   // What this group's checkpoints hold: for group 0 the carried shots too.
   std::vector<long long> group_finished;
   std::vector<std::string> group_absorbed;
@@ -761,6 +783,13 @@ void prepare_source(MigrationRun& run) {
   run.max_v2dt2 = run.extremes.vmax * run.extremes.vmax * sim.dt * sim.dt;
   run.source_health = make_health_check(
       sim, runaway_limit(injected_amplitude(run.source_wavelet, sim.injection_scale(), run.max_v2dt2), 0.0, nt));
+  // The mute's velocity at every shot's source, here on the loop's thread (collective over the
+  // group when the model is split), so that the prefetch thread only reads it.
+  if (run.params.direct_wave == DirectWaveRemoval::mute)
+    for (const ShotGather& gather : run.shots.shots)
+      run.mute_velocity.push_back(run.params.direct_wave_velocity > 0
+                                      ? run.params.direct_wave_velocity
+                                      : migration_velocity_at(run, gather.source));
 }
 
 // The group's partial sums and finished shots. Every rank of the group downloads (a split
@@ -781,45 +810,79 @@ void write_group_checkpoint(const MigrationRun& run, const MigrationControl& con
   write_checkpoint(checkpoint_path(control.checkpoint_output, c.group), c);
 }
 
-// One shot of the file: its data made ready (time dispersion, direct-wave mute, phase filter),
-// then both wavefields run and the image accumulated (migrate_one_shot).
-void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
+// The host half of a shot's set-up: its data made ready (time dispersion, direct-wave mute,
+// phase filter) and its points placed. Reads only what the run fixed before the loop, so that it
+// can run on the prefetch thread beside the shot before.
+PreparedShot prepare_shot_data(const MigrationRun& run, int s) {
+  const double start = steady_seconds();
   const ShotFile& shots = run.shots;
   const MigrationParams& params = run.params;
-  const SimulationGrid& sim = run.sim;
   const ShotGather& gather = shots.shots[size_t(s)];
   const std::vector<Position>& receivers = shots.receivers_of(gather);
   const int nt = run.nt, nrec = int(receivers.size());
   const double f0 = run.f0;
+  PreparedShot shot;
   std::vector<float> data = gather.data;
   if (run.add_time_dispersion) run.add_time_dispersion->apply(data);
-  if (params.direct_wave == DirectWaveRemoval::mute) {
-    const double v = params.direct_wave_velocity > 0 ? params.direct_wave_velocity
-                                                     : migration_velocity_at(run, gather.source);
-    mute_direct_wave(data, gather.source, receivers, nt, shots.dt, shots.t0, f0, v);
-  }
+  if (params.direct_wave == DirectWaveRemoval::mute)
+    mute_direct_wave(data, gather.source, receivers, nt, shots.dt, shots.t0, f0,
+                     run.mute_velocity[size_t(s)]);
   apply_data_phase_filter(data, nrec, nt, shots.dt, run.data_phase_order, f0);
-  // The shot's own receivers, when it has them, for this shot only (freed when it ends).
-  const std::unique_ptr<PointSet> own_receiver_set =
-      gather.receivers.empty()
-          ? nullptr
-          : run.fields->receiver().add_points(locate_shot_receivers(run, gather), nt);
-  PointSet& receiver_set = own_receiver_set ? *own_receiver_set : *run.receiver_set;
-  receiver_set.upload_series(traces_to_series(data, nrec, nt));
-  // The shot's own source; freed (device memory too) when the shot ends.
-  const std::unique_ptr<PointSet> source_set = run.fields->source().add_points(
-      {locate_point(sim, gather.source, "source of shot " + std::to_string(gather.id),
-                    params.point_interpolation)},
-      nt);
-  source_set->upload_series(run.source_wavelet);
+  shot.receiver_runaway_limit =
+      runaway_limit(injected_amplitude(data, 1.0, run.max_v2dt2), 0.0, nt);
+  shot.series = traces_to_series(data, nrec, nt);
+  if (!gather.receivers.empty()) shot.own_receivers = locate_shot_receivers(run, gather);
+  shot.source = locate_point(run.sim, gather.source, "source of shot " + std::to_string(gather.id),
+                             params.point_interpolation);
+  shot.seconds = steady_seconds() - start;
+  return shot;
+}
+
+// `set` holding `points` and `series`: replaced in place where the run keeps its sets and the
+// backend can (PointSet::replace), otherwise made anew on `field`. The shared spread's set is
+// never remade: it only gets the series.
+void place_points(MigrationRun& run, Wavefield& field, std::unique_ptr<PointSet>& set,
+                  const std::vector<PointStencil>& points, const std::vector<float>& series) {
+  if (run.params.overlap_shots && set && set->size() == int(points.size()) &&
+      set->replace(points, series))
+    return;
+  set.reset(); // its memory (device memory too) before the next one's
+  set = field.add_points(points, run.nt);
+  set->upload_series(series);
+}
+
+// One shot of the file: its set-up (made ahead on the prefetch thread, or here), then both
+// wavefields run and the image accumulated (migrate_one_shot) onto the stack, which stays where
+// the fields live until the run ends.
+void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
+  const double start = steady_seconds();
+  const MigrationParams& params = run.params;
+  const SimulationGrid& sim = run.sim;
+  const ShotGather& gather = run.shots.shots[size_t(s)];
+  const int nt = run.nt;
+  PreparedShot shot;
+  if (run.prefetch.holds(s)) {
+    shot = run.prefetch.take();
+    run.prefetch_s += shot.seconds;
+  } else {
+    shot = prepare_shot_data(run, s);
+  }
+  PointSet* receiver_set = run.receiver_set.get();
+  if (!shot.own_receivers.empty()) {
+    place_points(run, run.fields->receiver(), run.own_receiver_set, shot.own_receivers, shot.series);
+    receiver_set = run.own_receiver_set.get();
+  } else if (!params.overlap_shots || !receiver_set->replace(run.receivers, shot.series)) {
+    receiver_set->upload_series(shot.series);
+  }
+  place_points(run, run.fields->source(), run.source_set, {shot.source}, run.source_wavelet);
   ShotSets sets;
-  sets.source = source_set.get();
-  sets.receiver = &receiver_set;
+  sets.source = run.source_set.get();
+  sets.receiver = receiver_set;
   sets.boundary = run.boundary.get();
   sets.nt = nt;
   sets.source_scale = sim.injection_scale();
   HealthCheck receiver_health = run.source_health;
-  receiver_health.runaway_limit = runaway_limit(injected_amplitude(data, 1.0, run.max_v2dt2), 0.0, nt);
+  receiver_health.runaway_limit = shot.receiver_runaway_limit;
   sets.source_health = &run.source_health;
   sets.receiver_health = &receiver_health;
   sets.label = "shot " + std::to_string(gather.id);
@@ -827,8 +890,13 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   BackwardSweep backward;
   backward.imaging_interval = run.imaging_interval;
   backward.fused = params.fused_backward;
+  run.setup_wait_s += steady_seconds() - start;
   migrate_one_shot(*run.fields, sets, run.box, params.reconstruction, run.memory.snapshot_interval,
                    backward);
+  if (!params.overlap_shots) { // freed with the shot, as a single shot does
+    run.own_receiver_set.reset();
+    run.source_set.reset();
+  }
   run.fields->receiver().synchronize();
 }
 
@@ -869,6 +937,9 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.setup_s = loop.start_s - setup_start;
   profile.loop_s = loop.seconds();
   profile.timing = run.fields->timing();
+  profile.overlap_shots = run.params.overlap_shots;
+  profile.setup_wait_s = run.setup_wait_s;
+  profile.prefetch_s = run.prefetch_s;
 }
 
 // The groups' partial stacks summed on world rank 0, which alone finishes the image: normalised
@@ -961,6 +1032,10 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   ShotLoopBody body;
   body.run_shot = [&run](int s, ShotProgress& progress) { migrate_shot_of_file(run, s, progress); };
   body.keep_shot = [&run](int s) { run.group_finished.push_back(s); };
+  if (params.overlap_shots)
+    body.prepare_shot = [&run](int s) {
+      run.prefetch.start(s, [&run, s] { return prepare_shot_data(run, s); });
+    };
   if (!control.checkpoint_output.empty())
     body.checkpoint = [&run, &control] { write_group_checkpoint(run, control); };
   const ShotLoopSummary loop = run_shot_loop(plan, control, parallel, log, body);
@@ -1026,6 +1101,16 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
   row("injection/recording", t.points_ms * 1e-3, "");
   row("snapshot copies", t.box_copy_ms * 1e-3, "");
   row("host, transfers, idle", p.host_s(), "  (the wall less the operations above)");
+  char shots_note[96];
+  std::snprintf(shots_note, sizeof shots_note, "  (%d shot(s)%s)", p.shots,
+                p.overlap_shots ? "; the next one's made ahead while one steps" : "; no overlap");
+  row("  of which shot set-up", p.setup_wait_s, shots_note);
+  std::snprintf(line, sizeof line,
+                "rtm: profile: idle %.2f%% of the loop (%.3f s: the device or the stepping thread "
+                "waiting for the host); shot set-up hidden behind the steps %.3f s on the prefetch "
+                "thread\n",
+                100.0 * p.idle_fraction(), p.host_s(), p.prefetch_s);
+  out << line;
   std::snprintf(line, sizeof line,
                 "rtm: profile: outside the loop: %.3f s before (propagators, stores), %.3f s after "
                 "(image download, normalisation, filter)\n",
@@ -1040,12 +1125,14 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
                 "PERFORMANCE rtm-migrate backend=%s grid=%dx%dx%d shots=%d nt=%d sweeps=%d "
                 "total_s=%.3f loop_s=%.3f step_s=%.3f step_fraction=%.3f other_device_s=%.3f "
                 "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f imaging_interval=%d "
-                "fused_steps=%lld\n",
+                "fused_steps=%lld idle_fraction=%.4f setup_wait_s=%.3f prefetch_s=%.3f "
+                "overlap_shots=%d\n",
                 p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.shots, p.nt, p.sweeps,
                 p.setup_s + p.loop_s + p.finish_s, p.loop_s, t.step_ms * 1e-3,
                 p.loop_s > 0 ? t.step_ms * 1e-3 / p.loop_s : 0.0, t.non_step_ms() * 1e-3,
                 p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s(), p.imaging_interval,
-                static_cast<long long>(t.fused_steps));
+                static_cast<long long>(t.fused_steps), p.idle_fraction(), p.setup_wait_s,
+                p.prefetch_s, p.overlap_shots ? 1 : 0);
   out << line << std::flush;
 }
 

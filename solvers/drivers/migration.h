@@ -69,6 +69,12 @@ struct MigrationParams {
   // Time every wavefield operation (TimingProbe::enable_timing) and print where the time went
   // at the end (print_migration_profile). Off: no timing events, no extra synchronisation.
   bool profile = false;
+  // Many shots (docs/rtm.md, "Many shots"): the next shot's set-up (its traces made ready, its
+  // points placed) runs on a thread of its own while this shot steps, and the point sets stay
+  // from shot to shot, their new points and data queued behind the running shot where the
+  // backend can (PointSet::replace). false: each shot's set-up between the shots. The image is
+  // the same bit for bit either way.
+  bool overlap_shots = true;
   BoundaryConfig boundary;
   // How sources and receivers between nodes are spread over them (solvers/drivers/point_interpolation.h).
   PointInterpolation point_interpolation = PointInterpolation::sinc;
@@ -178,8 +184,19 @@ struct MigrationProfile {
   double loop_s = 0;       // the shot loop, wall clock
   double finish_s = 0;     // after the loop: image download, normalisation, filter
   PropagatorTiming timing; // inside the loop
+  // The shots' set-up (MigrationParams::overlap_shots), summed over the shots: `setup_wait_s` on
+  // the loop's own thread before each shot's first step could be queued (waiting for the set-up
+  // made ahead, or making it there; the point sets and their data), the host-only time between
+  // shots; `prefetch_s` the set-up made ahead on the prefetch thread while the shot before stepped.
+  bool overlap_shots = false;
+  double setup_wait_s = 0;
+  double prefetch_s = 0;
 
+  // The wall of the loop less the timed operations: on a GPU the time the device waits for the
+  // host (set-up between shots, health-check reads, launch gaps) and untimed transfers; on the
+  // CPU the host work between the operations. The profile's idle.
   double host_s() const { return loop_s - timing.total_ms() * 1e-3; }
+  double idle_fraction() const { return loop_s > 0 ? host_s() / loop_s : 0.0; }
   // RTM throughput: compute cells x time steps x 2 (forward and backward propagation, each
   // time step counted once per direction) per second of the loop.
   double rtm_gcells_per_s() const;

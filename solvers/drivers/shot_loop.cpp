@@ -30,9 +30,15 @@ ShotLoopSummary run_shot_loop(const ShotLoopPlan& plan, const ShotLoopControl& c
   ShotDispenser dispenser(parallel, summary.shots_to_do);
   int local_signal = 0, done_here = 0, unsaved = 0;
   summary.start_s = clock();
+  int ahead = -1; // the number taken one shot ahead (body.prepare_shot), -1: none
   for (;;) {
     if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
-    const int next = dispenser.next(local_signal != 0);
+    int next = -1;
+    if (ahead >= 0) // taken already; a stop drops it (the group agrees on its leader's word)
+      next = dispenser.stop_group(local_signal != 0) ? -1 : ahead;
+    else
+      next = dispenser.next(local_signal != 0);
+    ahead = -1;
     if (next < 0) break;
     // Due, and another shot is on its way (body.checkpoint says why only then).
     if (body.checkpoint && plan.checkpoint_every > 0 && unsaved >= plan.checkpoint_every) {
@@ -42,6 +48,10 @@ ShotLoopSummary run_shot_loop(const ShotLoopPlan& plan, const ShotLoopControl& c
     const int s = remaining[size_t(next)];
     if (parallel.is_root() && control.shot_started)
       control.shot_started(s, done_before + done_here + 1, plan.total);
+    if (body.prepare_shot) {
+      ahead = dispenser.next(local_signal != 0);
+      if (ahead >= 0) body.prepare_shot(remaining[size_t(ahead)]);
+    }
     progress.start_shot(s);
     body.run_shot(s, progress);
     progress.end_shot();

@@ -98,6 +98,14 @@ int ShotDispenser::next(bool stop) {
   return shot;
 }
 
+bool ShotDispenser::stop_group(bool stop) {
+  int flag = parallel_.is_leader() && stop ? 1 : 0;
+  if (parallel_.group_comm() != MPI_COMM_NULL)
+    check_mpi(MPI_Bcast(&flag, 1, MPI_INT, 0, parallel_.group_comm()), "MPI_Bcast (stop request)");
+  if (flag != 0) next(true); // every rank of the group calls it: it is collective too
+  return flag != 0;
+}
+
 int agree_on_stop(const ParallelContext& parallel, int local_signal) {
   int agreed = local_signal;
   if (parallel.uses_mpi())

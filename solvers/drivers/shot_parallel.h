@@ -58,6 +58,11 @@ public:
   // A leader with `stop` set takes nothing and empties the counter for every group, so the whole
   // run stops at its next shot boundary (each group finishes the shot it is computing).
   int next(bool stop);
+  // Collective over the shot group: whether its leader's `stop` is set (every rank of the group
+  // gets the leader's answer). When it is, the counter is emptied as next(true) does, so that a
+  // group holding a number taken ahead (run_shot_loop with ShotLoopBody::prepare_shot) can drop
+  // it and the whole run stops at its next shot boundary.
+  bool stop_group(bool stop);
 
 private:
   const ParallelContext& parallel_;
