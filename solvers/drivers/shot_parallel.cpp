@@ -76,6 +76,12 @@ ShotDispenser::~ShotDispenser() {
   if (window_ != MPI_WIN_NULL && mpi_active()) MPI_Win_free(&window_);
 }
 
+namespace {
+// What a stop adds to the counter: far past any shot count, so that every later fetch finds
+// nothing left and stop_group can tell a stop from a run that handed out its last shot.
+constexpr int64_t kStopped = int64_t(1) << 40;
+} // namespace
+
 int ShotDispenser::next(bool stop) {
   int64_t taken = count_;
   if (parallel_.is_leader()) {
@@ -84,7 +90,7 @@ int ShotDispenser::next(bool stop) {
       taken = local_next_ < count_ ? local_next_++ : count_;
     } else {
       // Stopping sets the counter far past the end: every later fetch finds nothing left.
-      const int64_t operand = stop ? int64_t(1) << 40 : 1;
+      const int64_t operand = stop ? kStopped : 1;
       check_mpi(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, window_), "MPI_Win_lock (shot counter)");
       check_mpi(MPI_Fetch_and_op(&operand, &taken, MPI_INT64_T, 0, 0, MPI_SUM, window_),
                 "MPI_Fetch_and_op (shot counter)");
@@ -100,6 +106,17 @@ int ShotDispenser::next(bool stop) {
 
 bool ShotDispenser::stop_group(bool stop) {
   int flag = parallel_.is_leader() && stop ? 1 : 0;
+  if (parallel_.is_leader() && flag == 0 && parallel_.uses_mpi()) {
+    // Another group's stop emptied the counter (next(true) added kStopped): this group stops at
+    // this boundary too, as a group taking its number here would have found none left.
+    const int64_t nothing = 0;
+    int64_t seen = 0;
+    check_mpi(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, window_), "MPI_Win_lock (shot counter)");
+    check_mpi(MPI_Fetch_and_op(&nothing, &seen, MPI_INT64_T, 0, 0, MPI_NO_OP, window_),
+              "MPI_Fetch_and_op (shot counter)");
+    check_mpi(MPI_Win_unlock(0, window_), "MPI_Win_unlock (shot counter)");
+    flag = seen >= kStopped ? 1 : 0;
+  }
   if (parallel_.group_comm() != MPI_COMM_NULL)
     check_mpi(MPI_Bcast(&flag, 1, MPI_INT, 0, parallel_.group_comm()), "MPI_Bcast (stop request)");
   if (flag != 0) next(true); // every rank of the group calls it: it is collective too

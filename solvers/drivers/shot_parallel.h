@@ -58,10 +58,11 @@ public:
   // A leader with `stop` set takes nothing and empties the counter for every group, so the whole
   // run stops at its next shot boundary (each group finishes the shot it is computing).
   int next(bool stop);
-  // Collective over the shot group: whether its leader's `stop` is set (every rank of the group
-  // gets the leader's answer). When it is, the counter is emptied as next(true) does, so that a
-  // group holding a number taken ahead (run_shot_loop with ShotLoopBody::prepare_shot) can drop
-  // it and the whole run stops at its next shot boundary.
+  // Collective over the shot group: whether the group must stop here, its leader's `stop` set or
+  // another group's stop having emptied the counter (every rank of the group gets the leader's
+  // answer). Then the counter is emptied as next(true) does. For a group holding a number taken
+  // ahead (run_shot_loop with ShotLoopBody::prepare_shot): it drops it, and every group stops at
+  // its next shot boundary, as with next().
   bool stop_group(bool stop);
 
 private:
