@@ -294,8 +294,11 @@ TEST(ShotLoop, AStopDropsTheShotPreparedAhead) {
   EXPECT_EQ(summary.stop_signal, 15);
   if (parallel.is_root()) {
     EXPECT_EQ(r.shots.size(), size_t(k));
-    ASSERT_EQ(prepared.size(), size_t(k + 1)); // the one taken ahead, dropped
-    EXPECT_EQ(std::find(r.shots.begin(), r.shots.end(), prepared.back()), r.shots.end());
+    // Not ASSERT: every rank must reach the collective checks below.
+    EXPECT_EQ(prepared.size(), size_t(k + 1)); // the one taken ahead, dropped
+    if (!prepared.empty()) {
+      EXPECT_EQ(std::find(r.shots.begin(), r.shots.end(), prepared.back()), r.shots.end());
+    }
   }
   const std::vector<int> count = shots_over_groups(r, parallel, total);
   EXPECT_EQ(*std::max_element(count.begin(), count.end()), 1);

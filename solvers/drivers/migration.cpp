@@ -863,7 +863,9 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   PreparedShot shot;
   if (run.prefetch.holds(s)) {
     shot = run.prefetch.take();
-    run.prefetch_s += shot.seconds;
+    // Hidden behind the shot before: what it took less what this thread waited for it here
+    // (the group's first shot has nothing before it, and is waited for whole).
+    run.prefetch_s += std::max(0.0, shot.seconds - (steady_seconds() - start));
   } else {
     shot = prepare_shot_data(run, s);
   }

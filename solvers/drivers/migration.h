@@ -187,7 +187,8 @@ struct MigrationProfile {
   // The shots' set-up (MigrationParams::overlap_shots), summed over the shots: `setup_wait_s` on
   // the loop's own thread before each shot's first step could be queued (waiting for the set-up
   // made ahead, or making it there; the point sets and their data), the host-only time between
-  // shots; `prefetch_s` the set-up made ahead on the prefetch thread while the shot before stepped.
+  // shots; `prefetch_s` the set-up made ahead on the prefetch thread while the shot before stepped
+  // (its time less any wait for it on the loop's thread: the part hidden behind the steps).
   bool overlap_shots = false;
   double setup_wait_s = 0;
   double prefetch_s = 0;

@@ -34,7 +34,8 @@ ShotLoopSummary run_shot_loop(const ShotLoopPlan& plan, const ShotLoopControl& c
   for (;;) {
     if (local_signal == 0 && control.stop_requested) local_signal = control.stop_requested();
     int next = -1;
-    if (ahead >= 0) // taken already; a stop drops it (the group agrees on its leader's word)
+    const bool prepared = ahead >= 0;
+    if (prepared) // taken already; a stop drops it (the group agrees on its leader's word)
       next = dispenser.stop_group(local_signal != 0) ? -1 : ahead;
     else
       next = dispenser.next(local_signal != 0);
@@ -49,6 +50,7 @@ ShotLoopSummary run_shot_loop(const ShotLoopPlan& plan, const ShotLoopControl& c
     if (parallel.is_root() && control.shot_started)
       control.shot_started(s, done_before + done_here + 1, plan.total);
     if (body.prepare_shot) {
+      if (!prepared) body.prepare_shot(s); // the first shot: nothing runs beside it
       ahead = dispenser.next(local_signal != 0);
       if (ahead >= 0) body.prepare_shot(remaining[size_t(ahead)]);
     }

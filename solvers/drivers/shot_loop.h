@@ -54,11 +54,11 @@ struct ShotLoopBody {
   // checkpoint there would be wasted), and once more when the run is stopped with shots unsaved.
   // Empty: the run keeps no checkpoints (or keeps each shot in keep_shot).
   std::function<void()> checkpoint;
-  // When set, the loop takes the group's next shot number as a shot starts (one ahead) and calls
-  // prepare_shot with it before run_shot, so that the driver can make that shot's set-up ready
-  // while this one steps (docs/rtm.md, "Many shots"). A stop asked for during a shot drops the
-  // shot taken ahead (it is not run, and stays unfinished for a resumed run). Empty: each number
-  // is taken at the boundary before its shot, as without it.
+  // When set, every shot is named to prepare_shot before it runs: the group's first at its start,
+  // and each next one as the shot before starts (its number taken one shot ahead), so that the
+  // driver can make that shot's set-up ready while this one steps (docs/rtm.md, section 11b). A
+  // stop asked for during a shot drops the shot taken ahead (it is not run, and stays unfinished
+  // for a resumed run). Empty: each number is taken at the boundary before its shot.
   std::function<void(int shot)> prepare_shot;
 };
 
