@@ -1,9 +1,11 @@
 // The C-PML on a GPU in one pass per region (kernels/cuda/cpml.cuh; docs/tuning-log.md section 9).
 // The layer cells of a plane range are covered once each by three regions: the x layers (every j),
 // the y layers less the x layers, and the z layers less both. Each region's kernel walks its own
-// axis with p and psi[n] at hand: the x layers' warps own a segment of a row and take their
-// neighbours along x by warp shuffles; the y and z layers' threads walk a column through the layer
-// with a register queue of p (2 kHalo cells each way) and of psi[n] (kHalo each way). psi[n] along
+// axis with p and psi[n] at hand: the x layers' blocks hold p and psi[n] of a group of rows of
+// one side in shared memory, a thread per layer cell (warps owning a segment of a row and taking
+// their neighbours by shuffles remain for x interiors thinner than kHalo); the y and z layers'
+// threads walk a column through the layer with a register queue of p (2 kHalo cells each way) and
+// of psi[n] (kHalo each way), the y layers' cells inside the z layers a thread each. psi[n] along
 // the walking axis is computed once per cell, stored for the next step, and used by the same pass
 // for the neighbours' corrections; nothing reads psi[n] that another thread stored, so the two
 // passes of solvers/contracts/cpml.h become one. A cell also in another axis' layers (the edges of
