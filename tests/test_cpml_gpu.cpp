@@ -5,7 +5,10 @@
 // - Shapes and layer widths chosen for the kernels' cases: layers wider than one warp's segment
 //   of the x layers (20 cells at the face, 16 further in), layers of different widths on each face,
 //   faces without a layer (a free surface, an axis without layers), and interiors thinner than
-//   2 kHalo, where a neighbour's psi lies in the opposite layer.
+//   2 kHalo, where a neighbour's psi lies in the opposite layer. The x layers take the tile kernel
+//   where their interior is at least kHalo cells, the warp-segment kernel where it is thinner
+//   (thin_x_interior); the y and z rows and planes of the x layers go to an instance with or
+//   without the edges' terms.
 // - Fresh random wavefields (halos and padding included), random C-PML coefficients in the layers,
 //   a random medium; the GPU steps in plane ranges whose ends fall inside the z layers, the CPU whole
 //   steps. Relative L2 of both wavefields over the interior after kSteps steps: <= 1e-5 in float32
@@ -50,6 +53,8 @@ const CpmlCase kCases[] = {
     {"wide_layers", {97, 61, 58}, {{23, 37}, {20, 20}, {22, 3}}},
     // Interiors of 6, 4 and 4 cells: psi of the opposite layer within kHalo.
     {"thin_interior", {17, 15, 11}, {{5, 6}, {7, 4}, {3, 4}}},
+    // An x interior of 2 cells (< kHalo): the x layers' warp-segment kernel.
+    {"thin_x_interior", {13, 15, 11}, {{5, 6}, {4, 4}, {3, 4}}},
     // A free surface (no layer at z = 0) and one-sided layers on x and y.
     {"one_sided", {40, 33, 29}, {{0, 6}, {5, 0}, {0, 7}}},
     // No x layers at all.

@@ -1,9 +1,11 @@
 // The C-PML on a GPU in one pass per region (kernels/cuda/cpml.cuh; docs/tuning-log.md section 9).
 // The layer cells of a plane range are covered once each by three regions: the x layers (every j),
 // the y layers less the x layers, and the z layers less both. Each region's kernel walks its own
-// axis with p and psi[n] at hand: the x layers' warps own a segment of a row and take their
-// neighbours along x by warp shuffles; the y and z layers' threads walk a column through the layer
-// with a register queue of p (2 kHalo cells each way) and of psi[n] (kHalo each way). psi[n] along
+// axis with p and psi[n] at hand: the x layers' blocks hold p and psi[n] of a group of rows of
+// one side in shared memory, a thread per layer cell (warps owning a segment of a row and taking
+// their neighbours by shuffles remain for x interiors thinner than kHalo); the y and z layers'
+// threads walk a column through the layer with a register queue of p (2 kHalo cells each way) and
+// of psi[n] (kHalo each way), the y layers' cells inside the z layers a thread each. psi[n] along
 // the walking axis is computed once per cell, stored for the next step, and used by the same pass
 // for the neighbours' corrections; nothing reads psi[n] that another thread stored, so the two
 // passes of solvers/contracts/cpml.h become one. A cell also in another axis' layers (the edges of
@@ -67,6 +69,19 @@ __device__ __forceinline__ float column_psi(const CpmlAxisView& w, int64_t q0, i
   if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
   const float dp = cpml_first_derivative_at(w, [&](int r) { return pc[r]; });
   return cpml_psi_of(w, u, w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride], dp);
+}
+
+// The two halves of column_psi: psi[n-1] at position u (0 where psi is 0: outside the grid or the
+// layers, no load), then psi[n] from it and pc as column_psi computes it.
+__device__ __forceinline__ float column_psi_old(const CpmlAxisView& w, int64_t q0, int u) {
+  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
+  return w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride];
+}
+__device__ __forceinline__ float column_psi_from(const CpmlAxisView& w, int u, float psi_old,
+                                                 const float* pc) {
+  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
+  const float dp = cpml_first_derivative_at(w, [&](int r) { return pc[r]; });
+  return cpml_psi_of(w, u, psi_old, dp);
 }
 
 // The term of an axis other than the kernel's own at a cell in that axis' layers (position pos
@@ -142,10 +157,92 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
   add_correction(v2dt2, p_next, c, correction);
 }
 
+// Planes (or rows) of a launch: count0 from first0, then the rest from first1 (two intervals: the
+// two z layers inside a plane range, or one interval when count0 covers them all).
+struct PlaneSet {
+  int first0 = 0, count0 = 0, first1 = 0, count = 0;
+  __device__ int plane(int n) const { return n < count0 ? first0 + n : first1 + (n - count0); }
+};
+
+// The x layers, one side (x0: its first position, width: its cells) of a group of rows (j0 + r,
+// plane k) per block, a thread per layer cell (consecutive threads along x, then the next row: no
+// idle lanes). The block's p over [x0 - kHalo, x0 + width + kHalo) and psi[n] over the same
+// positions (0 outside the side's layer) sit in shared memory. Each thread issues all its own loads
+// (psi[n-1], zeta, p[n+1], v2dt2) before the tile's, so that one memory round trip covers them.
+// Needs an interior of at least kHalo cells (no neighbour of this side's cells in the other
+// layer) and width <= kXThreads; cpml_x_kernel takes the other shapes. Measured: the warp-segment
+// kernel moved 52 B/cell at 25% of the DRAM bandwidth with 12 of 32 lanes on halo only
+// (docs/tuning-log.md section 9).
+constexpr int kXThreads = 256;
+
+// kEdges: the rows or planes hold cells also in the y or z layers, which add those terms (an
+// instance of its own: their values took 62 registers, the x term alone far fewer).
+template <bool kEdges, class T>
+__global__ void __launch_bounds__(kXThreads)
+    cpml_x_side_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
+                       const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet rows,
+                       const PlaneSet planes, int x0, int width) {
+  extern __shared__ float tile[]; // p, then psi[n]: block_rows x (width + 2 kHalo) each
+  const int w = width + 2 * kHalo;
+  const int block_rows = kXThreads / width;
+  float* ps = tile;
+  float* ss = tile + block_rows * w;
+  const int n0 = int(blockIdx.x) * block_rows; // the block's first row in `rows`
+  const int k = planes.plane(int(blockIdx.y));
+  const int f = int(threadIdx.x);
+  const int r = f / width;      // the thread's row in the block
+  const int u = f - r * width;  // its cell's position in the side's layer
+  const bool active = r < block_rows && n0 + r < rows.count;
+  const int j = rows.plane(n0 + r);
+  const CpmlAxisView& x = v.x;
+  const int t = x0 + u;
+  int64_t c = 0, q = 0;
+  float psi_old = 0.0f, zeta = 0.0f, p_next_old = 0.0f, v2 = 0.0f;
+  if (active) {
+    c = g.index(t, j, k);
+    q = (int64_t(k) * g.ny + j) * x.length + x.layer_index(t);
+    psi_old = x.psi_old[q];
+    zeta = x.zeta[q];
+    p_next_old = cpml_load(p_next, c);
+    v2 = cpml_load(v2dt2, c);
+  }
+  for (int e = f; e < block_rows * w; e += kXThreads) {
+    const int er = e / w;
+    ps[e] = n0 + er < rows.count
+                ? cpml_load(p_cur, g.index(x0 - kHalo + (e - er * w), rows.plane(n0 + er), k))
+                : 0.0f;
+    ss[e] = 0.0f; // psi[n] outside the side's layer (beyond the face, or in the interior)
+  }
+  __syncthreads();
+  const int at = r * w + u + kHalo; // the cell in the tile
+  float psi = 0.0f;
+  if (active) {
+    const float dp = cpml_first_derivative_at(x, [&](int d) { return ps[at + d]; });
+    psi = cpml_psi_of(x, t, psi_old, dp); // as cpml_psi: t is in the layer
+    ss[at] = psi;
+  }
+  __syncthreads();
+  if (!active) return;
+  x.psi_new[q] = psi;
+  float correction = 0.0f;
+  correction += cpml_axis_correction_at(x, t, zeta, [&](int d) { return ss[at + d]; },
+                                        [&](int d) { return ps[at + d]; });
+  x.zeta[q] = zeta;
+  if constexpr (kEdges) {
+    if (v.y.in_layer(j)) correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
+    if (v.z.in_layer(k))
+      correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
+  }
+  p_next[c] = T(p_next_old + v2 * correction); // add_correction on the values loaded first
+}
+
 // One thread's walk along axis w through the layer cells [first, last) of a column: c0 and q0 are
 // the field and compact indices of the column's position 0 (the compact index less the position's
 // part). other(pos, c, correction) adds the terms of later axes. p and psi[n] ride in register
-// queues: pq[m] holds p at t - 2 kHalo + m, sq[m] psi[n] at t - kHalo + m.
+// queues: pq[m] holds p at t - 2 kHalo + m, sq[m] psi[n] at t - kHalo + m. The loads of cell t + 1
+// (p, psi[n-1], zeta, p[n+1], v2dt2) are issued before cell t's arithmetic and stores, so that two
+// cells' loads are in flight per thread (one at a time left the y and z layers at 37-40% of the
+// DRAM bandwidth: docs/tuning-log.md section 9).
 template <class T, class Other>
 __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __restrict__ p_cur,
                                           const T* __restrict__ v2dt2, T* __restrict__ p_next,
@@ -156,20 +253,35 @@ __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __rest
   for (int m = 0; m < kP - 1; ++m) pq[m] = column_p(w, p_cur, c0, first - 2 * kHalo + m);
 #pragma unroll
   for (int m = 0; m < kS - 1; ++m) sq[m] = column_psi(w, q0, first - kHalo + m, &pq[m + kHalo]);
+  // Cell t's loads, issued one cell ahead.
+  auto load_ahead = [&](int t, float& p_far, float& psi_old_far, float& zeta, float& p_next_old,
+                        float& v2) {
+    p_far = column_p(w, p_cur, c0, t + 2 * kHalo);
+    psi_old_far = column_psi_old(w, q0, t + kHalo);
+    const int64_t c = c0 + t * w.field_stride;
+    zeta = w.zeta[q0 + int64_t(w.layer_index(t)) * w.compact_stride];
+    p_next_old = cpml_load(p_next, c);
+    v2 = cpml_load(v2dt2, c);
+  };
+  float p_far, psi_old_far, zeta, p_next_old, v2;
+  load_ahead(first, p_far, psi_old_far, zeta, p_next_old, v2);
 #pragma unroll 1
   for (int t = first; t < last; ++t) {
-    pq[kP - 1] = column_p(w, p_cur, c0, t + 2 * kHalo);
-    sq[kS - 1] = column_psi(w, q0, t + kHalo, &pq[3 * kHalo]);
+    pq[kP - 1] = p_far;
+    const float psi_old_at = psi_old_far;
+    float zeta_t = zeta;
+    const float p_next_t = p_next_old, v2_t = v2;
+    if (t + 1 < last) load_ahead(t + 1, p_far, psi_old_far, zeta, p_next_old, v2);
+    sq[kS - 1] = column_psi_from(w, t + kHalo, psi_old_at, &pq[3 * kHalo]);
     const int64_t c = c0 + t * w.field_stride;
     const int64_t q = q0 + int64_t(w.layer_index(t)) * w.compact_stride;
     w.psi_new[q] = sq[kHalo];
     float correction = 0.0f;
-    float zeta = w.zeta[q];
-    correction += cpml_axis_correction_at(w, t, zeta, [&](int r) { return sq[kHalo + r]; },
+    correction += cpml_axis_correction_at(w, t, zeta_t, [&](int r) { return sq[kHalo + r]; },
                                           [&](int r) { return pq[2 * kHalo + r]; });
-    w.zeta[q] = zeta;
+    w.zeta[q] = zeta_t;
     other(t, c, correction);
-    add_correction(v2dt2, p_next, c, correction);
+    p_next[c] = T(p_next_t + v2_t * correction); // add_correction on the values loaded ahead
 #pragma unroll
     for (int m = 0; m < kP - 1; ++m) pq[m] = pq[m + 1];
 #pragma unroll
@@ -177,17 +289,9 @@ __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __rest
   }
 }
 
-// Planes of a launch: count0 planes from first0, then the rest from first1 (two intervals: the
-// two z layers inside a plane range, or one interval when count0 covers them all).
-struct PlaneSet {
-  int first0 = 0, count0 = 0, first1 = 0, count = 0;
-  __device__ int plane(int n) const { return n < count0 ? first0 + n : first1 + (n - count0); }
-};
-
-// The y layers less the x layers: a thread per (i, k) walks j through one side's layer (blockIdx.z:
-// 0 low, 1 high). kZLayers: the planes are in the z layers, whose cells add the z term (a launch
-// of its own, so that the other planes' walk does not carry that code's registers).
-template <bool kZLayers, class T>
+// The y layers less the x layers, on the planes between the z layers: a thread per (i, k) walks j
+// through one side's layer (blockIdx.z: 0 low, 1 high).
+template <class T>
 __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
     cpml_y_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
                   const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet planes) {
@@ -199,22 +303,30 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
   const int first = blockIdx.z == 0 ? 0 : g.ny - y.hi;
   const int last = blockIdx.z == 0 ? y.lo : g.ny;
   if (first >= last) return; // no layer on this side
-  if constexpr (kZLayers) {
-    // The box's edges along x (7% of the layer cells at 552^3 with 20-cell layers): both terms
-    // from values loaded per cell, no queue, so that two sets of register arrays are never live
-    // at once (a queue and the z term's values took 128 registers and spilled).
-#pragma unroll 1
-    for (int j = first; j < last; ++j) {
-      const int64_t c = g.index(i, j, k);
-      float correction = 0.0f;
-      correction += other_axis_term(y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
-      correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
-      add_correction(v2dt2, p_next, c, correction);
-    }
-  } else {
-    cpml_walk(y, p_cur, v2dt2, p_next, g.index(i, 0, k), int64_t(k) * y.length * g.nx + i, first,
-              last, [](int, int64_t, float&) {});
-  }
+  cpml_walk(y, p_cur, v2dt2, p_next, g.index(i, 0, k), int64_t(k) * y.length * g.nx + i, first,
+            last, [](int, int64_t, float&) {});
+}
+
+// The y layers' cells inside the z layers, less the x layers (the box's edges along x): a thread
+// per cell (i, the m-th of the y layers' rows, the n-th plane of `planes`), both terms from values
+// loaded per cell (a walk with a queue and the z term's values took 128 registers and spilled).
+// A thread per cell, not a walk along j: the walk gave 160 blocks for 132 SMs at 15% occupancy
+// (docs/tuning-log.md section 9).
+template <class T>
+__global__ void __launch_bounds__(kWarp* kRowsPerBlock)
+    cpml_yz_edge_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
+                        const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet planes) {
+  const CpmlAxisView& y = v.y;
+  const int i = v.x.lo + int(blockIdx.x) * kWarp + int(threadIdx.x);
+  const int m = int(blockIdx.y) * kRowsPerBlock + int(threadIdx.y);
+  if (i >= g.nx - v.x.hi || m >= y.lo + y.hi) return;
+  const int j = m < y.lo ? m : g.ny - y.hi + (m - y.lo);
+  const int k = planes.plane(int(blockIdx.z));
+  const int64_t c = g.index(i, j, k);
+  float correction = 0.0f;
+  correction += other_axis_term(y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
+  correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
+  add_correction(v2dt2, p_next, c, correction);
 }
 
 // The z layers less the x and y layers: a thread per (i, j) walks k through one side's planes
@@ -242,12 +354,6 @@ void launch_regions(const CpmlView& v, const GridLayout& g, const T* p_cur, cons
   const int lo_segments = side_segments(v.x.lo);
   const int segments = lo_segments + side_segments(v.x.hi);
   const int planes = k_end - k_begin;
-  if (segments > 0) {
-    cpml_x_kernel<T><<<dim3(blocks(g.ny, kRowsPerBlock), unsigned(segments), unsigned(planes)), block,
-                       0, stream>>>(v, g, p_cur, v2dt2, p_next, k_begin, lo_segments);
-    CUDA_CHECK_LAUNCH("cpml_x_kernel");
-  }
-  const int inner_x = g.nx - v.x.lo - v.x.hi; // columns outside the x layers
   // The range's planes in the z layers ([0, lo) and [nz - hi, nz)) and between them.
   const int z_lo_end = std::min(k_end, v.z.lo), z_hi_begin = std::max(k_begin, g.nz - v.z.hi);
   PlaneSet in_z, between;
@@ -257,16 +363,51 @@ void launch_regions(const CpmlView& v, const GridLayout& g, const T* p_cur, cons
   in_z.count = in_z.count0 + std::max(0, k_end - z_hi_begin);
   between.first0 = std::max(k_begin, v.z.lo);
   between.count0 = between.count = std::max(0, std::min(k_end, g.nz - v.z.hi) - between.first0);
+  // Rows j of the y layers ([0, lo) and [ny - hi, ny)), between them, and all of them.
+  PlaneSet y_rows, inner_rows, all_rows;
+  y_rows.first0 = 0;
+  y_rows.count0 = v.y.lo;
+  y_rows.first1 = g.ny - v.y.hi;
+  y_rows.count = v.y.lo + v.y.hi;
+  inner_rows.first0 = v.y.lo;
+  inner_rows.count0 = inner_rows.count = std::max(0, g.ny - v.y.lo - v.y.hi);
+  all_rows.count0 = all_rows.count = g.ny;
+  // The tile kernel where no neighbour of a side's cells lies in the other layer and a row of
+  // the side fits a block; the warp-segment kernel otherwise (thin interiors, very wide layers).
+  const bool x_tiles = g.nx - v.x.lo - v.x.hi >= kHalo && std::max(v.x.lo, v.x.hi) <= kXThreads;
+  if (segments > 0 && x_tiles) {
+    for (int side = 0; side < 2; ++side) {
+      const int x0 = side == 0 ? 0 : g.nx - v.x.hi, width = side == 0 ? v.x.lo : v.x.hi;
+      if (width == 0) continue;
+      const int rows = kXThreads / width;
+      const size_t shared = size_t(2) * rows * (width + 2 * kHalo) * sizeof(float);
+      auto launch = [&](auto kernel, const PlaneSet& row_set, const PlaneSet& plane_set) {
+        if (row_set.count == 0 || plane_set.count == 0) return;
+        kernel<<<dim3(blocks(row_set.count, rows), unsigned(plane_set.count)), kXThreads, shared,
+                 stream>>>(v, g, p_cur, v2dt2, p_next, row_set, plane_set, x0, width);
+        CUDA_CHECK_LAUNCH("cpml_x_side_kernel");
+      };
+      launch(cpml_x_side_kernel<false, T>, inner_rows, between); // the x term only
+      launch(cpml_x_side_kernel<true, T>, y_rows, between);
+      launch(cpml_x_side_kernel<true, T>, all_rows, in_z);
+    }
+  } else if (segments > 0) {
+    cpml_x_kernel<T><<<dim3(blocks(g.ny, kRowsPerBlock), unsigned(segments), unsigned(planes)), block,
+                       0, stream>>>(v, g, p_cur, v2dt2, p_next, k_begin, lo_segments);
+    CUDA_CHECK_LAUNCH("cpml_x_kernel");
+  }
+  const int inner_x = g.nx - v.x.lo - v.x.hi; // columns outside the x layers
   if (v.y.lo + v.y.hi > 0 && inner_x > 0) {
     if (between.count > 0) {
-      cpml_y_kernel<false, T><<<dim3(blocks(inner_x, kWarp), blocks(between.count, kRowsPerBlock), 2),
+      cpml_y_kernel<T><<<dim3(blocks(inner_x, kWarp), blocks(between.count, kRowsPerBlock), 2),
                                 block, 0, stream>>>(v, g, p_cur, v2dt2, p_next, between);
       CUDA_CHECK_LAUNCH("cpml_y_kernel");
     }
     if (in_z.count > 0) {
-      cpml_y_kernel<true, T><<<dim3(blocks(inner_x, kWarp), blocks(in_z.count, kRowsPerBlock), 2),
+      cpml_yz_edge_kernel<T><<<dim3(blocks(inner_x, kWarp), blocks(v.y.lo + v.y.hi, kRowsPerBlock),
+                                    unsigned(in_z.count)),
                                block, 0, stream>>>(v, g, p_cur, v2dt2, p_next, in_z);
-      CUDA_CHECK_LAUNCH("cpml_y_kernel (z layers)");
+      CUDA_CHECK_LAUNCH("cpml_yz_edge_kernel");
     }
   }
   const int inner_y = g.ny - v.y.lo - v.y.hi;

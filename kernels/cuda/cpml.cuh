@@ -25,7 +25,8 @@ public:
   void swap() { old_ = 1 - old_; } // after a whole step: psi[n] becomes psi[n-1]
   // The C-PML's update (psi[n] stored, zeta updated, p_next corrected) on the layer cells of planes
   // k_begin <= k < k_end (whole-grid indices and unshifted pointers), after the undamped step has
-  // written p_next there: three launches, one per region. Checked launches.
+  // written p_next there: a few launches per region (kernels/cuda/cpml.cu; 9 with layers on
+  // every face). Checked launches.
   void apply(Storage storage, const void* p_cur, const void* v2dt2, void* p_next, int k_begin,
              int k_end, cudaStream_t stream);
 
