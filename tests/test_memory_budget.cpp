@@ -260,6 +260,29 @@ TEST(MemoryBudget, HalfPrecisionVariantsStoreTwoBytes) {
   }
 }
 
+// bfp16 (block floating point): 2-byte mantissas plus an exponent byte per 16 elements in each
+// wavefield, and a float32 v2dt2 (kernels/cuda/bfp16.cu).
+TEST(MemoryBudget, BlockFloatingPointCountsExponentsAndAFloatModel) {
+  EXPECT_FALSE(wavefield_block_exponents("auto"));
+  EXPECT_FALSE(wavefield_block_exponents("cpu"));
+  EXPECT_EQ(wavefield_block_exponents("bfp16"), cuda_built());
+  if (cuda_built()) {
+    EXPECT_EQ(wavefield_element_bytes("bfp16"), 2);
+    EXPECT_FALSE(wavefield_block_exponents("fp16_storage"));
+  }
+  RunMemoryPlan half = plan_for(100, 500);
+  half.migration = false;
+  half.field_bytes = 2;
+  RunMemoryPlan bfp = half;
+  bfp.block_exponents = true;
+  const uint64_t padded = uint64_t(half.layout.size);
+  const MemoryEstimate h = estimate_run_memory(half), b = estimate_run_memory(bfp);
+  EXPECT_EQ(item(h.device, "wavefields"), 2 * padded * 2);
+  EXPECT_EQ(item(b.device, "wavefields"), 2 * (padded * 2 + padded / 16));
+  EXPECT_EQ(item(h.device, "v2dt2"), padded * 2);
+  EXPECT_EQ(item(b.device, "v2dt2"), padded * 4);
+}
+
 TEST(MemoryBudget, SizesReadInGibOrInMibWhenSmall) {
   EXPECT_EQ(memory_size_string(80 * kGiB), "80.00 GiB");
   EXPECT_EQ(memory_size_string(kGiB / 100), "0.01 GiB");

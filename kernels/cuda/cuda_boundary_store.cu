@@ -155,6 +155,7 @@ private:
 
 std::unique_ptr<BoundaryStore> CudaWavefield::do_make_boundary_store(const Box& box, int steps,
                                                                   RingPrecision precision) {
+  if (row_->storage == Storage::bfp16) refuse_for_bfp16("boundary stores (migration)");
   return std::make_unique<CudaBoundaryStore>(*this, box, steps, precision);
 }
 

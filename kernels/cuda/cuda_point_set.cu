@@ -194,6 +194,7 @@ private:
 };
 
 std::unique_ptr<PointSet> CudaWavefield::do_add_points(const std::vector<PointStencil>& points, int nt) {
+  if (row_->storage == Storage::bfp16) return make_bfp16_point_set(*this, points, nt);
   return std::make_unique<CudaPointSet>(*this, points, nt);
 }
 

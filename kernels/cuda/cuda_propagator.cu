@@ -9,10 +9,13 @@
 #include <utility>
 
 #include "kernels/cuda/autotune.cuh"
+#include "kernels/cuda/bfp16_io.cuh"
+#include "kernels/cuda/bfp16_ops.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_shot_fields.cuh"
 #include "kernels/cuda/memory_options.cuh"
 #include "kernels/cuda/rtm_ops.cuh"
+#include "solvers/contracts/errors.h"
 
 namespace rtm::cuda {
 namespace {
@@ -20,6 +23,11 @@ namespace {
 std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 } // namespace
+
+const char* const kBfp16Supports =
+    "the wave step (undamped or with the sponge), point sources and receivers, the health check "
+    "and state upload/download (rtm bench, the point workload and --error-vs-steps, rtm model "
+    "with --boundary sponge on one GPU)";
 
 // ---- the wavefield ---------------------------------------------------------------------------
 
@@ -49,12 +57,15 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
 
   // Refuse before allocating anything when the grid cannot fit: three padded arrays plus the
   // float staging buffer that uploads use, and the C-PML's memory variables.
-  const size_t field_bytes = size_t(g.size) * element_bytes();
+  if (row.storage == Storage::bfp16 && !setup.cpml.empty())
+    refuse_for_bfp16("the C-PML (choose --boundary sponge)");
+  const size_t field_bytes = this->field_bytes();
+  const size_t model_bytes = size_t(g.size) * (model_storage() == Storage::fp32 ? sizeof(float) : sizeof(__half));
   const size_t staging_bytes = size_t(std::max<int64_t>(g.size, g.interior_cells())) * sizeof(float);
   const size_t model_copy_bytes =
-      row.kernel_model != row.storage ? size_t(g.size) * kernel_model_bytes() : 0;
-  const size_t needed =
-      3 * field_bytes + model_copy_bytes + staging_bytes + DeviceCpml::bytes(setup.cpml, g);
+      row.kernel_model != model_storage() ? size_t(g.size) * kernel_model_bytes() : 0;
+  const size_t needed = 2 * field_bytes + model_bytes + model_copy_bytes + staging_bytes +
+                        DeviceCpml::bytes(setup.cpml, g);
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed > free_bytes)
@@ -67,17 +78,17 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
   try {
     field_a_ = allocate_wavefield(field_bytes, device_, memory_, memory_note_);
     field_b_ = allocate_wavefield(field_bytes, device_, memory_, memory_note_);
-    v2dt2_ = DeviceBuffer(field_bytes, AllocationKind::plain, device_);
+    v2dt2_ = DeviceBuffer(model_bytes, AllocationKind::plain, device_);
     cur_ = field_a_.data();
     prev_ = field_b_.data();
     CUDA_CHECK(cudaMemsetAsync(field_a_.data(), 0, field_bytes, stream_));
     CUDA_CHECK(cudaMemsetAsync(field_b_.data(), 0, field_bytes, stream_));
-    CUDA_CHECK(cudaMemsetAsync(v2dt2_.data(), 0, field_bytes, stream_));
+    CUDA_CHECK(cudaMemsetAsync(v2dt2_.data(), 0, model_bytes, stream_));
     {
       DeviceBuffer dense(size_t(g.interior_cells()) * sizeof(float), AllocationKind::plain, device_);
       CUDA_CHECK(cudaMemcpyAsync(dense.data(), setup.v2dt2.data(), dense.bytes(),
                                  cudaMemcpyHostToDevice, stream_));
-      scatter_interior(g, dense.as<float>(), v2dt2_.data(), row_->storage, stream_);
+      scatter_interior(g, dense.as<float>(), v2dt2_.data(), model_storage(), stream_);
       if (model_copy_bytes) {
         kernel_v2dt2_ = DeviceBuffer(model_copy_bytes, AllocationKind::plain, device_);
         CUDA_CHECK(cudaMemsetAsync(kernel_v2dt2_.data(), 0, model_copy_bytes, stream_));
@@ -126,7 +137,18 @@ CudaWavefield::~CudaWavefield() {
 }
 
 size_t CudaWavefield::element_bytes() const {
-  return row_->storage == Storage::fp32 ? sizeof(float) : sizeof(__half);
+  return row_->storage == Storage::fp32 ? sizeof(float) : sizeof(__half); // bfp16: its mantissas
+}
+
+size_t CudaWavefield::field_bytes() const {
+  if (row_->storage == Storage::bfp16) return size_t(bfp16::field_bytes(layout()));
+  return size_t(layout().size) * element_bytes();
+}
+
+void CudaWavefield::refuse_for_bfp16(const std::string& what) const {
+  throw InputError("--variant " + row_->info.name + " (block floating point wavefields) does not " +
+                   "support " + what + "; it supports " + kBfp16Supports +
+                   ". Choose a float32 variant (tma_ring, auto) for this run");
 }
 
 size_t CudaWavefield::kernel_model_bytes() const {
@@ -149,11 +171,31 @@ void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::ve
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     return;
   }
+  if (row_->storage == Storage::bfp16) {
+    // bfp16 keeps no halo values (its halo is the rigid zero of a run): refuse a state that has
+    // any rather than drop them.
+    const GridLayout& g = layout();
+    for (const std::vector<float>* host : {&p_prev, &p_cur})
+      for (int64_t e = 0; e < g.size; ++e) {
+        if ((*host)[size_t(e)] == 0.0f) continue;
+        const int64_t rel = e - g.offset;
+        const int64_t k = rel < 0 ? -1 : rel / g.plane - kHalo;
+        const int64_t j = rel < 0 ? -1 : (rel % g.plane) / g.pitch - kHalo;
+        const int64_t i = rel < 0 ? -1 : rel % g.pitch - kHalo;
+        if (!(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz))
+          throw std::invalid_argument(name() + ": set_state with a non-zero halo or padding element (" +
+                                      std::to_string(e) + "); bfp16 stores the interior only");
+      }
+  }
   DeviceBuffer staging(n * sizeof(float), AllocationKind::plain, device_);
   for (auto [host, device] : {std::pair{&p_prev, prev_}, std::pair{&p_cur, cur_}}) {
     CUDA_CHECK(cudaMemcpyAsync(staging.data(), host->data(), n * sizeof(float),
                                cudaMemcpyHostToDevice, stream_));
-    convert_float_to_half(staging.as<float>(), device, int64_t(n), stream_);
+    if (row_->storage == Storage::bfp16)
+      bfp16_encode_field(layout(), staging.as<float>(), device, stream_);
+    else
+      convert_float_to_half(staging.as<float>(), device, int64_t(n), stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_)); // the staging buffer is reused next
   }
   cpml_.zero(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -172,7 +214,10 @@ void CudaWavefield::do_get_state(std::vector<float>& p_prev, std::vector<float>&
   }
   DeviceBuffer staging(n * sizeof(float), AllocationKind::plain, device_);
   for (auto [host, device] : {std::pair{&p_prev, prev_}, std::pair{&p_cur, cur_}}) {
-    convert_half_to_float(device, staging.as<float>(), int64_t(n), stream_);
+    if (row_->storage == Storage::bfp16)
+      bfp16_decode_field(layout(), device, staging.as<float>(), stream_);
+    else
+      convert_half_to_float(device, staging.as<float>(), int64_t(n), stream_);
     CUDA_CHECK(cudaMemcpyAsync(host->data(), staging.data(), n * sizeof(float),
                                cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_)); // the staging buffer is reused next
@@ -189,6 +234,16 @@ void CudaWavefield::zero_state() {
 
 void CudaWavefield::fill_random_state(uint64_t seed) {
   CUDA_CHECK(cudaSetDevice(device_));
+  if (row_->storage == Storage::bfp16) {
+    // The same interior values as float32's fill, encoded (bfp16 keeps no halo values).
+    DeviceBuffer staging(size_t(layout().size) * sizeof(float), AllocationKind::plain, device_);
+    for (auto [field, s] : {std::pair{prev_, seed}, std::pair{cur_, seed + 1}}) {
+      fill_random(staging.data(), Storage::fp32, layout().size, s, stream_);
+      bfp16_encode_field(layout(), staging.as<float>(), field, stream_);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return;
+  }
   fill_random(prev_, row_->storage, layout().size, seed, stream_);
   fill_random(cur_, row_->storage, layout().size, seed + 1, stream_);
   cpml_.zero(stream_);
@@ -212,6 +267,8 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
   // nz = k_end - k_begin and every array shifted by k_begin planes, so that its plane 0 is plane
   // k_begin and its z halo is the real neighbouring planes. No kernel needs to know.
   const size_t shift_bytes = size_t(k_begin) * size_t(layout().plane) * element_bytes();
+  // bfp16's exponents: one byte per 16 elements (a plane is a multiple of 32 elements).
+  const size_t shift_blocks = size_t(k_begin) * size_t(layout().plane) / bfp16::kBlock;
   auto shifted = [shift_bytes](void* p) { return static_cast<char*>(p) + shift_bytes; };
   WaveStepArgs args;
   args.layout = layout();
@@ -227,6 +284,10 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
     args.damp_x = damp_x_.as<float>();
     args.damp_y = damp_y_.as<float>();
     args.damp_z = damp_z_.as<float>() + k_begin;
+  }
+  if (row_->storage == Storage::bfp16) {
+    args.p_cur_exponents = bfp16_exponents(static_cast<const void*>(cur_), layout()) + shift_blocks;
+    args.p_prev_next_exponents = bfp16_exponents(prev_, layout()) + shift_blocks;
   }
   args.sm_count = sm_count_;
   begin_timed();
@@ -244,6 +305,7 @@ void CudaWavefield::finish_step() {
 }
 
 PlaneSpan CudaWavefield::do_next_field_planes(int k_begin, int k_end) {
+  if (row_->storage == Storage::bfp16) refuse_for_bfp16("z-slab halo exchange (--ranks-per-shot > 1)");
   PlaneSpan span;
   span.data = static_cast<char*>(prev_) +
               size_t(layout().index(-kHalo, -kHalo, k_begin)) * element_bytes();
@@ -288,6 +350,7 @@ float* CudaWavefield::box_staging(const Box& box) const {
 }
 
 void CudaWavefield::do_copy_current(const Box& box, std::vector<float>& dense) const {
+  if (row_->storage == Storage::bfp16) refuse_for_bfp16("box copies (snapshots, migration)");
   CUDA_CHECK(cudaSetDevice(device_));
   dense.resize(size_t(box.cells()));
   float* staging = box_staging(box);
@@ -300,6 +363,7 @@ void CudaWavefield::do_copy_current(const Box& box, std::vector<float>& dense) c
 }
 
 void CudaWavefield::do_set_current(const Box& box, const std::vector<float>& dense) {
+  if (row_->storage == Storage::bfp16) refuse_for_bfp16("box copies (snapshots, migration)");
   CUDA_CHECK(cudaSetDevice(device_));
   float* staging = box_staging(box);
   begin_timed();

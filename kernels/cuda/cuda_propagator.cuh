@@ -22,6 +22,7 @@
 namespace rtm::cuda {
 
 class CudaPointSet;
+class CudaBfp16PointSet;
 class CudaBoundaryStore;
 class CudaShotFields;
 
@@ -59,11 +60,14 @@ public:
   DeviceField current_field() const { return {cur_, row_->storage}; }
   bool wavefields_compressed() const { return field_a_.compressed(); }
   bool l2_window_active() const { return l2_window_.active(); }
+  // Throws rtm::InputError naming the variant and `what` for an operation bfp16 does not offer.
+  [[noreturn]] void refuse_for_bfp16(const std::string& what) const;
   // Why a requested memory option is not in effect (empty when all are).
   const std::string& memory_note() const { return memory_note_; }
 
 private:
   friend class CudaPointSet;
+  friend class CudaBfp16PointSet;
   friend class CudaBoundaryStore;
   friend class CudaShotFields;
 
@@ -81,6 +85,11 @@ private:
   enum class TimedOp { step, points, boundary, imaging, box_copy, born, count };
 
   size_t element_bytes() const;
+  // Bytes of one wavefield buffer: size x element_bytes(), or bfp16's mantissas and exponents.
+  size_t field_bytes() const;
+  // The type of v2dt2_, which every operation but the step kernel reads: the fields' storage, but
+  // float32 for bfp16 (a block format serves wavefields, not a model read cell by cell).
+  Storage model_storage() const { return row_->storage == Storage::bfp16 ? Storage::fp32 : row_->storage; }
   // Throws std::runtime_error (both numbers and `hint`) when `bytes` exceed the free device memory.
   void require_free_memory(size_t bytes, const std::string& what, const std::string& hint) const;
   // While timing_on_: events around each operation (begin before the first launch, end after
@@ -116,6 +125,13 @@ private:
   int64_t timed_fused_steps_ = 0; // of those, taken by CudaShotFields' fused backward kernel
   mutable OperationTimer timer_;
 };
+
+// The point sets of a bfp16 wavefield (kernels/cuda/bfp16_point_set.cu).
+std::unique_ptr<PointSet> make_bfp16_point_set(CudaWavefield& field,
+                                               const std::vector<PointStencil>& points, int nt);
+
+// What a bfp16 wavefield offers, for the messages of the operations it refuses.
+extern const char* const kBfp16Supports;
 
 // A CudaWavefield running `variant` ("auto": the fastest float32 kernel on this grid, timed here;
 // kernels/cuda/cuda_backend.h says more).

@@ -172,6 +172,9 @@ std::unique_ptr<CudaShotFields> make_cuda_shot_fields(const PropagatorSetup& set
                                                       const MemoryOptions& options, int device,
                                                       std::ostream* log) {
   std::unique_ptr<CudaWavefield> source = make_cuda_wavefield(setup, variant, options, device, log);
+  // Imaging, Born and box copies read a field cell by cell: not written for bfp16 (yet).
+  if (source->variant().storage == Storage::bfp16)
+    source->refuse_for_bfp16("migration (the imaging condition, Born sources, box copies)");
   // The receiver field runs the kernel the source field runs ("auto" has chosen it), with the
   // memory options in effect there.
   auto receiver = std::make_unique<CudaWavefield>(setup, source->variant(), source->memory_options(),

@@ -3,8 +3,11 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <utility>
 #include <limits>
+#include <stdexcept>
 
+#include "kernels/cuda/bfp16_ops.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_buffer.cuh"
 
@@ -106,6 +109,7 @@ void launch_squared_difference(const GridLayout& g, const A* a, DeviceField b, d
 } // namespace
 
 void fill_random(void* data, Storage storage, int64_t count, uint64_t seed, cudaStream_t stream) {
+  if (storage == Storage::bfp16) throw std::logic_error("fill_random: bfp16 is filled through float32");
   if (count <= 0) return;
   if (storage == Storage::fp32)
     fill_random_kernel<<<blocks_for(count), kThreads, 0, stream>>>(static_cast<float*>(data), count, seed);
@@ -128,6 +132,7 @@ void convert_half_to_float(const void* src_half, float* dst, int64_t count, cuda
 
 void scatter_interior(const GridLayout& g, const float* dense, void* padded, Storage storage,
                       cudaStream_t stream) {
+  if (storage == Storage::bfp16) throw std::logic_error("scatter_interior: no bfp16 (v2dt2 is float32 there)");
   const int blocks = blocks_for(g.interior_cells());
   if (storage == Storage::fp32)
     scatter_interior_kernel<<<blocks, kThreads, 0, stream>>>(g, dense, static_cast<float*>(padded));
@@ -141,6 +146,14 @@ double relative_l2_difference(const GridLayout& g, DeviceField a, DeviceField b,
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   DeviceBuffer sums(2 * sizeof(double), AllocationKind::plain, device);
+  // bfp16 fields are compared as their float32 decoding.
+  DeviceBuffer decoded_a, decoded_b;
+  for (auto [field, decoded] : {std::pair{&a, &decoded_a}, std::pair{&b, &decoded_b}}) {
+    if (field->storage != Storage::bfp16) continue;
+    *decoded = DeviceBuffer(size_t(g.size) * sizeof(float), AllocationKind::plain, device);
+    bfp16_decode_field(g, field->data, decoded->as<float>(), stream);
+    *field = {decoded->data(), Storage::fp32};
+  }
   CUDA_CHECK(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
   if (a.storage == Storage::fp32)
     launch_squared_difference(g, static_cast<const float*>(a.data), b, sums.as<double>(), stream);

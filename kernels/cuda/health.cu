@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "kernels/cuda/bfp16_ops.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_propagator.cuh"
 #include "kernels/cuda/device_buffer.cuh"
@@ -89,6 +90,12 @@ FieldHealth field_health(const GridLayout& g, DeviceField field, cudaStream_t st
   auto* result = buffer.as<HealthResult>();
   const HealthResult start{0u, ULLONG_MAX, 0.0f};
   CUDA_CHECK(cudaMemcpyAsync(result, &start, sizeof start, cudaMemcpyHostToDevice, stream));
+  DeviceBuffer decoded; // bfp16: the field as floats (halo zeros), checked as float32
+  if (field.storage == Storage::bfp16) {
+    decoded = DeviceBuffer(size_t(g.size) * sizeof(float), AllocationKind::plain, device);
+    bfp16_decode_field(g, field.data, decoded.as<float>(), stream);
+    field = {decoded.data(), Storage::fp32};
+  }
   if (field.storage == Storage::fp32)
     launch_health(g, static_cast<const float*>(field.data), result, stream);
   else

@@ -3,7 +3,8 @@
 //
 // Bytes per cell: the least device-memory traffic of one step, read p[n], p[n-1] and v2dt2 and
 // write p[n+1] once each: 4 arrays x 4 bytes = 16 in float32, 4 x 2 = 8 in half precision,
-// 3 x 4 + 2 = 14 with float32 wavefields and v2dt2 read as half.
+// 3 x 4 + 2 = 14 with float32 wavefields and v2dt2 read as half; bfp16 (block floating point:
+// an int16 per value and an exponent byte per 16) 3 x (2 + 1/16) + 4 = 10.1875 with a float32 v2dt2.
 // Flops per cell, counted from the stencil with a fused multiply-add as two operations:
 //   lap  = c0 p                                  1 multiply
 //        + 3 axes x 4 radii x w_r (p[-r] + p[+r])  12 x (1 add + 1 multiply + 1 add) = 36
@@ -26,6 +27,7 @@ StepFunction launch_regqueue_vec4;
 StepFunction launch_tma_ring;
 StepFunction launch_fp16_storage;
 StepFunction launch_half_v2dt2;
+StepFunction launch_bfp16;
 
 namespace {
 
@@ -39,11 +41,16 @@ VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLaunc
   r.info.name = name;
   r.info.description = description;
   r.info.role = role;
-  r.info.storage = storage == Storage::fp32 ? "float32" : "half";
-  if (kernel_model != storage) r.info.storage += kernel_model == Storage::fp32 ? "+float32_v2dt2" : "+half_v2dt2";
+  r.info.storage = storage == Storage::fp32 ? "float32" : storage == Storage::fp16 ? "half" : "bfp16";
+  // bfp16's own model is float32 (cuda_propagator.cuh, model_storage()).
+  const Storage own_model = storage == Storage::bfp16 ? Storage::fp32 : storage;
+  if (kernel_model != own_model) r.info.storage += kernel_model == Storage::fp32 ? "+float32_v2dt2" : "+half_v2dt2";
   r.info.element_bytes = storage == Storage::fp32 ? 4 : 2;
   r.info.model_bytes = kernel_model == Storage::fp32 ? 4 : 2;
-  r.info.bytes_per_cell = (kArraysPerCell - 1) * r.info.element_bytes + r.info.model_bytes;
+  // bfp16: each value's int16 and 1/16 of its block's exponent byte.
+  const double exponent_bytes = storage == Storage::bfp16 ? 1.0 / 16 : 0.0;
+  r.info.bytes_per_cell =
+      (kArraysPerCell - 1) * (r.info.element_bytes + exponent_bytes) + r.info.model_bytes;
   r.info.flops_per_cell = kFlops;
   r.storage = storage;
   r.kernel_model = kernel_model;
@@ -74,6 +81,9 @@ std::vector<VariantRow> build_rows() {
              "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic"),
       kernel("half_v2dt2", R::other, Storage::fp32, launch_half_v2dt2,
              "tma_ring on float32 wavefields with v2dt2 read as half: 14 bytes per cell", Storage::fp16),
+      kernel("bfp16", R::other, Storage::bfp16, launch_bfp16,
+             "register-queue kernel on block floating point wavefields (int16 + an exponent per "
+             "16 cells), float32 v2dt2 and arithmetic: 10.19 bytes per cell", Storage::fp32),
   };
 }
 

@@ -19,7 +19,10 @@
 
 namespace rtm::cuda {
 
-enum class Storage { fp32, fp16 }; // element type of the wavefields and v2dt2 on the device
+// Element type of the wavefields (and, but for bfp16, of v2dt2) on the device. bfp16: block floating
+// point, int16 mantissas and an exponent byte per 16 elements (solvers/contracts/bfp16.h), v2dt2
+// in float32.
+enum class Storage { fp32, fp16, bfp16 };
 
 // Arguments of one step launch. Pointers are device pointers into padded arrays (GridLayout);
 // their element type is the variant's Storage (float or __half), hence void here.
@@ -35,6 +38,10 @@ struct WaveStepArgs {
   const float* damp_y = nullptr;
   const float* damp_z = nullptr;
   int sm_count = 1; // for kernels that size their grid to the GPU
+  // bfp16 storage only (null otherwise): the exponent bytes of p_cur and p_prev_next, one per 16
+  // elements, element n of p_cur having exponent p_cur_exponents[n >> 4] (kernels/cuda/bfp16_io.cuh).
+  const int8_t* p_cur_exponents = nullptr;
+  int8_t* p_prev_next_exponents = nullptr;
   bool damped() const { return damp_x != nullptr; }
 };
 

@@ -106,6 +106,15 @@ int wavefield_element_bytes(const std::string& variant) {
 #endif
 }
 
+bool wavefield_block_exponents(const std::string& variant) {
+  if (variant == "auto" || variant == "cpu") return false;
+#ifdef RTM_HAVE_CUDA
+  return find_cuda_variant(variant).kernel->storage.rfind("bfp16", 0) == 0;
+#else
+  return false;
+#endif
+}
+
 std::string choose_backend(const BackendOptions& options, std::ostream& log) {
   // Checked before the backend is chosen: a misspelt name is an error on every machine, not only
   // on those where the GPU is used.

@@ -46,6 +46,10 @@ uint64_t free_device_bytes(const std::string& backend, int device = 0);
 // 4 otherwise ("auto" only picks float32 kernels; "cpu", and any name in a build without CUDA, 4).
 // An unknown name is refused as check_variant_name() does.
 int wavefield_element_bytes(const std::string& variant);
+// True for a variant whose wavefields are block floating point (bfp16: an exponent byte per 16
+// elements besides the 2-byte mantissas, v2dt2 in float32); false for "auto", "cpu" and any name in
+// a build without CUDA.
+bool wavefield_block_exponents(const std::string& variant);
 
 // Checks the variant name (on every machine, not only where the GPU is used), resolves the backend
 // and says on `log` what of the options does not apply: "cpu" or "cuda". Throws InputError for a

@@ -172,10 +172,11 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
 
   MemoryEstimate e;
   const uint64_t fields = plan.tti ? 2 : 1; // TTI: p and q
-  e.device.push_back({"wavefields", propagators * 2 * fields * padded * element});
+  const uint64_t exponents = plan.block_exponents ? padded / 16 : 0; // bfp16: a byte per 16
+  e.device.push_back({"wavefields", propagators * 2 * fields * (padded * element + exponents)});
   if (plan.tti)
     e.device.push_back({"TTI coefficients and pass-1 scratch", propagators * (5 + 2) * padded * f32});
-  e.device.push_back({"v2dt2", propagators * padded * element});
+  e.device.push_back({"v2dt2", propagators * padded * (plan.block_exponents ? f32 : element)});
   e.device.push_back({"damping profiles", propagators * damping});
   if (plan.cpml) {
     // Per axis, the layer cells (the grid less the box along that axis) with their guard cells
@@ -286,6 +287,7 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   const std::string resolved = resolve_backend(backend.backend, quiet);
   RunMemoryPlan device_plan = plan;
   device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
+  device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
   const int sharing = std::max(ranks_on_node, 1);
   const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
   check_memory_fits(estimate_run_memory(device_plan), device_plan,

@@ -34,6 +34,10 @@ struct RunMemoryPlan {
   int shots = 1;            // shots in the run: each adds a source series on the device; modeling
                             // holds every gather in host memory until it writes them
   int field_bytes = 4;      // bytes per wavefield element on the device: 4 float32, 2 half
+                            // (bfp16: 2, its int16 mantissas)
+  // bfp16 (block floating point, solvers/contracts/bfp16.h): an exponent byte per 16 elements of
+  // each wavefield on top of field_bytes, and v2dt2 in float32 (4 bytes, not field_bytes).
+  bool block_exponents = false;
   bool migration = true;    // false: forward modeling only (one wavefield, no image)
   SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
   int snapshot_interval = 1; // snapshots: steps between kept source fields
