@@ -27,7 +27,7 @@ std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 const char* const kBfp16Supports =
     "the wave step (undamped or with the sponge), point sources and receivers, the health check "
     "and state upload/download (rtm bench, the point workload and --error-vs-steps, rtm model "
-    "with --boundary sponge on one GPU)";
+    "with --absorber sponge on one GPU)";
 
 // ---- the wavefield ---------------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
   // Refuse before allocating anything when the grid cannot fit: three padded arrays plus the
   // float staging buffer that uploads use, and the C-PML's memory variables.
   if (row.storage == Storage::bfp16 && !setup.cpml.empty())
-    refuse_for_bfp16("the C-PML (choose --boundary sponge)");
+    refuse_for_bfp16("the C-PML (choose --absorber sponge)");
   const size_t field_bytes = this->field_bytes();
   const size_t model_bytes = size_t(g.size) * (model_storage() == Storage::fp32 ? sizeof(float) : sizeof(__half));
   const size_t staging_bytes = size_t(std::max<int64_t>(g.size, g.interior_cells())) * sizeof(float);
