@@ -275,6 +275,9 @@ SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::strin
                                   const MemoryOptions& memory, int device, std::ostream* log,
                                   const std::string& transport, const HaloPlan& plan) {
   std::unique_ptr<CudaWavefield> field = make_cuda_wavefield(local, variant, memory, device, log);
+  // Halo planes move raw field memory: bfp16's blocks would need their exponents moved too.
+  if (field->variant().storage == Storage::bfp16)
+    field->refuse_for_bfp16("z-slab halo exchange (--ranks-per-shot > 1)");
   SlabWavefield slab;
   slab.exchange = make_halo_exchange(transport, *field, plan);
   slab.field = std::move(field);
