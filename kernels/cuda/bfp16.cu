@@ -18,6 +18,7 @@
 // block's first thread writes p[n+1]'s exponent of plane k, so no thread reads a new exponent.
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/cuda/bfp16_io.cuh"
 #include "kernels/cuda/wave_step.cuh"
@@ -31,19 +32,21 @@ __device__ __forceinline__ float bfp_lane(const float4& v, int l) {
 
 // Everything plane k needs besides the queue: halo pieces, p[n-1] and v2dt2 of the thread's 4
 // cells, and the queue's new front p(k + 4).
-template <int kJobs> struct Bfp16PlaneLoads {
+template <int kJobs, class Model> struct Bfp16PlaneLoads {
   Bfp16x4 front;
   Bfp16x4 halo[kJobs];
   Bfp16x4 p_prev;
-  float4 v2dt2;
+  Model v2dt2; // float4, or Bfp16x4 of unsigned mantissas (bfp16_model16)
 };
 
-template <int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped>
+// kModel16: v2dt2 as unsigned 16-bit mantissas with an exponent per 16 cells (bfp16_model16),
+// read from `v2dt2` (then uint16 mantissas) and `e_v2dt2`; otherwise float32.
+template <int kBX, int kBY, int kMinBlocks, int kDepth, bool kDamped, bool kModel16>
 __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     bfp16_kernel(const GridLayout g, const LaplacianWeights w, const int16_t* __restrict__ p_cur,
                  const int8_t* __restrict__ e_cur, int16_t* __restrict__ p_prev_next,
-                 int8_t* __restrict__ e_prev_next, const float* __restrict__ v2dt2,
-                 const float* __restrict__ damp_x, const float* __restrict__ damp_y,
+                 int8_t* __restrict__ e_prev_next, const void* __restrict__ v2dt2,
+                 const int8_t* __restrict__ e_v2dt2, const float* __restrict__ damp_x, const float* __restrict__ damp_y,
                  const float* __restrict__ damp_z, int chunk) {
   static_assert(kBX % 4 == 0, "a 16-cell block must be held by 4 threads of one row");
   constexpr int kThreads = kBX * kBY;
@@ -69,7 +72,8 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
   const int64_t column = column_readable ? g.index(x, j, 0) : 0;
   const bool cells_inside = x < g.nx && j < g.ny;
   const int64_t cell_index = cells_inside ? g.index(x, j, 0) : 0;
-  const float* v_column = v2dt2 + cell_index;
+  const float* v_column = static_cast<const float*>(v2dt2) + cell_index;
+  const int16_t* v_mantissas = static_cast<const int16_t*>(v2dt2); // kModel16
 
   int64_t halo_src[kJobsPerThread];
   int halo_dst[kJobsPerThread];
@@ -96,7 +100,8 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     halo_dst[h] = dst;
   }
 
-  using Loads = Bfp16PlaneLoads<kJobsPerThread>;
+  using Model = std::conditional_t<kModel16, Bfp16x4, float4>;
+  using Loads = Bfp16PlaneLoads<kJobsPerThread, Model>;
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   auto request = [&](int kp) {
     Loads l;
@@ -110,9 +115,14 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
     l.p_prev = in_chunk && cells_inside
                    ? bfp16_load_once(p_prev_next, e_prev_next, cell_index + kp * plane)
                    : bfp16_zero();
-    l.v2dt2 = in_chunk && cells_inside
-                  ? __ldcs(reinterpret_cast<const float4*>(v_column + kp * plane))
-                  : zero;
+    if constexpr (kModel16) {
+      l.v2dt2 = in_chunk && cells_inside ? bfp16_load(v_mantissas, e_v2dt2, cell_index + kp * plane)
+                                         : bfp16_zero();
+    } else {
+      l.v2dt2 = in_chunk && cells_inside
+                    ? __ldcs(reinterpret_cast<const float4*>(v_column + kp * plane))
+                    : zero;
+    }
     return l;
   };
 
@@ -146,7 +156,11 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
 
     const Loads incoming = request(k + kDepth);
     const float4 p_prev = bfp16_unpack(current.p_prev);
-    const float4 v = current.v2dt2;
+    float4 v;
+    if constexpr (kModel16)
+      v = bfp16_unpack_unsigned(current.v2dt2);
+    else
+      v = current.v2dt2;
 
     float row[12];
     {
@@ -220,12 +234,12 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
   }
 }
 
-template <bool kDamped>
+template <bool kDamped, bool kModel16>
 void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   // fp16_storage's shape (16x16 threads, 64x16 cells, 2 blocks per SM, loads 3 planes ahead):
   // the loads in flight cost about as many registers as half's (8 bytes + a byte per 4 cells).
   constexpr int kBX = 16, kBY = 16, kMinBlocks = 2, kDepth = 3, kMinChunk = 32;
-  const auto kernel = bfp16_kernel<kBX, kBY, kMinBlocks, kDepth, kDamped>;
+  const auto kernel = bfp16_kernel<kBX, kBY, kMinBlocks, kDepth, kDamped, kModel16>;
   static const int resident_per_sm = blocks_per_sm(kernel, kBX * kBY);
   const GridLayout& g = a.layout;
   const int blocks_x = (g.nx + 4 * kBX - 1) / (4 * kBX), blocks_y = (g.ny + kBY - 1) / kBY;
@@ -236,7 +250,7 @@ void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   kernel<<<grid, dim3(kBX, kBY), 0, stream>>>(
       g, a.weights, static_cast<const int16_t*>(a.p_cur), a.p_cur_exponents,
       static_cast<int16_t*>(a.p_prev_next), a.p_prev_next_exponents,
-      static_cast<const float*>(a.v2dt2), a.damp_x, a.damp_y, a.damp_z, chunk);
+      a.v2dt2, a.v2dt2_exponents, a.damp_x, a.damp_y, a.damp_z, chunk);
   CUDA_CHECK_LAUNCH(name);
 }
 
@@ -246,9 +260,20 @@ void launch_bfp16(const WaveStepArgs& a, cudaStream_t stream) {
   if (!a.p_cur_exponents || !a.p_prev_next_exponents)
     throw std::logic_error("bfp16: the step needs the exponents of both wavefields");
   if (a.damped())
-    launch<true>(a, stream, "bfp16 (damped)");
+    launch<true, false>(a, stream, "bfp16 (damped)");
   else
-    launch<false>(a, stream, "bfp16");
+    launch<false, false>(a, stream, "bfp16");
+}
+
+// bfp16_model16: the same kernel reading v2dt2 as unsigned 16-bit block floating point (8.25
+// bytes per cell instead of 10.19).
+void launch_bfp16_model16(const WaveStepArgs& a, cudaStream_t stream) {
+  if (!a.p_cur_exponents || !a.p_prev_next_exponents || !a.v2dt2_exponents)
+    throw std::logic_error("bfp16_model16: the step needs the exponents of both wavefields and v2dt2");
+  if (a.damped())
+    launch<true, true>(a, stream, "bfp16_model16 (damped)");
+  else
+    launch<false, true>(a, stream, "bfp16_model16");
 }
 
 } // namespace rtm::cuda

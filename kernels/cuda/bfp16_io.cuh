@@ -54,6 +54,13 @@ __device__ __forceinline__ float4 bfp16_unpack(const Bfp16x4& v) {
                      float(int16_t(v.q.y & 0xffffu)) * s, float(int16_t(v.q.y >> 16)) * s);
 }
 
+// The model's unsigned variant (bfp16::decode_unsigned).
+__device__ __forceinline__ float4 bfp16_unpack_unsigned(const Bfp16x4& v) {
+  const float s = bfp16::decode_scale_unsigned(v.e);
+  return make_float4(float(v.q.x & 0xffffu) * s, float(v.q.x >> 16) * s, float(v.q.y & 0xffffu) * s,
+                     float(v.q.y >> 16) * s);
+}
+
 __device__ __forceinline__ uint2 bfp16_pack(int16_t a, int16_t b, int16_t c, int16_t d) {
   return make_uint2(uint32_t(uint16_t(a)) | (uint32_t(uint16_t(b)) << 16),
                     uint32_t(uint16_t(c)) | (uint32_t(uint16_t(d)) << 16));

@@ -18,5 +18,9 @@ void bfp16_encode_field(const GridLayout& g, const float* src, void* dst, cudaSt
 // Decodes the bfp16 field `src` into the padded float array `dst`: the interior cells, and
 // zeros everywhere else.
 void bfp16_decode_field(const GridLayout& g, const void* src, float* dst, cudaStream_t stream);
+// Encodes the interior cells of the padded float array `src` (v2dt2 >= 0) into `dst` as the
+// bfp16_model16 kernel reads it: unsigned 16-bit mantissas and the exponent bytes
+// (bfp16::encode_unsigned; bfp16::quantise_model is the CPU twin), zero elsewhere.
+void bfp16_encode_model(const GridLayout& g, const float* src, void* dst, cudaStream_t stream);
 
 } // namespace rtm::cuda

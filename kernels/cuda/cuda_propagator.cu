@@ -63,7 +63,9 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
   const size_t model_bytes = size_t(g.size) * (model_storage() == Storage::fp32 ? sizeof(float) : sizeof(__half));
   const size_t staging_bytes = size_t(std::max<int64_t>(g.size, g.interior_cells())) * sizeof(float);
   const size_t model_copy_bytes =
-      row.kernel_model != model_storage() ? size_t(g.size) * kernel_model_bytes() : 0;
+      row.kernel_model == Storage::bfp16 ? size_t(bfp16::field_bytes(g))
+      : row.kernel_model != model_storage() ? size_t(g.size) * kernel_model_bytes()
+                                            : 0;
   const size_t needed = 2 * field_bytes + model_bytes + model_copy_bytes + staging_bytes +
                         DeviceCpml::bytes(setup.cpml, g);
   size_t free_bytes = 0, total_bytes = 0;
@@ -92,7 +94,16 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
       if (model_copy_bytes) {
         kernel_v2dt2_ = DeviceBuffer(model_copy_bytes, AllocationKind::plain, device_);
         CUDA_CHECK(cudaMemsetAsync(kernel_v2dt2_.data(), 0, model_copy_bytes, stream_));
-        scatter_interior(g, dense.as<float>(), kernel_v2dt2_.data(), row_->kernel_model, stream_);
+        if (row_->kernel_model == Storage::bfp16) {
+          // bfp16_model16: through a zeroed padded float copy, encoded block by block.
+          DeviceBuffer padded(size_t(g.size) * sizeof(float), AllocationKind::plain, device_);
+          CUDA_CHECK(cudaMemsetAsync(padded.data(), 0, padded.bytes(), stream_));
+          scatter_interior(g, dense.as<float>(), padded.data(), Storage::fp32, stream_);
+          bfp16_encode_model(g, padded.as<float>(), kernel_v2dt2_.data(), stream_);
+          CUDA_CHECK(cudaStreamSynchronize(stream_)); // before `padded` goes
+        } else {
+          scatter_interior(g, dense.as<float>(), kernel_v2dt2_.data(), row_->kernel_model, stream_);
+        }
       }
       CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
@@ -152,6 +163,7 @@ void CudaWavefield::refuse_for_bfp16(const std::string& what) const {
 }
 
 size_t CudaWavefield::kernel_model_bytes() const {
+  // bfp16_model16: its 16-bit mantissas (the exponents follow them in the same buffer).
   return row_->kernel_model == Storage::fp32 ? sizeof(float) : sizeof(__half);
 }
 
@@ -289,6 +301,8 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
     args.p_cur_exponents = bfp16_exponents(static_cast<const void*>(cur_), layout()) + shift_blocks;
     args.p_prev_next_exponents = bfp16_exponents(prev_, layout()) + shift_blocks;
   }
+  if (row_->kernel_model == Storage::bfp16)
+    args.v2dt2_exponents = bfp16_exponents(kernel_v2dt2().data(), layout()) + shift_blocks;
   args.sm_count = sm_count_;
   begin_timed();
   row_->launch(args, stream_);

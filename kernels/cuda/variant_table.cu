@@ -4,7 +4,8 @@
 // Bytes per cell: the least device-memory traffic of one step, read p[n], p[n-1] and v2dt2 and
 // write p[n+1] once each: 4 arrays x 4 bytes = 16 in float32, 4 x 2 = 8 in half precision,
 // 3 x 4 + 2 = 14 with float32 wavefields and v2dt2 read as half; bfp16 (block floating point:
-// an int16 per value and an exponent byte per 16) 3 x (2 + 1/16) + 4 = 10.1875 with a float32 v2dt2.
+// an int16 per value and an exponent byte per 16) 3 x (2 + 1/16) + 4 = 10.1875 with a float32 v2dt2,
+// 4 x (2 + 1/16) = 8.25 with v2dt2 in 16 bits and an exponent per 16 too (bfp16_model16).
 // Flops per cell, counted from the stencil with a fused multiply-add as two operations:
 //   lap  = c0 p                                  1 multiply
 //        + 3 axes x 4 radii x w_r (p[-r] + p[+r])  12 x (1 add + 1 multiply + 1 add) = 36
@@ -28,6 +29,7 @@ StepFunction launch_tma_ring;
 StepFunction launch_fp16_storage;
 StepFunction launch_half_v2dt2;
 StepFunction launch_bfp16;
+StepFunction launch_bfp16_model16;
 
 namespace {
 
@@ -44,13 +46,18 @@ VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLaunc
   r.info.storage = storage == Storage::fp32 ? "float32" : storage == Storage::fp16 ? "half" : "bfp16";
   // bfp16's own model is float32 (cuda_propagator.cuh, model_storage()).
   const Storage own_model = storage == Storage::bfp16 ? Storage::fp32 : storage;
-  if (kernel_model != own_model) r.info.storage += kernel_model == Storage::fp32 ? "+float32_v2dt2" : "+half_v2dt2";
+  if (kernel_model != own_model)
+    r.info.storage += kernel_model == Storage::fp32   ? "+float32_v2dt2"
+                      : kernel_model == Storage::fp16 ? "+half_v2dt2"
+                                                      : "+u16_v2dt2";
   r.info.element_bytes = storage == Storage::fp32 ? 4 : 2;
   r.info.model_bytes = kernel_model == Storage::fp32 ? 4 : 2;
   // bfp16: each value's int16 and 1/16 of its block's exponent byte.
+  // bfp16_model16's v2dt2 too (Storage::bfp16 as a kernel model: unsigned 16-bit mantissas).
   const double exponent_bytes = storage == Storage::bfp16 ? 1.0 / 16 : 0.0;
-  r.info.bytes_per_cell =
-      (kArraysPerCell - 1) * (r.info.element_bytes + exponent_bytes) + r.info.model_bytes;
+  const double model_exponent_bytes = kernel_model == Storage::bfp16 ? 1.0 / 16 : 0.0;
+  r.info.bytes_per_cell = (kArraysPerCell - 1) * (r.info.element_bytes + exponent_bytes) +
+                          r.info.model_bytes + model_exponent_bytes;
   r.info.flops_per_cell = kFlops;
   r.storage = storage;
   r.kernel_model = kernel_model;
@@ -84,6 +91,9 @@ std::vector<VariantRow> build_rows() {
       kernel("bfp16", R::other, Storage::bfp16, launch_bfp16,
              "register-queue kernel on block floating point wavefields (int16 + an exponent per "
              "16 cells), float32 v2dt2 and arithmetic: 10.19 bytes per cell", Storage::fp32),
+      kernel("bfp16_model16", R::other, Storage::bfp16, launch_bfp16_model16,
+             "bfp16 with v2dt2 read as unsigned 16-bit mantissas and an exponent per 16 cells: "
+             "8.25 bytes per cell", Storage::bfp16),
   };
 }
 

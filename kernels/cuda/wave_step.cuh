@@ -42,6 +42,8 @@ struct WaveStepArgs {
   // elements, element n of p_cur having exponent p_cur_exponents[n >> 4] (kernels/cuda/bfp16_io.cuh).
   const int8_t* p_cur_exponents = nullptr;
   int8_t* p_prev_next_exponents = nullptr;
+  // bfp16_model16 only: v2dt2 as unsigned 16-bit mantissas (v2dt2 points at them), exponents here.
+  const int8_t* v2dt2_exponents = nullptr;
   bool damped() const { return damp_x != nullptr; }
 };
 

@@ -11,8 +11,8 @@
 // their 15 bits (IEEE half loses them below its normal range, 6.1e-5).
 // Only interior cells are stored: halo and padding hold q = 0 (the rigid halo of a run), so a
 // block's exponent may change without touching them.
-// Special exponents: kMinExponent for a block of zeros (or of magnitudes below 2^-112, flushed to
-// zero); kNonFinite for a block holding an infinity or a NaN: all its elements decode as NaN, so the
+// Special exponents: kMinExponent for a block of zeros (blocks below 2^-111 keep fewer bits, and
+// subnormal ones flush to zero); kNonFinite for a block holding an infinity or a NaN: all its elements decode as NaN, so the
 // health check still sees a blow-up.
 #pragma once
 
@@ -33,7 +33,7 @@ namespace rtm::bfp16 {
 
 constexpr int kBlock = 16;          // elements per exponent
 constexpr int kMantissaMax = 32767; // |q|
-constexpr int kMinExponent = -111;  // zero blocks; 2^(e-15) and 2^(15-e) stay normal floats
+constexpr int kMinExponent = -110;  // zero blocks; the scales 2^(+-(e-15)), 2^(+-(e-16)) stay normal
 constexpr int kMaxExponent = 126;   // magnitudes up to 2^126 (larger ones: kNonFinite)
 constexpr int kNonFinite = 127;     // the block holds inf or NaN: decodes as NaN
 
@@ -95,6 +95,29 @@ RTM_BFP16_HD int16_t encode(float v, int e) {
 
 RTM_BFP16_HD float decode(int16_t q, int e) { return float(q) * decode_scale(e); }
 
+// The model's variant (v2dt2 > 0 in 16 bits, the bfp16_model16 kernel): unsigned mantissas,
+// value = q 2^(e - 16), q <= 65535, so the block's largest value keeps 16 significant bits and
+// every value is within half a step, 2^(e-17) <= 2^-16 of the block's largest. Negative
+// values are not representable and clamp to zero (v2dt2 never is).
+constexpr int kUnsignedMantissaMax = 65535;
+RTM_BFP16_HD float encode_scale_unsigned(int e) { return bits_float(uint32_t(16 - e + 127) << 23); }
+RTM_BFP16_HD float decode_scale_unsigned(int e) {
+  return e == kNonFinite ? bits_float(0x7fc00000u) : bits_float(uint32_t(e - 16 + 127) << 23);
+}
+RTM_BFP16_HD uint16_t encode_unsigned(float v, int e) {
+  if (e == kNonFinite) return 0;
+  const float scaled = v * encode_scale_unsigned(e);
+#if defined(__CUDA_ARCH__)
+  int q = __float2int_rn(scaled);
+#else
+  int q = int(std::nearbyint(scaled));
+#endif
+  q = q > kUnsignedMantissaMax ? kUnsignedMantissaMax : q;
+  q = q < 0 ? 0 : q;
+  return uint16_t(q);
+}
+RTM_BFP16_HD float decode_unsigned(uint16_t q, int e) { return float(q) * decode_scale_unsigned(e); }
+
 // ---- the CPU twin: whole blocks, whole fields (host only) ----------------------------------
 
 // Encodes `n` <= kBlock values (one block; the missing ones count as zeros) and returns e.
@@ -127,6 +150,20 @@ inline void quantise_field(const GridLayout& g, std::vector<float>& field) {
     const int64_t i = rel < 0 ? -1 : rel % g.pitch - kHalo;
     if (!(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz)) field[size_t(n)] = 0.0f;
   }
+}
+
+// A dense [nz][ny][nx] v2dt2 as bfp16_model16 holds it: blocks of 16 along x from x = 0 (the padded
+// layout's blocks), unsigned 16-bit mantissas.
+inline void quantise_model(int nx, int ny, int nz, std::vector<float>& dense) {
+  for (int64_t row = 0; row < int64_t(ny) * nz; ++row)
+    for (int x0 = 0; x0 < nx; x0 += kBlock) {
+      float* v = dense.data() + row * nx + x0;
+      const int n = nx - x0 < kBlock ? nx - x0 : kBlock;
+      uint32_t m = 0;
+      for (int i = 0; i < n; ++i) m = m > magnitude_bits(v[i]) ? m : magnitude_bits(v[i]);
+      const int e = block_exponent(m);
+      for (int i = 0; i < n; ++i) v[i] = decode_unsigned(encode_unsigned(v[i], e), e);
+    }
 }
 
 // Bytes of one bfp16 field on the device: an int16 per element and a byte per block.
