@@ -44,7 +44,7 @@ using test::interior_relative_l2;
 // v2dt2 here is already a 16-bit block value (bfp16::quantise_model), so both run the CPU
 // reference's very model and the comparisons check the wavefield storage; the model's own
 // rounding is measured apart (tests/test_bfp16.cpp).
-const char* const kVariants[] = {"bfp16", "bfp16_model16"};
+const std::vector<std::string> kVariants = {"bfp16", "bfp16_model16"};
 constexpr int kSteps = 12;
 
 struct Shape {
