@@ -269,6 +269,17 @@ TEST(MemoryBudget, BlockFloatingPointCountsExponentsAndAFloatModel) {
   if (cuda_built()) {
     EXPECT_EQ(wavefield_element_bytes("bfp16"), 2);
     EXPECT_FALSE(wavefield_block_exponents("fp16_storage"));
+    // What it does not offer is refused before the run, naming the variant.
+    try {
+      check_variant_operations("bfp16", true, false, false, "rtm migrate");
+      ADD_FAILURE() << "migration accepted";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--variant bfp16"));
+      EXPECT_THAT(e.what(), HasSubstr("migration"));
+    }
+    EXPECT_THROW(check_variant_operations("bfp16_model16", false, true, false, "rtm model"), InputError);
+    EXPECT_NO_THROW(check_variant_operations("bfp16", false, false, false, "rtm model"));
+    EXPECT_NO_THROW(check_variant_operations("tma_ring", true, true, false, "rtm migrate"));
   }
   RunMemoryPlan half = plan_for(100, 500);
   half.migration = false;

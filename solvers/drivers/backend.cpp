@@ -115,6 +115,20 @@ bool wavefield_block_exponents(const std::string& variant) {
 #endif
 }
 
+void check_variant_operations(const std::string& variant, bool migration, bool cpml, bool tti,
+                              const std::string& context) {
+  if (!wavefield_block_exponents(variant)) return;
+  const char* what = migration ? "migration and Born modeling (imaging, box copies, boundary stores)"
+                     : cpml    ? "the C-PML (use --absorber sponge)"
+                     : tti     ? "TTI physics"
+                               : nullptr;
+  if (!what) return;
+  throw InputError(context + ": --variant " + variant +
+                   " (block floating point wavefields) does not support " + what +
+                   "; it supports isotropic modeling (rtm model) with --absorber sponge on one GPU "
+                   "per shot, and rtm bench. Choose a float32 variant (tma_ring, auto) for this run");
+}
+
 std::string choose_backend(const BackendOptions& options, std::ostream& log) {
   // Checked before the backend is chosen: a misspelt name is an error on every machine, not only
   // on those where the GPU is used.

@@ -50,6 +50,11 @@ int wavefield_element_bytes(const std::string& variant);
 // elements besides the 2-byte mantissas, v2dt2 in float32); false for "auto", "cpu" and any name in
 // a build without CUDA.
 bool wavefield_block_exponents(const std::string& variant);
+// Refuses (InputError naming the variant and what it supports), before a run starts, a block
+// floating point variant (bfp16, bfp16_model16) asked for what it does not offer: migration or
+// Born (`migration`), the C-PML (`cpml`), TTI (`tti`). Nothing for any other variant.
+void check_variant_operations(const std::string& variant, bool migration, bool cpml, bool tti,
+                              const std::string& context);
 
 // Checks the variant name (on every machine, not only where the GPU is used), resolves the backend
 // and says on `log` what of the options does not apply: "cpu" or "cuda". Throws InputError for a

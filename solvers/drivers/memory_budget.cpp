@@ -288,6 +288,7 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   RunMemoryPlan device_plan = plan;
   device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
   device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
+  if (resolved == "cuda") check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
   const int sharing = std::max(ranks_on_node, 1);
   const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
   check_memory_fits(estimate_run_memory(device_plan), device_plan,
