@@ -15,6 +15,7 @@ namespace {
 
 struct PlotArgs {
   std::string input, output;
+  std::string beside; // a second file drawn to the right (--beside)
   std::string colors = "seismic";
   std::string axis = "receiver";
   bool wiggles = false;
@@ -30,14 +31,24 @@ void run_plot(PlotArgs& a) {
   const std::string output =
       a.output.empty() ? default_plot_output(a.input, subject, a.request.shot) : a.output;
   check_output_path(output);
-  check_outputs_are_not_inputs({{"-o", output}}, {{"input", a.input}});
+  check_outputs_are_not_inputs({{"-o", output}}, {{"input", a.input}, {"--beside", a.beside}});
   const ColourMap colours = a.colors == "grey" ? ColourMap::grey : ColourMap::seismic;
   a.request.volume.signed_colours = colours;
   a.request.gather.colours = colours;
   a.request.gather.clip_percentile = a.request.volume.clip_percentile;
   a.request.gather.axis = a.axis == "offset" ? GatherAxis::offset : GatherAxis::receiver;
   a.request.gather.wiggles = a.wiggles;
-  const Figure figure = plot_figure(a.input, a.request);
+  Figure figure = plot_figure(a.input, a.request);
+  if (!a.beside.empty()) {
+    if (subject.kind != PlotKind::volume || detect_plot_subject(a.beside, a.request.dataset).kind != PlotKind::volume)
+      throw InputError("--beside " + a.beside + ": side by side draws two volumes (models or images), "
+                       "not shot gathers");
+    const Figure right = plot_figure(a.beside, a.request);
+    if (right.scale.map != figure.scale.map || right.scale.label != figure.scale.label)
+      throw InputError("--beside " + a.beside + ": its " + a.request.dataset + " (" + right.scale.label +
+                       ") is not the same kind of volume as " + a.input + "'s (" + figure.scale.label + ")");
+    figure = side_by_side(figure, right, a.input, a.beside);
+  }
   write_figure(output, figure);
   std::printf("wrote %s: %d x %d pixels, %s\n", output.c_str(), figure.width, figure.height,
               figure.title.c_str());
@@ -58,6 +69,10 @@ void register_plot(CLI::App& rtm) {
                   "What to draw: vp, image, illumination, image_raw, shots, or auto (shots, else "
                   "vp, else image)")
       ->capture_default_str();
+  cmd->add_option("--beside", a->beside,
+                  "Volumes: a second file (e.g. another migration of the same data) whose same "
+                  "dataset and slices are drawn to the right of the first; images each clipped at "
+                  "their own --clip-percentile");
   cmd->add_option("--slice", a->request.slice,
                   "Volumes: where the slices cut, in metres, e.g. x=600,y=300,z=450 (any of the "
                   "three; the others through the middle)");

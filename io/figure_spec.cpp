@@ -284,6 +284,34 @@ Figure volume_figure(const VelocityModel& grid, const std::vector<float>& volume
   return f;
 }
 
+Figure side_by_side(const Figure& left, const Figure& right, const std::string& left_label,
+                    const std::string& right_label) {
+  if (left.scale.map != right.scale.map || left.scale.label != right.scale.label)
+    throw std::invalid_argument("side_by_side: the figures have different colour scales");
+  Figure f = left;
+  const double dx = left.colour_bar.x; // right's page starts where left's colour bar was
+  const bool signed_field = left.scale.lo == -left.scale.hi && right.scale.lo == -right.scale.hi &&
+                            right.scale.hi > 0;
+  const double rescale = signed_field ? left.scale.hi / right.scale.hi : 1.0;
+  for (View& v : f.views) v.title = left_label + ": " + v.title;
+  for (View v : right.views) {
+    v.box.x += dx;
+    v.title = right_label + ": " + v.title;
+    if (rescale != 1.0)
+      for (float& value : v.values) value = float(value * rescale);
+    f.views.push_back(std::move(v));
+  }
+  f.colour_bar = right.colour_bar;
+  f.colour_bar.x += dx;
+  f.width = int(std::ceil(dx + right.width));
+  f.height = std::max(left.height, right.height);
+  f.title = left_label + " (left) and " + right_label + " (right): " + left.title;
+  if (signed_field)
+    f.scale.caption = left_label + " " + left.scale.caption + "; " + right_label + " " +
+                      right.scale.caption + " (drawn on the same bar)";
+  return f;
+}
+
 std::vector<double> signed_offsets(const Position& source, const std::vector<Position>& receivers) {
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   for (const Position& r : receivers) {
