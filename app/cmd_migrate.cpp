@@ -163,14 +163,19 @@ void remove_checkpoints(const std::string& output) {
 // --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
 // and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
 // and holds"): no rank holds the whole model or the whole image.
-void run_migrate_on_slabs(MigrateArgs& a, const ShotFile& shots, const ParallelContext& parallel,
-                          std::ostream& info, bool figures) {
+void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& shots,
+                          const ParallelContext& parallel, std::ostream& info, bool figures) {
   const VelocityCheck check = check_inputs(a, shots);
   const bool smoothing = a.migration_model_path.empty();
   const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
   if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read_model_shape(model_path), model_path);
+  const bool tti = apply_physics_options(a.physics, cmd, model_path, a.params.boundary,
+                                         a.parallel.ranks_per_shot,
+                                         a.params.reconstruction == Reconstruction::snapshots, info);
+  // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too (as given: only vp is
+  // smoothed).
   const SlabModel part = read_slab_model(model_path, "vp", check, smoothing ? a.smooth : 0.0,
-                                         a.params.boundary, parallel.group_comm());
+                                         a.params.boundary, parallel.group_comm(), tti);
   if (smoothing)
     report_smoothed_velocity(a, part.extremes.vmin, part.extremes.vmax,
                              " (each of the " + std::to_string(parallel.ranks_per_shot()) +
@@ -261,7 +266,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   // Every rank reads the inputs (a file system all nodes see).
   const ShotFile shots = read_shot_file(a.shots_path);
   if (parallel.ranks_per_shot() > 1) {
-    run_migrate_on_slabs(a, shots, parallel, info, figures);
+    run_migrate_on_slabs(a, cmd, shots, parallel, info, figures);
     return;
   }
   const VelocityCheck check = check_inputs(a, shots);

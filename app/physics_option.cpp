@@ -2,6 +2,7 @@
 
 #include "io/anisotropy_file.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/tti_ring.h"
 
 namespace rtm::app {
 
@@ -13,14 +14,14 @@ void add_physics_option(CLI::App* cmd, std::string& physics) {
       ->capture_default_str();
 }
 
-void apply_physics(const std::string& physics, const CLI::App* cmd, const std::string& model_path,
-                   VelocityModel& model, BoundaryConfig& boundary, int ranks_per_shot, bool snapshots,
-                   std::ostream& info) {
+bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
+                           const std::string& model_path, BoundaryConfig& boundary, int ranks_per_shot,
+                           bool snapshots, std::ostream& info) {
   if (physics != "tti") {
     if (has_anisotropy(model_path))
       info << "rtm: note: " << model_path
            << " holds TTI datasets (/epsilon, ...); this run is isotropic (--physics iso) and uses /vp only\n";
-    return;
+    return false;
   }
   const bool absorber_given = cmd->get_option("--absorber")->count() > 0;
   if (absorber_given && boundary.absorber == Absorber::cpml && boundary.width > 0)
@@ -28,13 +29,20 @@ void apply_physics(const std::string& physics, const CLI::App* cmd, const std::s
                      "isotropic Laplacian axis by axis and has no form for the coupled TTI system "
                      "here; use --absorber sponge (the default with --physics tti)");
   boundary.absorber = Absorber::sponge;
-  if (ranks_per_shot > 1)
-    throw InputError("--ranks-per-shot " + std::to_string(ranks_per_shot) +
-                     " with --physics tti: the TTI step's two passes reach 8 planes, the z-slab halo "
-                     "holds 4; run TTI with one rank per shot (shots still spread over ranks)");
   if (snapshots)
     throw InputError("--reconstruction snapshots with --physics tti: a snapshot holds p only, the TTI "
                      "state is (p, q); use --reconstruction boundary");
+  if (ranks_per_shot > 1)
+    info << "rtm: TTI on z-slabs of " << ranks_per_shot << " ranks per shot: halos of " << kTtiRing
+         << " planes of p and q (the step's two passes reach that far)\n";
+  return true;
+}
+
+void apply_physics(const std::string& physics, const CLI::App* cmd, const std::string& model_path,
+                   VelocityModel& model, BoundaryConfig& boundary, int ranks_per_shot, bool snapshots,
+                   std::ostream& info) {
+  if (!apply_physics_options(physics, cmd, model_path, boundary, ranks_per_shot, snapshots, info))
+    return;
   read_anisotropy(model_path, model);
   info << "rtm: TTI (pseudo-acoustic), sponge absorber; CFL from vp sqrt(1 + 2 epsilon) = "
        << fastest_velocity(model) << " m/s at most\n";

@@ -16,11 +16,17 @@ namespace rtm::app {
 void add_physics_option(CLI::App* cmd, std::string& physics);
 
 // For --physics tti: reads the model file's anisotropy into `model`, makes the sponge the
-// absorber when --absorber was not given, and refuses (InputError) --absorber cpml, several ranks
-// per shot and, when `snapshots`, --reconstruction snapshots. For iso: says on `info` when the
-// file has anisotropy that the run ignores.
+// absorber when --absorber was not given, and refuses (InputError) --absorber cpml and, when
+// `snapshots`, --reconstruction snapshots. Several ranks per shot split the grid into z-slabs with
+// the TTI step's 8-plane halos (docs/decomposition.md, TTI). For iso: says on `info` when the file
+// has anisotropy that the run ignores.
 void apply_physics(const std::string& physics, const CLI::App* cmd, const std::string& model_path,
                    VelocityModel& model, BoundaryConfig& boundary, int ranks_per_shot, bool snapshots,
                    std::ostream& info);
+// The same checks and absorber choice without reading the anisotropy, for a run whose ranks read
+// only their slabs' planes of it (rtm migrate --ranks-per-shot N). True for tti.
+bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
+                           const std::string& model_path, BoundaryConfig& boundary, int ranks_per_shot,
+                           bool snapshots, std::ostream& info);
 
 } // namespace rtm::app

@@ -31,6 +31,10 @@ bool has_anisotropy(const std::string& path) {
 }
 
 void read_anisotropy(const std::string& path, VelocityModel& model) {
+  read_anisotropy_planes(path, model, 0, model.nz);
+}
+
+void read_anisotropy_planes(const std::string& path, VelocityModel& model, int z_first, int nz_whole) {
   h5::ErrorStackSilencer silence;
   const h5::File file = h5::open_file_for_reading(path);
   Anisotropy a;
@@ -46,17 +50,21 @@ void read_anisotropy(const std::string& path, VelocityModel& model) {
       continue;
     }
     VelocityModel grid;
-    values = h5::read_grid_dataset(file, path, spec.name, grid);
-    if (grid.nx != model.nx || grid.ny != model.ny || grid.nz != model.nz)
+    // Whole: one read; planes: the shape from the first plane, checked before the hyperslab.
+    const bool whole = z_first == 0 && model.nz == nz_whole;
+    values = h5::read_grid_planes(file, path, spec.name, grid, 0, whole ? -1 : 1);
+    if (grid.nx != model.nx || grid.ny != model.ny || grid.nz != nz_whole)
       throw InputError(path + ": dataset /" + std::string(spec.name) + " has shape (z,y,x) = (" +
                        std::to_string(grid.nz) + "," + std::to_string(grid.ny) + "," +
-                       std::to_string(grid.nx) + "); expected /vp's (" + std::to_string(model.nz) + "," +
+                       std::to_string(grid.nx) + "); expected /vp's (" + std::to_string(nz_whole) + "," +
                        std::to_string(model.ny) + "," + std::to_string(model.nx) + ")");
     auto close = [](double a1, double b1) { return std::abs(a1 - b1) <= 1e-9 * std::max(1.0, std::abs(b1)); };
     if (!close(grid.dx, model.dx) || !close(grid.dy, model.dy) || !close(grid.dz, model.dz) ||
-        !close(grid.ox, model.ox) || !close(grid.oy, model.oy) || !close(grid.oz, model.oz))
+        !close(grid.ox, model.ox) || !close(grid.oy, model.oy) ||
+        !close(grid.oz, model.oz - z_first * model.dz))
       throw InputError(path + ": dataset /" + std::string(spec.name) +
                        " has a spacing or origin other than /vp's; expected the same grid");
+    if (!whole) values = h5::read_grid_planes(file, path, spec.name, grid, z_first, z_first + model.nz);
     const h5::Dataset dataset = h5::open_dataset(file, path, spec.name);
     if (h5::has_attribute(dataset, "units")) {
       const std::string subject = h5::attribute_subject(path, spec.name, "units");

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/tti_ring.h"
 #include "kernels/mpi/mpi_context.h"
 
 
@@ -16,6 +17,20 @@ namespace {
 std::vector<float> dense_planes(const std::vector<float>& dense, int64_t plane_cells, int k_begin,
                                 int k_end) {
   return std::vector<float>(dense.begin() + k_begin * plane_cells, dense.begin() + k_end * plane_cells);
+}
+
+// The TTI coefficients of planes k_begin <= k < k_end of a whole grid's (same x and y).
+TtiCoefficients tti_planes(const TtiCoefficients& c, int64_t plane_cells, int k_begin, int k_end) {
+  TtiCoefficients part;
+  part.e = dense_planes(c.e, plane_cells, k_begin, k_end);
+  part.s = dense_planes(c.s, plane_cells, k_begin, k_end);
+  part.nx = dense_planes(c.nx, plane_cells, k_begin, k_end);
+  part.ny = dense_planes(c.ny, plane_cells, k_begin, k_end);
+  part.nz = dense_planes(c.nz, plane_cells, k_begin, k_end);
+  part.hx = c.hx;
+  part.hy = c.hy;
+  part.hz = c.hz;
+  return part;
 }
 
 // Every rank's run of planes (`counts[r]` planes of `plane_floats` floats each, landing at plane
@@ -34,15 +49,21 @@ void allgather_planes(MPI_Comm comm, int64_t plane_floats, const float* mine, in
 
 } // namespace
 
-std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_min) {
+int slab_ghost_planes(bool tti) { return tti ? kTtiRing : kHalo; }
+
+std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_min, int ghost) {
   if (parts < 1) throw InputError("split_into_slabs: need at least one part");
   const int thinnest = nz / parts;
-  if (thinnest < 2 * kHalo)
+  if (thinnest < 2 * ghost)
     throw InputError("cannot split " + std::to_string(nz) + " planes (z, absorbing layers included) "
                      "over " + std::to_string(parts) + " ranks: slabs would be " +
                      std::to_string(thinnest) + " planes thin, and each needs at least " +
-                     std::to_string(2 * kHalo) + " (two halo widths); use at most " +
-                     std::to_string(std::max(1, nz / (2 * kHalo))) + " ranks per shot for this grid");
+                     std::to_string(2 * ghost) + " (two halo widths" +
+                     (ghost != kHalo ? std::string(", the TTI step's halo being ") +
+                                                std::to_string(ghost) + " planes"
+                                          : std::string()) +
+                     "); use at most " +
+                     std::to_string(std::max(1, nz / (2 * ghost))) + " ranks per shot for this grid");
   // Planes per slab: even, except that the end slabs own at least first_min / last_min planes
   // (the C-PML's top and bottom layers) when the even share is smaller; the rest share the others.
   std::vector<int> planes(size_t(parts), 0);
@@ -63,14 +84,14 @@ std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_mi
   int free_planes = nz, free_parts = parts;
   for (int r = 0; r < parts; ++r)
     if (fixed[size_t(r)]) free_planes -= planes[size_t(r)], --free_parts;
-  if (free_parts == 0 ? free_planes != 0 : free_planes < free_parts * 2 * kHalo)
+  if (free_parts == 0 ? free_planes != 0 : free_planes < free_parts * 2 * ghost)
     throw InputError("cannot split " + std::to_string(nz) + " planes (z, absorbing layers included) "
                      "over " + std::to_string(parts) + " ranks: the first and last slabs must own "
                      "the C-PML's top and bottom layers (" + std::to_string(first_min) + " and " +
                      std::to_string(last_min) + " planes), which leaves " +
                      std::to_string(free_planes) + " planes for the other " +
                      std::to_string(free_parts) + ", each needing at least " +
-                     std::to_string(2 * kHalo) + "; use fewer ranks per shot, a thinner layer "
+                     std::to_string(2 * ghost) + "; use fewer ranks per shot, a thinner layer "
                      "(--boundary-width) or --absorber sponge");
   for (int r = 0, given = 0; r < parts; ++r)
     if (!fixed[size_t(r)]) {
@@ -83,8 +104,8 @@ std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_mi
     Slab& s = slabs[size_t(r)];
     s.z_begin = k;
     s.z_end = k + planes[size_t(r)];
-    s.ghost_lo = r > 0 ? kHalo : 0;
-    s.ghost_hi = r + 1 < parts ? kHalo : 0;
+    s.ghost_lo = r > 0 ? ghost : 0;
+    s.ghost_hi = r + 1 < parts ? ghost : 0;
     k = s.z_end;
   }
   return slabs;
@@ -95,26 +116,41 @@ std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_mi
 SlabDecomposition::SlabDecomposition(const PropagatorSetup& global, MPI_Comm group)
     : global_(global.layout) {
   const int64_t plane_cells = int64_t(global_.nx) * global_.ny;
-  build(global, group, [&](const Slab& s) {
-    return dense_planes(global.v2dt2, plane_cells, s.first_local(), s.first_local() + s.local_planes());
-  });
+  std::function<TtiCoefficients(const Slab&)> local_tti;
+  if (!global.tti.empty())
+    local_tti = [&](const Slab& s) {
+      return tti_planes(global.tti, plane_cells, s.first_local(), s.first_local() + s.local_planes());
+    };
+  build(global, group,
+        [&](const Slab& s) {
+          return dense_planes(global.v2dt2, plane_cells, s.first_local(),
+                              s.first_local() + s.local_planes());
+        },
+        local_tti);
 }
 
 SlabDecomposition::SlabDecomposition(const PropagatorSetup& profiles, MPI_Comm group,
-                                     const std::function<std::vector<float>(const Slab&)>& local_v2dt2)
+                                     const std::function<std::vector<float>(const Slab&)>& local_v2dt2,
+                                     const std::function<TtiCoefficients(const Slab&)>& local_tti)
     : global_(profiles.layout) {
-  build(profiles, group, local_v2dt2);
+  build(profiles, group, local_v2dt2, local_tti);
+}
+
+GridLayout SlabDecomposition::global_field() const {
+  return local_.tti.empty() ? global_ : tti_layout(global_);
 }
 
 void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
-                              const std::function<std::vector<float>(const Slab&)>& local_v2dt2) {
+                              const std::function<std::vector<float>(const Slab&)>& local_v2dt2,
+                              const std::function<TtiCoefficients(const Slab&)>& local_tti) {
   check_mpi(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  ghost_ = slab_ghost_planes(bool(local_tti));
   try {
     // C-PML: psi_z is read across planes and lives in the top and bottom layers only, so the end
     // slabs own those layers whole (docs/decomposition.md); every other slab has no z layer.
-    slabs_ = split_into_slabs(global_.nz, size_, global.cpml.z.lo, global.cpml.z.hi);
+    slabs_ = split_into_slabs(global_.nz, size_, global.cpml.z.lo, global.cpml.z.hi, ghost_);
   } catch (...) {
     MPI_Comm_free(&comm_);
     throw;
@@ -135,6 +171,16 @@ void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
   }
   if (int64_t(local.v2dt2.size()) != plane_cells * (k1 - k0))
     throw std::logic_error("SlabDecomposition: the slab's v2dt2 has the wrong size");
+  if (local_tti) {
+    try {
+      local.tti = local_tti(slab_);
+    } catch (...) {
+      MPI_Comm_free(&comm_);
+      throw;
+    }
+    if (int64_t(local.tti.e.size()) != plane_cells * (k1 - k0))
+      throw std::logic_error("SlabDecomposition: the slab's TTI coefficients have the wrong size");
+  }
   if (!global.damping.empty()) {
     local.damping.x = global.damping.x;
     local.damping.y = global.damping.y;
@@ -154,6 +200,7 @@ void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
   }
 
   plan_.comm = comm_;
+  plan_.planes = ghost_;
   const int own_end = slab_.ghost_lo + slab_.own_planes(); // local planes
   if (slab_.ghost_lo > 0) {
     plan_.rank_below = rank_ - 1;
@@ -162,7 +209,7 @@ void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
   }
   if (slab_.ghost_hi > 0) {
     plan_.rank_above = rank_ + 1;
-    plan_.send_above = own_end - kHalo;
+    plan_.send_above = own_end - ghost_;
     plan_.recv_above = own_end;
   }
 }
@@ -216,7 +263,7 @@ std::vector<float> SlabDecomposition::gather_box(const Box& b, const std::vector
 DecomposedWavefield::DecomposedWavefield(std::shared_ptr<const SlabDecomposition> decomposition,
                                          Wavefield& local, std::unique_ptr<HaloExchange> exchange,
                                          std::unique_ptr<Wavefield> owned)
-    : Wavefield(decomposition->global()), d_(std::move(decomposition)), owned_(std::move(owned)),
+    : Wavefield(decomposition->global_field()), d_(std::move(decomposition)), owned_(std::move(owned)),
       local_(local), exchange_(std::move(exchange)) {
   if (!local_.layout().same_shape(d_->local_setup().layout))
     throw std::logic_error("DecomposedWavefield: the local wavefield is not on the slab's grid");
@@ -274,11 +321,12 @@ void DecomposedWavefield::do_get_state(std::vector<float>& p_prev, std::vector<f
 void DecomposedWavefield::run_step(bool compute_edges, bool compute_interior, bool exchange) {
   const Slab& slab = d_->slab();
   const int own_begin = slab.ghost_lo, own_end = slab.ghost_lo + slab.own_planes();
-  const int interior_begin = own_begin + (slab.ghost_lo > 0 ? kHalo : 0);
-  const int interior_end = own_end - (slab.ghost_hi > 0 ? kHalo : 0);
+  // The edge planes are those a neighbour's ghosts copy: as many as the ghost width.
+  const int interior_begin = own_begin + slab.ghost_lo;
+  const int interior_end = own_end - slab.ghost_hi;
   if (compute_edges) {
-    if (slab.ghost_lo > 0) local_.step_planes(own_begin, own_begin + kHalo);
-    if (slab.ghost_hi > 0) local_.step_planes(own_end - kHalo, own_end);
+    if (slab.ghost_lo > 0) local_.step_planes(own_begin, own_begin + slab.ghost_lo);
+    if (slab.ghost_hi > 0) local_.step_planes(own_end - slab.ghost_hi, own_end);
   }
   // The exchange of the edge planes runs while the interior is computed.
   if (exchange) exchange_->start();

@@ -6,8 +6,9 @@
 //   rank 2:                                [ghost][ own planes .......... ]
 //
 // z is the slowest axis, so a slab and its halo messages are contiguous whole planes. Each rank
-// runs an ordinary wavefield (CPU or CUDA) on its own planes plus kHalo ghost planes on each side
-// that has a neighbour. The ghost planes are never computed: after each step they receive the
+// runs an ordinary wavefield (CPU or CUDA) on its own planes plus ghost planes on each side that
+// has a neighbour: kHalo of them for the isotropic step, kTtiRing = 2 kHalo for the TTI step (its
+// two passes of radius kHalo reach that far: docs/decomposition.md, "TTI"). The ghost planes are never computed: after each step they receive the
 // neighbour's edge planes. Everything else that changes the field cell by cell (source injection,
 // boundary restore, Born source, set_current) is applied to the ghost copies too, with the same
 // inputs, so they stay bit-for-bit equal to the owner's cells without another exchange.
@@ -41,7 +42,7 @@ namespace rtm {
 // The planes one rank owns, and its ghost planes.
 struct Slab {
   int z_begin = 0, z_end = 0;     // own planes of the global grid, z_begin <= k < z_end
-  int ghost_lo = 0, ghost_hi = 0; // ghost planes below and above: kHalo where a neighbour is
+  int ghost_lo = 0, ghost_hi = 0; // ghost planes below and above: the ghost width where a neighbour is
   int own_planes() const { return z_end - z_begin; }
   int local_planes() const { return own_planes() + ghost_lo + ghost_hi; }
   int first_local() const { return z_begin - ghost_lo; } // global plane of local plane 0
@@ -50,10 +51,14 @@ struct Slab {
 // Splits nz planes into `parts` slabs as evenly as possible (the first nz % parts slabs get one
 // plane more), except that with several parts the first slab owns at least first_min planes and
 // the last at least last_min (the C-PML's top and bottom layers: its psi_z memory variables are
-// read across planes, so no slab edge may cut them). Refuses (InputError, with the numbers) slabs
-// thinner than 2 kHalo planes: the edge planes sent each way must not overlap, and a ghost region
-// must come from one neighbour.
-std::vector<Slab> split_into_slabs(int nz, int parts, int first_min = 0, int last_min = 0);
+// read across planes, so no slab edge may cut them). `ghost`: the ghost width (kHalo; kTtiRing for
+// TTI). Refuses (InputError, with the numbers) slabs thinner than 2 ghost planes: the edge planes
+// sent each way must not overlap, and a ghost region must come from one neighbour.
+std::vector<Slab> split_into_slabs(int nz, int parts, int first_min = 0, int last_min = 0,
+                                   int ghost = kHalo);
+
+// The ghost width a setup's step needs: kHalo, or kTtiRing when it has TTI coefficients.
+int slab_ghost_planes(bool tti);
 
 // The split of one grid over the ranks of a group, shared by the wavefields of a shot: the slabs,
 // this rank's local grid, its halo plan, and the moves between global and local boxes. Collective
@@ -65,9 +70,12 @@ public:
   // plane range, docs/decomposition.md): `profiles` is the whole grid's setup less v2dt2 (layout,
   // weights, the one-dimensional damping and C-PML profiles; profiles.v2dt2 is not read), and
   // local_v2dt2(slab) returns v2dt2 on the slab's local planes (own and ghosts, dense [z][y][x]).
-  // The slabs are split_into_slabs(nz, ranks, profiles.cpml.z.lo, profiles.cpml.z.hi).
+  // The slabs are split_into_slabs(nz, ranks, profiles.cpml.z.lo, profiles.cpml.z.hi, ghost).
+  // A TTI run also passes local_tti(slab): the TTI coefficients of the slab's local planes (dense,
+  // as PropagatorSetup::tti); the ghost width is then kTtiRing.
   SlabDecomposition(const PropagatorSetup& profiles, MPI_Comm group,
-                    const std::function<std::vector<float>(const Slab&)>& local_v2dt2);
+                    const std::function<std::vector<float>(const Slab&)>& local_v2dt2,
+                    const std::function<TtiCoefficients(const Slab&)>& local_tti = {});
   ~SlabDecomposition();
   SlabDecomposition(const SlabDecomposition&) = delete;
   SlabDecomposition& operator=(const SlabDecomposition&) = delete;
@@ -76,6 +84,10 @@ public:
   int rank() const { return rank_; }
   int size() const { return size_; }
   const GridLayout& global() const { return global_; }
+  // The layout of a whole-grid field of this run: global(), or tti_layout(global()) for TTI (the
+  // (p, q) planes interleaved; solvers/contracts/tti.h).
+  GridLayout global_field() const;
+  int ghost_planes() const { return ghost_; }
   const std::vector<Slab>& slabs() const { return slabs_; }
   const Slab& slab() const { return slab_; }
   // The local grid: same x and y, own planes plus ghosts; v2dt2 and the z profiles sliced.
@@ -98,11 +110,13 @@ public:
 
 private:
   void build(const PropagatorSetup& global, MPI_Comm group,
-             const std::function<std::vector<float>(const Slab&)>& local_v2dt2);
+             const std::function<std::vector<float>(const Slab&)>& local_v2dt2,
+             const std::function<TtiCoefficients(const Slab&)>& local_tti);
 
   GridLayout global_;
   MPI_Comm comm_ = MPI_COMM_NULL; // a duplicate of the group's communicator
   int rank_ = 0, size_ = 1;
+  int ghost_ = kHalo;
   std::vector<Slab> slabs_;
   Slab slab_;
   PropagatorSetup local_;

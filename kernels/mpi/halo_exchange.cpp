@@ -44,7 +44,7 @@ public:
 
 private:
   PlaneSpan planes(int first) {
-    const PlaneSpan span = local_.next_field_planes(first, first + kHalo);
+    const PlaneSpan span = local_.next_field_planes(first, first + plan_.planes);
     if (span.device >= 0)
       throw std::logic_error("halo exchange (mpi): the wavefield is in GPU memory; use a GPU transport");
     return span;

@@ -21,9 +21,11 @@
 namespace rtm {
 
 // Who this rank trades planes with, and which local planes (of the wavefield's own grid) go
-// where. Every message is kHalo whole padded planes.
+// where. Every message is `planes` whole padded planes: the slab's ghost width (kHalo for the
+// isotropic step, kTtiRing = 2 kHalo for the TTI step, whose two passes reach that far).
 struct HaloPlan {
   MPI_Comm comm = MPI_COMM_NULL; // the ranks sharing one grid
+  int planes = kHalo;            // planes per message
   int rank_below = -1;           // neighbour holding the planes below (smaller z); -1: none
   int rank_above = -1;           // neighbour above; -1: none
   int send_below = 0, recv_below = 0; // first local plane of each message to / from below

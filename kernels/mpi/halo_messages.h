@@ -18,7 +18,7 @@ namespace rtm {
 constexpr int kHaloTagUp = 1;   // to the rank above (into its ghost planes below)
 constexpr int kHaloTagDown = 2; // to the rank below
 
-// One message: kHalo whole padded planes, starting at local plane `first_plane`, to or from
+// One message: HaloPlan::planes whole padded planes, starting at local plane `first_plane`, to or from
 // `peer` (a rank of HaloPlan::comm).
 struct HaloMessage {
   int first_plane = 0;

@@ -6,8 +6,10 @@
 #include <utility>
 
 #include "kernels/cpu/cpu_propagator.h"
+#include "kernels/cpu/tti_propagator.h"
 #include "kernels/mpi/halo_exchange.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/drivers/tti_setup.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.h"
@@ -27,10 +29,12 @@ std::vector<std::string> halo_transports(const std::string& backend) {
 
 namespace {
 
-// The backend ("cpu" or "cuda") and the transport the options ask for, checked.
-std::pair<std::string, std::string> backend_and_transport(const BackendOptions& options,
+// The backend ("cpu" or "cuda") and the transport the options ask for, checked. A TTI run's slabs
+// step on the CPU reference (tti_setup.h says which backends run TTI; the slab code below is the
+// same for any backend whose TTI wavefield and transport honour the plan's ghost width).
+std::pair<std::string, std::string> backend_and_transport(const BackendOptions& options, bool tti,
                                                           std::ostream& log) {
-  const std::string backend = choose_backend(options, log);
+  const std::string backend = tti ? tti_backend(options, log) : choose_backend(options, log);
   const std::vector<std::string> offered = halo_transports(backend);
   std::string transport = options.halo_transport;
   if (transport == "auto") {
@@ -56,11 +60,12 @@ cuda::MemoryOptions memory_options(const BackendOptions& options) {
 std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorSetup& setup,
                                                                const BackendOptions& options,
                                                                MPI_Comm group, std::ostream& log) {
-  const auto [backend, transport] = backend_and_transport(options, log);
+  const auto [backend, transport] = backend_and_transport(options, !setup.tti.empty(), log);
   auto d = std::make_shared<const SlabDecomposition>(setup, group);
   SlabWavefield local;
   if (backend == "cpu") {
-    local.field = std::make_unique<CpuWavefield>(d->local_setup());
+    if (d->local_setup().tti.empty()) local.field = std::make_unique<CpuWavefield>(d->local_setup());
+    else local.field = std::make_unique<CpuTtiWavefield>(d->local_setup());
     local.exchange = make_host_mpi_exchange(*local.field, d->plan());
   } else {
 #ifdef RTM_HAVE_CUDA
@@ -77,16 +82,17 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const Propagat
                                                                   const BackendOptions& options,
                                                                   MPI_Comm group, std::ostream& log) {
   std::ostringstream quiet; // checked before the collective split; said below
-  backend_and_transport(options, quiet);
+  backend_and_transport(options, !setup.tti.empty(), quiet);
   return make_decomposed_shot_fields(std::make_shared<SlabDecomposition>(setup, group), options, log);
 }
 
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
     std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
-  const auto [backend, transport] = backend_and_transport(options, log);
+  const auto [backend, transport] = backend_and_transport(options, !d->local_setup().tti.empty(), log);
   SlabShotFields local;
   if (backend == "cpu") {
-    local.fields = std::make_unique<CpuShotFields>(d->local_setup());
+    if (d->local_setup().tti.empty()) local.fields = std::make_unique<CpuShotFields>(d->local_setup());
+    else local.fields = std::make_unique<CpuTtiShotFields>(d->local_setup());
     local.source_exchange = make_host_mpi_exchange(local.fields->source(), d->plan());
     local.receiver_exchange = make_host_mpi_exchange(local.fields->receiver(), d->plan());
   } else {

@@ -58,7 +58,11 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
   Box box = plan.box;
   if (box.empty()) box = Box{0, g.nx, 0, g.ny, 0, g.nz};
   const std::vector<Slab> slabs = split_into_slabs(g.nz, plan.ranks_per_shot,
-                                                   plan.cpml ? box.z0 : 0, plan.cpml ? g.nz - box.z1 : 0);
+                                                   plan.cpml ? box.z0 : 0, plan.cpml ? g.nz - box.z1 : 0,
+                                                   slab_ghost_planes(plan.tti));
+  // TTI: p and q, the ring kTtiRing thick for both (solvers/contracts/tti_ring.h).
+  const uint64_t fields = plan.tti ? 2 : 1;
+  const int ring_width = plan.tti ? kTtiRing : kHalo;
   const uint64_t element = uint64_t(plan.field_bytes);
   const uint64_t f32 = sizeof(float);
   const uint64_t nt = uint64_t(std::max(plan.nt, 0));
@@ -66,8 +70,9 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
   const uint64_t shots = uint64_t(std::max(plan.shots, 1));
   const uint64_t propagators = plan.migration ? 2 : 1;
   const uint64_t box_plane = uint64_t(box.nx()) * uint64_t(box.ny());
-  auto inner = [](int n) { return n > 2 * kHalo ? uint64_t(n - 2 * kHalo) : uint64_t(0); };
-  const uint64_t ring_plane = box.nz() > 2 * kHalo ? box_plane - inner(box.nx()) * inner(box.ny()) : box_plane;
+  auto inner = [&](int n) { return n > 2 * ring_width ? uint64_t(n - 2 * ring_width) : uint64_t(0); };
+  const uint64_t ring_plane =
+      box.nz() > 2 * ring_width ? box_plane - inner(box.nx()) * inner(box.ny()) : box_plane;
   auto planes_between = [](int a0, int a1, int b0, int b1) {
     return uint64_t(std::max(0, std::min(a1, b1) - std::max(a0, b0)));
   };
@@ -80,16 +85,18 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
     const uint64_t padded = uint64_t(local.size), interior = uint64_t(local.interior_cells());
     const uint64_t box_planes = planes_between(box.z0, box.z1, k0, k0 + L);       // own and ghost
     const uint64_t own_planes = planes_between(box.z0, box.z1, s.z_begin, s.z_end);
-    // The ring's full planes (within kHalo of the box's z faces) and partial planes on this slab.
-    const uint64_t full = box.nz() > 2 * kHalo
-                              ? planes_between(box.z0, box.z0 + kHalo, k0, k0 + L) +
-                                    planes_between(box.z1 - kHalo, box.z1, k0, k0 + L)
+    // The ring's full planes (within its width of the box's z faces) and partial planes on this slab.
+    const uint64_t full = box.nz() > 2 * ring_width
+                              ? planes_between(box.z0, box.z0 + ring_width, k0, k0 + L) +
+                                    planes_between(box.z1 - ring_width, box.z1, k0, k0 + L)
                               : box_planes;
-    const uint64_t ring = full * box_plane + (box_planes - full) * ring_plane;
+    const uint64_t ring = fields * (full * box_plane + (box_planes - full) * ring_plane);
     const uint64_t damping = uint64_t(g.nx + g.ny + L + 3 * (kHalo + 32)) * f32;
 
     MemoryEstimate e;
-    e.device.push_back({"wavefields", propagators * 2 * padded * element});
+    e.device.push_back({"wavefields", propagators * 2 * fields * padded * element});
+    if (plan.tti)
+      e.device.push_back({"TTI coefficients and pass-1 scratch", propagators * (5 + 2) * padded * f32});
     e.device.push_back({"v2dt2", propagators * padded * element});
     e.device.push_back({"damping profiles", propagators * damping});
     if (plan.cpml) {
@@ -118,6 +125,10 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
     e.host.push_back({"model planes (hyperslab)",
                       model_planes * box_plane * (plan.smoothing_reach >= 0 ? f32 + 8 + f32 : f32)});
     e.host.push_back({"v2dt2 (slab)", interior * f32 + padded * f32});
+    if (plan.tti) { // the four datasets' planes, the slab's dense coefficients
+      e.host.push_back({"TTI model planes (hyperslab)", 4 * box_planes * box_plane * f32});
+      e.host.push_back({"TTI coefficients (slab)", 5 * interior * f32});
+    }
     if (plan.migration) {
       e.host.push_back({"shot data (muted copy and series)", 2 * receivers * nt * f32});
       // raw image, illumination, normalised image, the filter's padded copy and result

@@ -307,7 +307,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-  plan.tti = !sim.model.anisotropy.empty();
+  plan.tti = !sim.model.anisotropy.empty() || (part && part->tti);
   plan.nt = shots.nt;
   plan.receivers = int(shots.max_receivers());
   plan.shots = int(shots.shots.size());
@@ -626,6 +626,8 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   run.nt = run.shots.nt;
   run.f0 = run.shots.f0;
   run.memory = reconstruction_memory(run.sim, run.nt, run.f0);
+  if (run.part && run.part->tti) // a slab run's sim.model is the shape alone: the TTI ring, both fields
+    run.memory.ring_cells = 2 * tti_ring_cells(run.box);
   const ReconstructionMemory& mem = run.memory;
   run.info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
       << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
@@ -1017,8 +1019,12 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
     extremes.vmax = model.vmax();
   }
   check_migration_inputs(model, extremes.vmax, shots, params);
+  // TTI on slabs: the shape has no anisotropy; the CFL check takes the part's fastest velocity,
+  // as make_simulation_grid takes fastest_velocity of a whole TTI model.
+  ModelExtremes grid_extremes = extremes;
+  if (part) grid_extremes.vmax = part->fastest;
   MigrationRun run(model, part, shots, params, parallel, info,
-                   migration_grid(model, extremes, shots, params, info));
+                   migration_grid(model, grid_extremes, shots, params, info));
   run.extremes = extremes;
   MigrationResult result;
   plan_reconstruction_and_receivers(run);

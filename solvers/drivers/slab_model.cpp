@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "io/anisotropy_file.h"
 #include "kernels/mpi/mpi_context.h"
+#include "solvers/contracts/anisotropy.h"
 #include "solvers/drivers/smoothing.h"
+#include "solvers/drivers/tti_setup.h"
 
 namespace rtm {
 namespace {
@@ -38,8 +41,18 @@ VelocityModel cut_planes(const VelocityModel& part, int first, const PlaneRange&
   const size_t plane = size_t(part.nx) * size_t(part.ny);
   out.nz = keep.count();
   out.oz = part.oz + (keep.first - first) * part.dz;
-  out.vp.assign(part.vp.begin() + ptrdiff_t(size_t(keep.first - first) * plane),
-                part.vp.begin() + ptrdiff_t(size_t(keep.last + 1 - first) * plane));
+  auto cut = [&](const std::vector<float>& values) {
+    return std::vector<float>(values.begin() + ptrdiff_t(size_t(keep.first - first) * plane),
+                              values.begin() + ptrdiff_t(size_t(keep.last + 1 - first) * plane));
+  };
+  out.vp = cut(part.vp);
+  if (!part.anisotropy.empty()) {
+    Anisotropy& a = out.anisotropy;
+    a.epsilon = cut(part.anisotropy.epsilon);
+    a.delta = cut(part.anisotropy.delta);
+    a.theta = cut(part.anisotropy.theta);
+    a.phi = cut(part.anisotropy.phi);
+  }
   return out;
 }
 
@@ -61,16 +74,28 @@ SlabModel finish_part(const VelocityModel& shape, VelocityModel read, int read_f
   part.planes = cut_planes(read, read_first, keep);
   part.z_first = keep.first;
   part.extremes = reduce_extremes(model_extremes(part.planes, part.z_first, shape.nz), group);
+  part.fastest = part.extremes.vmax;
   return part;
+}
+
+// TTI: the part's fastest phase velocity reduced over the group (the parts' kept planes cover the
+// model, so this is fastest_velocity of the whole smoothed model).
+void finish_tti_part(SlabModel& part, MPI_Comm group) {
+  part.tti = true;
+  const double mine = fastest_velocity(part.planes);
+  check_mpi(MPI_Allreduce(&mine, &part.fastest, 1, MPI_DOUBLE, MPI_MAX, group),
+            "MPI_Allreduce (fastest velocity)");
 }
 
 } // namespace
 
-std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks) {
+std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks,
+                              bool tti) {
   // make_simulation_grid's z padding, and the C-PML's z layers as cpml_profiles makes them.
   const int pad_lo = boundary.free_surface ? 0 : boundary.width, pad_hi = boundary.width;
   const bool cpml = boundary.absorber == Absorber::cpml && boundary.width > 0;
-  return split_into_slabs(shape.nz + pad_lo + pad_hi, ranks, cpml ? pad_lo : 0, cpml ? pad_hi : 0);
+  return split_into_slabs(shape.nz + pad_lo + pad_hi, ranks, cpml ? pad_lo : 0, cpml ? pad_hi : 0,
+                          slab_ghost_planes(tti));
 }
 
 PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& boundary, int k_begin,
@@ -85,11 +110,12 @@ PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& bo
 }
 
 SlabModel read_slab_model(const std::string& path, const std::string& dataset, VelocityCheck check,
-                          double smooth, const BoundaryConfig& boundary, MPI_Comm group) {
+                          double smooth, const BoundaryConfig& boundary, MPI_Comm group,
+                          bool tti) {
   int size = 1;
   const int rank = group_rank(group, &size);
   const VelocityModel shape = read_model_shape(path, dataset);
-  std::vector<Slab> slabs = model_slabs(shape, boundary, size);
+  std::vector<Slab> slabs = model_slabs(shape, boundary, size, tti);
   const Slab& s = slabs[size_t(rank)];
   const int k0 = s.first_local(), k1 = k0 + s.local_planes();
   const PlaneRange keep = model_planes_for(shape, boundary, k0, k1, 0);
@@ -108,24 +134,32 @@ SlabModel read_slab_model(const std::string& path, const std::string& dataset, V
   SlabModel part = finish_part(whole_shape, std::move(planes.model), read.first, keep, smooth,
                                std::move(slabs), rank, boundary, group);
   if (smooth > 0) part.smoothing_reach = smoothing_reach_cells(smooth, shape.dz);
+  if (tti) {
+    read_anisotropy_planes(path, part.planes, part.z_first, part.shape.nz);
+    finish_tti_part(part, group);
+  }
   return part;
 }
 
 SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group) {
   int size = 1;
   const int rank = group_rank(group, &size);
-  std::vector<Slab> slabs = model_slabs(model, boundary, size);
+  const bool tti = !model.anisotropy.empty();
+  std::vector<Slab> slabs = model_slabs(model, boundary, size, tti);
   const Slab& s = slabs[size_t(rank)];
   const PlaneRange keep =
       model_planes_for(model, boundary, s.first_local(), s.first_local() + s.local_planes(), 0);
   VelocityModel shape = model;
   shape.vp.clear();
-  return finish_part(shape, model, 0, keep, 0.0, std::move(slabs), rank, boundary, group);
+  shape.anisotropy = Anisotropy{};
+  SlabModel part = finish_part(shape, model, 0, keep, 0.0, std::move(slabs), rank, boundary, group);
+  if (tti) finish_tti_part(part, group);
+  return part;
 }
 
 SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig& boundary,
                                     double requested_dt) {
-  return make_simulation_grid(part.shape, part.extremes.vmax, boundary, requested_dt);
+  return make_simulation_grid(part.shape, part.fastest, boundary, requested_dt);
 }
 
 std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
@@ -134,12 +168,21 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
   PropagatorSetup profiles; // make_propagator_setup less v2dt2
   profiles.layout = sim.layout;
   profiles.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
-  profiles.damping = damping_profiles(sim, part.extremes.vmax);
+  profiles.damping = damping_profiles(sim, part.fastest); // TTI: vp sqrt(1 + 2 epsilon), as one rank
   profiles.cpml = cpml_profiles(sim, part.extremes);
-  return std::make_shared<SlabDecomposition>(profiles, group, [&](const Slab& s) {
-    return compute_v2dt2_planes(sim, part.planes, part.z_first, s.first_local(),
-                                s.first_local() + s.local_planes());
-  });
+  std::function<TtiCoefficients(const Slab&)> local_tti;
+  if (part.tti)
+    local_tti = [&](const Slab& s) {
+      return compute_tti_coefficient_planes(sim, part.planes, part.z_first, s.first_local(),
+                                            s.first_local() + s.local_planes());
+    };
+  return std::make_shared<SlabDecomposition>(
+      profiles, group,
+      [&](const Slab& s) {
+        return compute_v2dt2_planes(sim, part.planes, part.z_first, s.first_local(),
+                                    s.first_local() + s.local_planes());
+      },
+      local_tti);
 }
 
 } // namespace rtm

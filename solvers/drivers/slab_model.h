@@ -21,12 +21,15 @@ namespace rtm {
 struct SlabModel {
   VelocityModel shape;   // the whole model's nx, ny, nz, spacing and origin; vp empty
   VelocityModel planes;  // model planes z_first.. (smoothed): those the rank's slab holds or repeats
+                         // (TTI: with their /epsilon, /delta, /theta, /phi, as read)
   int z_first = 0;
   // The model planes own_first <= z < own_end that this rank's own compute planes hold: the
   // group's ranks partition the model's planes so, in rank order (a model-wide fingerprint goes
   // through them in turn).
   int own_first = 0, own_end = 0;
   ModelExtremes extremes; // of the whole (smoothed) model, reduced over the group
+  bool tti = false;       // the planes carry anisotropy (--physics tti)
+  double fastest = 0;     // TTI: fastest_velocity of the whole (smoothed) model, reduced; else vmax
   int smoothing_reach = -1; // planes read beyond the slab for the smoothing; -1: not smoothed
   std::vector<Slab> slabs; // the compute grid's slabs, as SlabDecomposition splits them
   int rank = 0;            // in the group
@@ -34,7 +37,9 @@ struct SlabModel {
 
 // The compute grid's z-slabs for a model of `shape` with `boundary`'s layers over `ranks` ranks: the
 // split SlabDecomposition makes (the C-PML's top and bottom layers inside the end slabs).
-std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks);
+// TTI slabs have the TTI step's ghost width (slab_ghost_planes).
+std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks,
+                              bool tti = false);
 
 // The model planes [first, last] (inclusive) that compute planes [k_begin, k_end) hold or repeat
 // (the absorbing layers repeat the edge planes), widened by `margin` planes each way, within the model.
@@ -49,10 +54,13 @@ PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& bo
 // slab needs, plus the smoothing window's reach when `smooth` > 0 metres, so that the smoothing
 // of the part equals the whole model's bit for bit on the planes kept. Refuses implausible
 // velocities (check == plausible) on the extremes of the whole file, as read_velocity_model does.
+// tti: also the same planes of /epsilon, /delta, /theta, /phi (io/anisotropy_file.h), not smoothed.
 SlabModel read_slab_model(const std::string& path, const std::string& dataset, VelocityCheck check,
-                          double smooth, const BoundaryConfig& boundary, MPI_Comm group);
+                          double smooth, const BoundaryConfig& boundary, MPI_Comm group,
+                          bool tti = false);
 
-// The same from a model in memory (every rank holds it; tests): the part a rank would read.
+// The same from a model in memory (every rank holds it; tests): the part a rank would read (TTI
+// when the model has anisotropy).
 SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group);
 
 // The simulation grid of the slab model: sim.model holds the whole model's shape, no values.

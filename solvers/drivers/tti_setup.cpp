@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/cpu/tti_propagator.h"
 #include "solvers/contracts/errors.h"
@@ -14,12 +15,25 @@
 namespace rtm {
 
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim) {
+  if (sim.model.anisotropy.empty()) return {};
+  return compute_tti_coefficient_planes(sim, sim.model, 0, 0, sim.layout.nz);
+}
+
+TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const VelocityModel& planes,
+                                               int z_first, int k_begin, int k_end) {
   TtiCoefficients c;
-  const VelocityModel& m = sim.model;
-  if (m.anisotropy.empty()) return c;
-  const Anisotropy& a = m.anisotropy;
+  const VelocityModel& m = sim.model; // the whole model's shape
+  const Anisotropy& a = planes.anisotropy;
   const GridLayout& g = sim.layout;
-  const size_t cells = size_t(g.interior_cells());
+  const size_t cells = size_t(k_end - k_begin) * size_t(g.ny) * size_t(g.nx);
+  for (int k = k_begin; k < k_end; ++k) {
+    const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1) - z_first;
+    if (mk < 0 || mk >= planes.nz)
+      throw std::logic_error("compute_tti_coefficient_planes: model plane " + std::to_string(mk + z_first) +
+                             " is not among the planes held");
+  }
+  if (a.epsilon.size() != size_t(planes.cells()))
+    throw std::logic_error("compute_tti_coefficient_planes: the planes have no anisotropy");
   c.e.resize(cells);
   c.s.resize(cells);
   c.nx.resize(cells);
@@ -30,14 +44,14 @@ TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim) {
   c.hz = sim.hz();
   const double degree = 3.14159265358979323846 / 180.0;
 #pragma omp parallel for collapse(2)
-  for (int k = 0; k < g.nz; ++k)
+  for (int k = k_begin; k < k_end; ++k)
     for (int j = 0; j < g.ny; ++j) {
-      const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1);
+      const int mk = std::clamp(k - sim.pad_z_lo, 0, m.nz - 1) - z_first;
       const int mj = std::clamp(j - sim.pad_y_lo, 0, m.ny - 1);
       for (int i = 0; i < g.nx; ++i) {
         const int mi = std::clamp(i - sim.pad_x_lo, 0, m.nx - 1);
         const size_t src = (size_t(mk) * m.ny + mj) * m.nx + mi;
-        const size_t dst = (size_t(k) * g.ny + j) * g.nx + i;
+        const size_t dst = (size_t(k - k_begin) * g.ny + j) * g.nx + i;
         const double theta = a.theta[src] * degree, phi = a.phi[src] * degree;
         c.e[dst] = float(1.0 + 2.0 * a.epsilon[src]);
         c.s[dst] = float(std::sqrt(1.0 + 2.0 * a.delta[src]));
@@ -91,6 +105,11 @@ TtiChoice choose_tti_backend(const BackendOptions& options, std::ostream& log) {
 }
 
 } // namespace
+
+std::string tti_backend(const BackendOptions& options, std::ostream& log) {
+  choose_tti_backend(options, log);
+  return "cpu";
+}
 
 std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log) {

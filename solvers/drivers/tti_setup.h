@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <ostream>
+#include <string>
 
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/tti.h"
@@ -16,6 +17,11 @@ namespace rtm {
 // E = 1 + 2 epsilon, S = sqrt(1 + 2 delta), n = (sin theta cos phi, sin theta sin phi, cos theta)
 // per compute cell (computed in double, stored as float); empty for an isotropic model.
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
+// The same for compute planes k_begin <= k < k_end (one z-slab) from the model planes z_first..
+// held in `planes` (with their anisotropy; sim.model: the whole model's shape), as
+// compute_v2dt2_planes does for vp: bit for bit those planes of compute_tti_coefficients.
+TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const VelocityModel& planes,
+                                               int z_first, int k_begin, int k_end);
 
 // A TTI wavefield / shot fields for a setup with TTI coefficients: on the GPU when options.backend
 // resolves to cuda (the CUDA TTI wavefield running options.variant: tti-pipelined, the default for
@@ -24,5 +30,8 @@ std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log);
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
                                                  const BackendOptions& options, std::ostream& log);
+// The backend ("cpu") a TTI run's fields step on, the options checked as above: the z-slabs of
+// solvers/drivers/decomposed_backend.h make their local fields on it.
+std::string tti_backend(const BackendOptions& options, std::ostream& log);
 
 } // namespace rtm
