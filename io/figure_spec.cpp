@@ -289,14 +289,19 @@ Figure side_by_side(const Figure& left, const Figure& right, const std::string& 
   if (left.scale.map != right.scale.map || left.scale.label != right.scale.label)
     throw std::invalid_argument("side_by_side: the figures have different colour scales");
   Figure f = left;
-  const double dx = left.colour_bar.x; // right's page starts where left's colour bar was
+  // right's page starts where left's colour bar was, a gap further: a narrow view's title (the
+  // crossline's) runs past its view's right edge.
+  constexpr double kSideGap = 80;
+  const double dx = left.colour_bar.x + kSideGap;
   const bool signed_field = left.scale.lo == -left.scale.hi && right.scale.lo == -right.scale.hi &&
                             right.scale.hi > 0;
   const double rescale = signed_field ? left.scale.hi / right.scale.hi : 1.0;
-  for (View& v : f.views) v.title = left_label + ": " + v.title;
-  for (View v : right.views) {
+  // The first view (a volume's inline section) names its file; the page title says left and right.
+  if (!f.views.empty()) f.views.front().title = left_label + ": " + f.views.front().title;
+  for (size_t n = 0; n < right.views.size(); ++n) {
+    View v = right.views[n];
     v.box.x += dx;
-    v.title = right_label + ": " + v.title;
+    if (n == 0) v.title = right_label + ": " + v.title;
     if (rescale != 1.0)
       for (float& value : v.values) value = float(value * rescale);
     f.views.push_back(std::move(v));

@@ -142,8 +142,8 @@ Figure volume_figure(const VelocityModel& grid, const std::vector<float>& volume
                      const SliceCells& slices, const FigureOptions& options = {});
 
 // Two figures of the same kind side by side on one page (`rtm plot A --beside B`): `right`'s views
-// where `left`'s colour bar was, one colour bar right of both, each view's title prefixed with its
-// figure's label. Signed fields keep each figure's own clip (right's values rescaled onto left's
+// where `left`'s colour bar was (and a gap), one colour bar right of both, each figure's first
+// view's title prefixed with its label. Signed fields keep each figure's own clip (right's values rescaled onto left's
 // scale, the caption says both); other kinds share left's scale. std::invalid_argument when the
 // colour maps differ.
 Figure side_by_side(const Figure& left, const Figure& right, const std::string& left_label,

@@ -204,6 +204,36 @@ TEST(ColourScale, ImageFigureShowsTheClipTheDataGive) {
   EXPECT_THAT(f.title, HasSubstr("image of image.h5: 20 x 10 x 15 cells of 10 x 10 x 10 m"));
 }
 
+TEST(SideBySide, RightFigureBesideTheLeftOnTheLeftsScaleEachClippedAtItsOwnPercentile) {
+  rtm::VelocityModel g = grid(20, 10, 15, 10, 10, 10);
+  std::vector<float> a(g.vp.size()), b(g.vp.size());
+  for (size_t n = 0; n < a.size(); ++n) {
+    a[n] = float(std::sin(0.37 * double(n)));
+    b[n] = 10.0f * a[n]; // ten times louder: the same picture once each is clipped at its own
+  }
+  const rtm::SliceCells at = rtm::locate_slices({}, g);
+  const rtm::Figure left = rtm::volume_figure(g, a, rtm::VolumeKind::signed_field, "image", "", "a.h5", at);
+  const rtm::Figure right = rtm::volume_figure(g, b, rtm::VolumeKind::signed_field, "image", "", "b.h5", at);
+  const rtm::Figure f = rtm::side_by_side(left, right, "a.h5", "b.h5");
+  ASSERT_EQ(f.views.size(), left.views.size() + right.views.size());
+  const size_t n = left.views.size();
+  for (size_t v = 0; v < n; ++v) {
+    const rtm::View& l = f.views[v];
+    const rtm::View& r = f.views[n + v];
+    EXPECT_GE(r.box.x, left.colour_bar.x) << "right's views lie right of the left figure";
+    EXPECT_DOUBLE_EQ(r.box.x - right.views[v].box.x, f.views[n].box.x - right.views[0].box.x);
+    ASSERT_EQ(r.values.size(), l.values.size());
+    for (size_t c = 0; c < r.values.size(); ++c) EXPECT_NEAR(r.values[c], l.values[c], 1e-6f) << c;
+  }
+  EXPECT_THAT(f.views[0].title, HasSubstr("a.h5: "));
+  EXPECT_THAT(f.views[n].title, HasSubstr("b.h5: "));
+  EXPECT_GT(f.colour_bar.x, f.views[n].box.x);
+  EXPECT_GE(f.width, int(f.colour_bar.x + f.colour_bar.w));
+  EXPECT_DOUBLE_EQ(f.scale.hi, left.scale.hi);
+  const rtm::Figure speed = rtm::volume_figure(g, g.vp, rtm::VolumeKind::velocity, "vp", "m/s", "m.h5", at);
+  EXPECT_THROW(rtm::side_by_side(left, speed, "a.h5", "m.h5"), std::invalid_argument);
+}
+
 TEST(ColourScale, VelocitySpansItsRangeInMetresPerSecond) {
   rtm::VelocityModel g = grid(4, 3, 5, 10, 10, 10);
   for (size_t n = 0; n < g.vp.size(); ++n) g.vp[n] = 1500.0f + float(n);

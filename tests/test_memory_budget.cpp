@@ -341,6 +341,31 @@ TEST(MemoryBudget, AGroupOfRanksIsEstimatedPerRankForItsSlab) {
   EXPECT_THROW(estimate_run_memory(split_plan(26)), InputError);
 }
 
+TEST(MemoryBudget, ATtiGroupIsEstimatedWithItsEightPlaneHalosAndBothFields) {
+  RunMemoryPlan plan = split_plan(2);
+  plan.cpml = false; // TTI runs with the sponge
+  plan.tti = true;
+  const MemoryEstimate two = estimate_run_memory(plan);
+  // 200 planes as 100 + 100, each with 8 ghost planes (the TTI step's two passes): 108 local planes.
+  const uint64_t local_padded = uint64_t(make_layout(200, 200, 108).size);
+  EXPECT_EQ(item(two.device, "wavefields"), 2 * 2 * 2 * local_padded * 4); // p and q
+  EXPECT_EQ(item(two.device, "TTI coefficients and pass-1 scratch"), 2 * 7 * local_padded * 4);
+  // The 8-cell ring of p and q on planes 20..108 of slab 0: 8 full planes of 160^2, 80 planes of
+  // 160^2 - 144^2.
+  const uint64_t ring = 2 * (8 * 25600 + 80 * (25600 - 20736));
+  EXPECT_EQ(item(two.device, "boundary store (this slab's part)"), ring * 499 * 4 + ring * 8);
+  EXPECT_EQ(item(two.host, "TTI model planes (hyperslab)"), 4 * 88 * 25600 * 4);
+  plan.ranks_per_shot = 1;
+  const uint64_t one = estimate_run_memory(plan).device_bytes();
+  EXPECT_LT(double(two.device_bytes()), 0.58 * double(one));
+  EXPECT_GT(double(two.device_bytes()), 0.5 * double(one));
+  // 16-plane slabs at the least: 200 planes go over 12 ranks, not 13 (the isotropic halo: 25).
+  plan.ranks_per_shot = 12;
+  EXPECT_NO_THROW(estimate_run_memory(plan));
+  plan.ranks_per_shot = 13;
+  EXPECT_THROW(estimate_run_memory(plan), InputError);
+}
+
 TEST(MemoryBudget, ARefusalNamesTheRanksPerShotThatFit) {
   RunMemoryPlan plan = split_plan(1);
   const uint64_t one = estimate_run_memory(plan).device_bytes();

@@ -25,11 +25,11 @@ namespace rtm {
 // isotropic step, kTtiRing = 2 kHalo for the TTI step, whose two passes reach that far).
 struct HaloPlan {
   MPI_Comm comm = MPI_COMM_NULL; // the ranks sharing one grid
-  int planes = kHalo;            // planes per message
   int rank_below = -1;           // neighbour holding the planes below (smaller z); -1: none
   int rank_above = -1;           // neighbour above; -1: none
   int send_below = 0, recv_below = 0; // first local plane of each message to / from below
   int send_above = 0, recv_above = 0; // ... to / from above
+  int planes = kHalo;                  // planes per message (last: aggregate initialisers above)
 };
 
 class HaloExchange {
