@@ -30,8 +30,9 @@ std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log);
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
                                                  const BackendOptions& options, std::ostream& log);
-// The backend ("cpu") a TTI run's fields step on, the options checked as above: the z-slabs of
-// solvers/drivers/decomposed_backend.h make their local fields on it.
+// The backend a TTI run's z-slabs (solvers/drivers/decomposed_backend.h) make their local fields
+// on, the options checked as above: "cpu"; where they would choose the GPU, --backend cuda is
+// refused (InputError) and auto says on `log` that the slabs run on the CPU.
 std::string tti_backend(const BackendOptions& options, std::ostream& log);
 
 } // namespace rtm
