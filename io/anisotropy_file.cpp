@@ -75,7 +75,12 @@ void read_anisotropy_planes(const std::string& path, VelocityModel& model, int z
     }
   }
   model.anisotropy = std::move(a);
-  check_anisotropy(model, path);
+  // A slab's cells are named by their place in `model`: the message says where that starts.
+  check_anisotropy(model, z_first == 0 && model.nz == nz_whole
+                              ? path
+                              : path + " (model planes " + std::to_string(z_first) + " to " +
+                                    std::to_string(z_first + model.nz - 1) + "; the z below counts from plane " +
+                                    std::to_string(z_first) + ")");
 }
 
 void write_anisotropy_datasets(hid_t file, const VelocityModel& model, const std::string& path) {
