@@ -13,6 +13,7 @@
 #include "io/checkpoint_file.h"
 #include "solvers/contracts/errors.h"
 #include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/checkpoint_writer.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/shot_parallel.h"
@@ -136,6 +137,29 @@ TEST(CheckpointFile, RoundTripKeepsEveryBit) {
   EXPECT_EQ(read.nz, 5);
   EXPECT_EQ(read.raw_image, saved.raw_image);
   EXPECT_EQ(read.illumination, saved.illumination);
+}
+
+// The writer behind a migration's checkpoints (section 11b of docs/rtm.md): each write finished
+// before the next starts, the files as write_checkpoint makes them, an error thrown at the next
+// start() or finish(), not lost on the writer's thread.
+TEST(BackgroundCheckpointWriter, WritesInOrderAndReportsAFailedWrite) {
+  TempDir dir;
+  const std::string path = checkpoint_path(dir / "image.h5", 0);
+  BackgroundCheckpointWriter writer;
+  const MigrationCheckpoint first = sample_checkpoint(3, 4, 5, {0}, 0.25f);
+  const MigrationCheckpoint second = sample_checkpoint(3, 4, 5, {0, 1}, 0.5f);
+  writer.start(path, first);
+  writer.start(path, second); // waits for the first
+  EXPECT_GE(writer.finish(), 0.0);
+  const MigrationCheckpoint read = read_checkpoint(path);
+  EXPECT_EQ(read.finished, second.finished);
+  EXPECT_EQ(read.raw_image, second.raw_image);
+  EXPECT_EQ(writer.finish(), 0.0); // nothing in flight
+
+  writer.start(dir / "no-such-directory/image.h5.checkpoint-0.h5", first);
+  EXPECT_ANY_THROW(writer.finish());
+  writer.start(dir / "no-such-directory/image.h5.checkpoint-0.h5", first);
+  EXPECT_ANY_THROW(writer.start(path, first)); // the failure before, reported here
 }
 
 TEST(CheckpointFile, FindsOnlyCompleteCheckpointsOfTheOutput) {

@@ -402,6 +402,15 @@ TEST(CudaBackend, AutoPicksAVariantAndSaysWhich) {
   EXPECT_LE(interior_relative_l2(setup.layout, got.cur, cpu.cur), kFp32Tolerance);
 }
 
+// `f` with every element outside the interior set to zero.
+std::vector<float> interior_only(const GridLayout& g, const std::vector<float>& f) {
+  std::vector<float> out(f.size(), 0.0f);
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) out[size_t(g.index(i, j, k))] = f[size_t(g.index(i, j, k))];
+  return out;
+}
+
 TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(fresh_seed());
@@ -415,6 +424,17 @@ TEST(CudaBackend, MemoryOptionsCombineWithAnyKernel) {
     // The name says which options are in effect, and reads back as the same variant.
     const cuda::VariantSelection named = cuda::find_variant(gpu->name().substr(5));
     EXPECT_EQ(named.kernel, &kernel) << gpu->name();
+    if (test::is_bfp16(variant)) {
+      // Block floating point keeps no halo values (tests/test_bfp16_gpu.cpp checks its arithmetic
+      // against the CPU): here the options must leave its result bit for bit as it is without
+      // them, from the same fields with their halos and padding zeroed.
+      const std::vector<float> prev = interior_only(setup.layout, prev0),
+                               cur = interior_only(setup.layout, cur0);
+      auto plain = cuda::make_wavefield(setup, variant, {}, 0);
+      EXPECT_EQ(state_after(*gpu, prev, cur, kSteps).cur, state_after(*plain, prev, cur, kSteps).cur)
+          << gpu->name();
+      continue;
+    }
     const State got = state_after(*gpu, prev0, cur0, kSteps);
     EXPECT_LE(interior_relative_l2(setup.layout, got.cur, cpu.cur), tolerance(variant)) << gpu->name();
   }

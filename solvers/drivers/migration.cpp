@@ -10,6 +10,7 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 #include "io/provenance.h"
+#include "solvers/drivers/checkpoint_writer.h"
 #include "solvers/drivers/decomposed_backend.h"
 #include "solvers/drivers/image_mute.h"
 #include "solvers/drivers/memory_budget.h"
@@ -534,6 +535,10 @@ struct MigrationRun {
   std::unique_ptr<PointSet> own_receiver_set; // a shot's own receivers
   ShotPrefetch<PreparedShot> prefetch;        // the next shot's PreparedShot, made ahead
   double setup_wait_s = 0, prefetch_s = 0;    // MigrationProfile's, summed over the shots
+  // Checkpoint files of one rank per shot written beside the next shot's steps; checkpoint_s is
+  // the loop thread's time in checkpoints (the sums' download, a wait for the write before).
+  BackgroundCheckpointWriter checkpoint_writer;
+  double checkpoint_s = 0;
   // What this group's checkpoints hold: for group 0 the carried shots too.
   std::vector<long long> group_finished;
   std::vector<std::string> group_absorbed;
@@ -795,8 +800,10 @@ void prepare_source(MigrationRun& run) {
 }
 
 // The group's partial sums and finished shots. Every rank of the group downloads (a split
-// propagator assembles the arrays collectively); the leader writes.
-void write_group_checkpoint(const MigrationRun& run, const MigrationControl& control) {
+// propagator assembles the arrays collectively); the leader writes, on the writer's thread while
+// the next shot steps.
+void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) {
+  const double start = steady_seconds();
   MigrationCheckpoint c;
   c.raw_image = run.fields->download_image();
   c.illumination = run.fields->download_illumination();
@@ -809,7 +816,8 @@ void write_group_checkpoint(const MigrationRun& run, const MigrationControl& con
   c.nx = run.model.nx;
   c.ny = run.model.ny;
   c.nz = run.model.nz;
-  write_checkpoint(checkpoint_path(control.checkpoint_output, c.group), c);
+  run.checkpoint_writer.start(checkpoint_path(control.checkpoint_output, c.group), std::move(c));
+  run.checkpoint_s += steady_seconds() - start;
 }
 
 // The host half of a shot's set-up: its data made ready (time dispersion, direct-wave mute,
@@ -944,6 +952,7 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.overlap_shots = run.params.overlap_shots;
   profile.setup_wait_s = run.setup_wait_s;
   profile.prefetch_s = run.prefetch_s;
+  profile.checkpoint_s = run.checkpoint_s;
 }
 
 // The groups' partial stacks summed on world rank 0, which alone finishes the image: normalised
@@ -1047,6 +1056,9 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   if (!control.checkpoint_output.empty())
     body.checkpoint = [&run, &control] { write_group_checkpoint(run, control); };
   const ShotLoopSummary loop = run_shot_loop(plan, control, parallel, log, body);
+  // The last checkpoint written (a stopped run's too) before anything else touches HDF5 or the
+  // run returns; its write overlapped the last shot, so this rarely waits.
+  run.checkpoint_s += run.checkpoint_writer.finish();
   // A stopped run returns no image, its checkpoint written (by the loop).
   result.stop_signal = loop.stop_signal;
   if (result.stop_signal != 0) return result;
@@ -1113,6 +1125,8 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
   std::snprintf(shots_note, sizeof shots_note, "  (%d shot(s)%s)", p.shots,
                 p.overlap_shots ? "; the next one's made ahead while one steps" : "; no overlap");
   row("  of which shot set-up", p.setup_wait_s, shots_note);
+  row("  of which checkpoints", p.checkpoint_s,
+      "  (partial sums copied to the host; files written beside the next shot's steps)");
   std::snprintf(line, sizeof line,
                 "rtm: profile: idle %.2f%% of the loop (%.3f s: the device or the stepping thread "
                 "waiting for the host); shot set-up hidden behind the steps %.3f s on the prefetch "
@@ -1134,13 +1148,13 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
                 "total_s=%.3f loop_s=%.3f step_s=%.3f step_fraction=%.3f other_device_s=%.3f "
                 "host_s=%.3f rtm_gcells_per_s=%.2f sweep_gcells_per_s=%.2f imaging_interval=%d "
                 "fused_steps=%lld idle_fraction=%.4f setup_wait_s=%.3f prefetch_s=%.3f "
-                "overlap_shots=%d\n",
+                "overlap_shots=%d checkpoint_s=%.3f\n",
                 p.propagator.c_str(), p.grid.nx, p.grid.ny, p.grid.nz, p.shots, p.nt, p.sweeps,
                 p.setup_s + p.loop_s + p.finish_s, p.loop_s, t.step_ms * 1e-3,
                 p.loop_s > 0 ? t.step_ms * 1e-3 / p.loop_s : 0.0, t.non_step_ms() * 1e-3,
                 p.host_s(), p.rtm_gcells_per_s(), p.sweep_gcells_per_s(), p.imaging_interval,
                 static_cast<long long>(t.fused_steps), p.idle_fraction(), p.setup_wait_s,
-                p.prefetch_s, p.overlap_shots ? 1 : 0);
+                p.prefetch_s, p.overlap_shots ? 1 : 0, p.checkpoint_s);
   out << line << std::flush;
 }
 

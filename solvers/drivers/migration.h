@@ -192,6 +192,9 @@ struct MigrationProfile {
   bool overlap_shots = false;
   double setup_wait_s = 0;
   double prefetch_s = 0;
+  // The loop thread's time in checkpoints (MigrationControl::checkpoint_every): the partial sums'
+  // download and any wait for the file before; the file itself is written beside the steps.
+  double checkpoint_s = 0;
 
   // The wall of the loop less the timed operations: on a GPU the time the device waits for the
   // host (set-up between shots, health-check reads, launch gaps) and untimed transfers; on the

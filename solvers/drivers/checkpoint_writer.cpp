@@ -1,0 +1,34 @@
+#include "solvers/drivers/checkpoint_writer.h"
+
+#include <chrono>
+#include <utility>
+
+namespace rtm {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace
+
+BackgroundCheckpointWriter::~BackgroundCheckpointWriter() {
+  if (pending_.valid()) pending_.wait();
+}
+
+double BackgroundCheckpointWriter::start(std::string path, MigrationCheckpoint checkpoint) {
+  const double waited = finish();
+  pending_ = std::async(std::launch::async, [path = std::move(path), c = std::move(checkpoint)] {
+    write_checkpoint(path, c);
+  });
+  return waited;
+}
+
+double BackgroundCheckpointWriter::finish() {
+  if (!pending_.valid()) return 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  std::future<void> done = std::move(pending_);
+  done.get(); // rethrows the write's error
+  return seconds_since(start);
+}
+
+} // namespace rtm
