@@ -46,6 +46,10 @@ void apply_physics(const std::string& physics, const CLI::App* cmd, const std::s
   read_anisotropy(model_path, model);
   info << "rtm: TTI (pseudo-acoustic), sponge absorber; CFL from vp sqrt(1 + 2 epsilon) = "
        << fastest_velocity(model) << " m/s at most\n";
+  // Said at every TTI run until the operator is fixed (docs/physics.md, TTI, "Known defect").
+  info << "rtm: note: the TTI operator lets a grid-scale (checkerboard) mode travel, which point "
+          "sources excite: expect grid-scale noise in TTI traces and images (docs/physics.md, TTI, "
+          "\"Known defect\")\n";
 }
 
 } // namespace rtm::app
