@@ -16,6 +16,7 @@
 #include "io/velocity_model.h"
 #include "solvers/drivers/modeling.h"
 #include "solvers/drivers/progress.h"
+#include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/wavelet.h"
 
@@ -122,11 +123,27 @@ void register_model(CLI::App& rtm) {
                                     {"--geometry", args->geometry_path},
                                     config_input(cmd)});
     }
-    // Every rank reads the model and builds the same acquisition (a file system all nodes see).
-    VelocityModel model = read_velocity_model(
-        args->model_path, "vp", velocity_check(args->allow_unusual_velocities));
-    apply_physics(args->physics, cmd, args->model_path, model, args->params.boundary,
-                  args->parallel.ranks_per_shot, false, info);
+    // Every rank builds the same acquisition (a file system all nodes see). With one rank per
+    // shot each reads the whole model; with R > 1 each reads only the planes of its slab
+    // (solvers/drivers/slab_model.h), and `model` holds the model's shape alone.
+    const bool on_slabs = parallel.ranks_per_shot() > 1;
+    VelocityModel model;
+    std::unique_ptr<SlabModel> part;
+    if (on_slabs) {
+      model = read_model_shape(args->model_path, "vp");
+      // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too.
+      const bool tti = apply_physics_options(args->physics, cmd, args->model_path,
+                                             args->params.boundary, args->parallel.ranks_per_shot,
+                                             false, info);
+      part = std::make_unique<SlabModel>(
+          read_slab_model(args->model_path, "vp", velocity_check(args->allow_unusual_velocities),
+                          0.0, args->params.boundary, parallel.group_comm(), tti));
+    } else {
+      model = read_velocity_model(args->model_path, "vp",
+                                  velocity_check(args->allow_unusual_velocities));
+      apply_physics(args->physics, cmd, args->model_path, model, args->params.boundary,
+                    args->parallel.ranks_per_shot, false, info);
+    }
     // A record that ends before the wavelet peaks holds no reflection: say so now, not after the
     // migration of these shots comes out empty.
     const double t0 = args->params.wavelet.t0 >= 0 ? args->params.wavelet.t0
@@ -208,7 +225,8 @@ void register_model(CLI::App& rtm) {
     RunStats stats;
     ShotFile shots;
     try {
-      shots = model_shots(model, acq, args->params, std::cerr, &stats, &parallel, &control);
+      shots = part ? model_shots(*part, acq, args->params, std::cerr, &stats, parallel, &control)
+                   : model_shots(model, acq, args->params, std::cerr, &stats, &parallel, &control);
     } catch (...) {
       if (parallel.is_root()) remove_shot_checkpoint_if_empty(args->output);
       throw;

@@ -13,6 +13,7 @@
 
 #include "solvers/contracts/errors.h"
 #include "io/hdf5_util.h"
+#include "io/volume_file.h"
 
 namespace rtm {
 namespace {
@@ -55,6 +56,28 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 std::string shots_string(size_t count) { return std::to_string(count) + " shot(s)"; }
+
+// Planes z_begin <= z < z_end of a float [nz][ny][nx] dataset (an HDF5 hyperslab).
+std::vector<float> read_planes(hid_t dataset, const std::vector<hsize_t>& dims,
+                               const std::string& path, const char* name, int z_begin, int z_end) {
+  if (z_begin < 0 || z_end < z_begin || hsize_t(z_end) > dims[0])
+    throw InputError(path + ": /" + name + " has " + std::to_string(dims[0]) +
+                     " planes; planes " + std::to_string(z_begin) + " to " +
+                     std::to_string(z_end - 1) + " were asked for: the checkpoint is of another grid");
+  const hsize_t start[3] = {hsize_t(z_begin), 0, 0};
+  const hsize_t count[3] = {hsize_t(z_end - z_begin), dims[1], dims[2]};
+  std::vector<float> values(size_t(count[0] * count[1] * count[2]));
+  if (values.empty()) return values;
+  h5::Dataspace file_space(H5Dget_space(dataset));
+  h5::Dataspace memory_space(H5Screate_simple(3, count, nullptr));
+  if (!file_space.valid() || !memory_space.valid() ||
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+      H5Dread(dataset, H5T_NATIVE_FLOAT, memory_space, file_space, H5P_DEFAULT, values.data()) < 0)
+    throw InputError(path + ": cannot read planes " + std::to_string(z_begin) + " to " +
+                     std::to_string(z_end - 1) + " of /" + name + " (HDF5: " +
+                     h5::last_hdf5_error() + ")");
+  return values;
+}
 
 } // namespace
 
@@ -102,32 +125,77 @@ uint64_t fingerprint(const void* data, size_t bytes, uint64_t hash) {
   return hash;
 }
 
+namespace {
+
+// Everything of a checkpoint but its sums.
+void write_header(hid_t file, const MigrationCheckpoint& c, const std::string& path) {
+  const std::vector<double> finished(c.finished.begin(), c.finished.end()); // exact below 2^53
+  h5::write_dataset(file, "finished_shots", {hsize_t(finished.size())}, finished.data(), path);
+  h5::write_string_attribute(file, "format", kFormat, path);
+  h5::write_string_attribute(file, "id", c.id, path);
+  h5::write_string_attribute(file, "absorbed_ids", join(c.absorbed), path);
+  h5::write_integer_attribute(file, "group", c.group, path);
+  const CheckpointIdentity& i = c.identity;
+  h5::write_string_attribute(file, "shot_file", i.shot_file, path);
+  h5::write_integer_attribute(file, "shot_file_bytes", i.shot_file_bytes, path);
+  h5::write_integer_attribute(file, "shot_count", i.shot_count, path);
+  h5::write_string_attribute(file, "shots_fingerprint", hex(i.shots_fingerprint), path);
+  h5::write_string_attribute(file, "model_fingerprint", hex(i.model_fingerprint), path);
+  h5::write_string_attribute(file, "parameters", i.parameters, path);
+}
+
+} // namespace
+
 void write_checkpoint(const std::string& path, const MigrationCheckpoint& c) {
   const size_t cells = size_t(c.nx) * size_t(c.ny) * size_t(c.nz);
   if (c.nx < 1 || c.ny < 1 || c.nz < 1 || c.raw_image.size() != cells ||
       c.illumination.size() != cells)
     throw std::invalid_argument("write_checkpoint: the image and illumination must hold nz*ny*nx values");
-  const std::vector<double> finished(c.finished.begin(), c.finished.end()); // exact below 2^53
   const std::vector<hsize_t> dims = {hsize_t(c.nz), hsize_t(c.ny), hsize_t(c.nx)};
   h5::write_hdf5_atomically(path, [&](hid_t file) {
     h5::write_dataset(file, "image_raw", dims, c.raw_image.data(), path);
     h5::write_dataset(file, "illumination", dims, c.illumination.data(), path);
-    h5::write_dataset(file, "finished_shots", {hsize_t(finished.size())}, finished.data(), path);
-    h5::write_string_attribute(file, "format", kFormat, path);
-    h5::write_string_attribute(file, "id", c.id, path);
-    h5::write_string_attribute(file, "absorbed_ids", join(c.absorbed), path);
-    h5::write_integer_attribute(file, "group", c.group, path);
-    const CheckpointIdentity& i = c.identity;
-    h5::write_string_attribute(file, "shot_file", i.shot_file, path);
-    h5::write_integer_attribute(file, "shot_file_bytes", i.shot_file_bytes, path);
-    h5::write_integer_attribute(file, "shot_count", i.shot_count, path);
-    h5::write_string_attribute(file, "shots_fingerprint", hex(i.shots_fingerprint), path);
-    h5::write_string_attribute(file, "model_fingerprint", hex(i.model_fingerprint), path);
-    h5::write_string_attribute(file, "parameters", i.parameters, path);
+    write_header(file, c, path);
   });
 }
 
-MigrationCheckpoint read_checkpoint(const std::string& path) {
+void write_checkpoint_in_parts(const std::string& path, const MigrationCheckpoint& c,
+                               const std::function<void(const std::string& temporary)>& write_parts) {
+  if (c.nx < 1 || c.ny < 1 || c.nz < 1)
+    throw std::invalid_argument("write_checkpoint_in_parts: the sums need nz, ny, nx >= 1");
+  const hsize_t dims[3] = {hsize_t(c.nz), hsize_t(c.ny), hsize_t(c.nx)};
+  h5::write_hdf5_atomically(
+      path,
+      [&](hid_t file) {
+        for (const char* name : {"image_raw", "illumination"}) {
+          // Space on disk now, no fill values: the parts write every plane.
+          h5::Dataspace space(H5Screate_simple(3, dims, nullptr));
+          h5::PropertyList create(H5Pcreate(H5P_DATASET_CREATE));
+          if (!space.valid() || !create.valid() ||
+              H5Pset_alloc_time(create, H5D_ALLOC_TIME_EARLY) < 0 ||
+              H5Pset_fill_time(create, H5D_FILL_TIME_NEVER) < 0)
+            throw std::runtime_error(path + ": cannot set up dataset " + name + " (HDF5)");
+          h5::Dataset dataset(H5Dcreate2(file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, create,
+                                         H5P_DEFAULT));
+          if (!dataset.valid()) throw std::runtime_error(path + ": cannot create dataset " + name + " (HDF5)");
+        }
+        write_header(file, c, path);
+      },
+      write_parts);
+}
+
+void write_checkpoint_planes(const std::string& temporary, int z_first,
+                             const std::vector<float>& raw_image,
+                             const std::vector<float>& illumination) {
+  if (raw_image.size() != illumination.size())
+    throw std::invalid_argument("write_checkpoint_planes: the image and illumination differ in size");
+  write_volume_planes(temporary, "image_raw", z_first, raw_image);
+  write_volume_planes(temporary, "illumination", z_first, illumination);
+}
+
+MigrationCheckpoint read_checkpoint(const std::string& path) { return read_checkpoint_planes(path, 0, -1); }
+
+MigrationCheckpoint read_checkpoint_planes(const std::string& path, int z_begin, int z_end) {
   h5::ErrorStackSilencer silence;
   const h5::File file = h5::open_file_for_reading(path);
   auto text = [&](const char* name) {
@@ -171,7 +239,8 @@ MigrationCheckpoint read_checkpoint(const std::string& path) {
                        " but /image_raw has " + h5::shape_string(dims));
     dims = shape;
     (std::string(name) == "image_raw" ? c.raw_image : c.illumination) =
-        h5::read_floats(dataset, path, name);
+        z_end < 0 ? h5::read_floats(dataset, path, name)
+                  : read_planes(dataset, shape, path, name, z_begin, z_end);
   }
   c.nz = int(dims[0]);
   c.ny = int(dims[1]);
@@ -237,7 +306,7 @@ MigrationCheckpoint merge_checkpoints(const std::vector<MigrationCheckpoint>& ch
   bool first = true;
   for (size_t k = 0; k < checkpoints.size(); ++k) {
     const MigrationCheckpoint& c = checkpoints[k];
-    if (absorbed.count(c.id)) continue; // already inside another file's sums
+    if (absorbed.count(c.id)) continue; // already inside another file's sums (checkpoints_to_sum)
     if (first) {
       merged.identity = c.identity;
       merged.nx = c.nx;
@@ -268,6 +337,19 @@ MigrationCheckpoint merge_checkpoints(const std::vector<MigrationCheckpoint>& ch
   }
   for (const auto& [shot, k] : owner) merged.finished.push_back(shot);
   return merged;
+}
+
+} // namespace rtm
+
+namespace rtm {
+
+std::vector<size_t> checkpoints_to_sum(const std::vector<MigrationCheckpoint>& checkpoints) {
+  std::set<std::string> absorbed;
+  for (const MigrationCheckpoint& c : checkpoints) absorbed.insert(c.absorbed.begin(), c.absorbed.end());
+  std::vector<size_t> kept;
+  for (size_t k = 0; k < checkpoints.size(); ++k)
+    if (!absorbed.count(checkpoints[k].id)) kept.push_back(k);
+  return kept;
 }
 
 } // namespace rtm

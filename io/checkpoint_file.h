@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,22 @@ void write_checkpoint(const std::string& path, const MigrationCheckpoint& checkp
 // InputError naming the file for anything that is not a complete checkpoint of this format.
 MigrationCheckpoint read_checkpoint(const std::string& path);
 
+// A checkpoint whose sums are held in z-slabs by several processes (docs/decomposition.md, "What
+// each rank reads and holds"): the same file, written in parts. write_checkpoint_in_parts writes
+// `header` (everything but the sums, which it ignores) and makes /image_raw and /illumination
+// [nz][ny][nx] without values; then write_parts(temporary) has every holder write its planes
+// (write_checkpoint_planes; serial HDF5: one process at a time), and only then is the file renamed
+// onto `path`: it appears complete or not at all.
+void write_checkpoint_in_parts(const std::string& path, const MigrationCheckpoint& header,
+                               const std::function<void(const std::string& temporary)>& write_parts);
+// Planes z_first .. of both sums ([planes][ny][nx] each) into the file being written in parts.
+void write_checkpoint_planes(const std::string& temporary, int z_first,
+                             const std::vector<float>& raw_image,
+                             const std::vector<float>& illumination);
+// read_checkpoint with only planes z_begin <= z < z_end of the sums read (an HDF5 hyperslab; none
+// when z_begin == z_end); nx, ny, nz are the whole file's.
+MigrationCheckpoint read_checkpoint_planes(const std::string& path, int z_begin, int z_end);
+
 // InputError when `saved` (read from `path`) is not the run `now` describes, naming what differs
 // (the shot file, the velocities, or each parameter with both values) and what to do.
 void check_same_run(const CheckpointIdentity& saved, const CheckpointIdentity& now,
@@ -71,5 +88,9 @@ void check_same_run(const CheckpointIdentity& saved, const CheckpointIdentity& n
 // id and absorbs every id seen.
 MigrationCheckpoint merge_checkpoints(const std::vector<MigrationCheckpoint>& checkpoints,
                                       const std::vector<std::string>& paths);
+// The checkpoints whose sums merge_checkpoints adds, in the order it adds them (the first copied,
+// the others added cell by cell): those whose id no checkpoint lists as absorbed. Holders of parts
+// of the sums merge their planes so, bit for bit the merged whole's.
+std::vector<size_t> checkpoints_to_sum(const std::vector<MigrationCheckpoint>& checkpoints);
 
 } // namespace rtm

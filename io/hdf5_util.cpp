@@ -326,6 +326,11 @@ std::string read_string_attribute(hid_t object, const std::string& name, const s
 // ---- Writing -------------------------------------------------------------------------------------
 
 void write_hdf5_atomically(const std::string& path, const std::function<void(hid_t file)>& fill) {
+  write_hdf5_atomically(path, fill, nullptr);
+}
+
+void write_hdf5_atomically(const std::string& path, const std::function<void(hid_t file)>& fill,
+                           const std::function<void(const std::string& temporary)>& then) {
   ErrorStackSilencer silence;
   write_file_atomically(path, [&](const std::string& temporary) {
     // Strong close: closing the file closes anything still open in it, so the file is complete
@@ -339,6 +344,7 @@ void write_hdf5_atomically(const std::string& path, const std::function<void(hid
     fill(file);
     write_provenance(file, path);
     if (file.close() < 0) fail_writing(path, "closing (flushing) the file");
+    if (then) then(temporary);
   });
 }
 

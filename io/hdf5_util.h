@@ -131,6 +131,10 @@ std::string read_string_attribute(hid_t object, const std::string& name, const s
 // (flushed) and renamed onto `path`. On any failure nothing is left behind, neither `path` nor the
 // temporary; a directory that does not exist or cannot be written to is an InputError.
 void write_hdf5_atomically(const std::string& path, const std::function<void(hid_t file)>& fill);
+// The same, and then(temporary) after the file is closed, before it is renamed: more written into
+// it by hyperslab, by this process or by others in turn (a file written in parts by several ranks).
+void write_hdf5_atomically(const std::string& path, const std::function<void(hid_t file)>& fill,
+                           const std::function<void(const std::string& temporary)>& then);
 
 Group create_group(hid_t location, const std::string& name, const std::string& file);
 // Writes float32 (from float) or float64 (from double) data; returns the dataset for attributes.

@@ -24,6 +24,7 @@
 #include "io/xdmf_sidecar.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/drivers/migration.h"
+#include "solvers/drivers/modeling.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/slab_image.h"
 #include "solvers/drivers/slab_model.h"
@@ -189,6 +190,72 @@ TEST(SlabMemory, EachRankHoldsItsShareAndTheImageIsUnchanged) {
   MPI_Barrier(MPI_COMM_WORLD);
   std::remove(whole_path.c_str());
   std::remove(xdmf_path_for(whole_path).c_str());
+}
+
+// `rtm model --ranks-per-shot R`'s path over every rank; the shots on world rank 0.
+ShotFile model_split(const ParallelContext& parallel, const std::string& model_path,
+                     const Acquisition& acq, const ModelingParams& p) {
+  std::ostringstream log;
+  const SlabModel part = read_slab_model(model_path, "vp", VelocityCheck::plausible, 0.0, p.boundary,
+                                         parallel.group_comm());
+  return model_shots(part, acq, p, log, nullptr, parallel);
+}
+
+// `rtm model` with one rank on the whole model.
+ShotFile model_whole(const std::string& model_path, const Acquisition& acq, const ModelingParams& p) {
+  std::ostringstream log;
+  return model_shots(read_velocity_model(model_path), acq, p, log);
+}
+
+// Modeling reads and holds its slab too: each rank's peak host memory at most 60% of a one-rank
+// run's, the traces bit for bit the one-rank run's.
+TEST(SlabMemory, ModelingHoldsItsShareAndTheTracesAreUnchanged) {
+  const ParallelContext parallel(world_size());
+  int pid = int(getpid());
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::string stem = "/tmp/rtm_slab_memory_model_" + std::to_string(pid) + "_np" +
+                           std::to_string(world_size());
+  const std::string model_path = stem + "_model.h5", small_path = stem + "_small.h5";
+  const ModelShape shape{kN, kN, kN, kH, kH, kH}, small{kN, kN, 40, kH, kH, kH};
+  if (parallel.is_root()) {
+    write_velocity_model(model_path, layered_model(shape, {0.3 * kN * kH, 0.6 * kN * kH}, {1500, 2200, 3000}));
+    write_velocity_model(small_path, layered_model(small, {200}, {1500, 2200}));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ModelingParams p;
+  p.boundary.width = kWidth;
+  p.backend.backend = "cpu";
+  p.dt = 1e-3;
+  p.record_time = 0.013; // 14 steps
+  p.wavelet.f0 = 20;
+  Acquisition acq;
+  acq.sources.push_back({30.0, 0.5 * (kN - 1) * kH, 0.5 * (kN - 1) * kH});
+  for (int r = 0; r < 16; ++r)
+    acq.receivers.push_back({20.0, 0.5 * (kN - 1) * kH, (2 + r * (kN - 4) / 15) * kH});
+  // Both paths once on a thin model first (code, library pages, MPI buffers), as above.
+  model_split(parallel, small_path, acq, p);
+  model_whole(small_path, acq, p);
+
+  ShotFile split, whole;
+  const long split_kb = peak_kb_of([&] { split = model_split(parallel, model_path, acq, p); });
+  const long whole_kb = peak_kb_of([&] { whole = model_whole(model_path, acq, p); });
+  std::printf("rank %d of %d: modeling: peak host memory of the split run %.1f MB, of the one-rank "
+              "run %.1f MB: %.0f%%\n",
+              parallel.rank(), parallel.size(), split_kb / 1024.0, whole_kb / 1024.0,
+              100.0 * double(split_kb) / double(whole_kb));
+  if (!kSanitized) {
+    EXPECT_GT(whole_kb, 4 * kN * kN * kN * 4 / 1024) << "the arrays should dominate the one-rank run";
+    EXPECT_LE(double(split_kb), 0.6 * double(whole_kb)) << "rank " << parallel.rank();
+  }
+  if (parallel.is_root()) {
+    ASSERT_EQ(split.shots.size(), whole.shots.size());
+    for (size_t s = 0; s < split.shots.size(); ++s)
+      EXPECT_TRUE(split.shots[s].data == whole.shots[s].data) << "shot " << s << " differs";
+    EXPECT_EQ(split.nt, whole.nt);
+    std::remove(model_path.c_str());
+    std::remove(small_path.c_str());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 } // namespace

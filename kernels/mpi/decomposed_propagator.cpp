@@ -534,6 +534,17 @@ std::vector<float> DecomposedShotFields::download_own_image(bool illumination) c
   return illumination ? local_->download_illumination() : local_->download_image();
 }
 
+void DecomposedShotFields::set_own_image(const std::vector<float>& image,
+                                         const std::vector<float>& illumination) {
+  if (!image_here_) {
+    if (!image.empty() || !illumination.empty())
+      throw std::invalid_argument("DecomposedShotFields::set_own_image: the image box misses this "
+                                  "slab's own planes, yet sums were given");
+    return;
+  }
+  local_->set_image(image, illumination); // checks the sizes against the own part
+}
+
 void DecomposedShotFields::do_set_image(const std::vector<float>& image,
                                         const std::vector<float>& illumination) {
   if (!image_here_) return;

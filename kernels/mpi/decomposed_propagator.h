@@ -180,6 +180,9 @@ public:
   // This rank's own planes of the image (or illumination) box, not gathered: dense over
   // own_part(image_box()), empty where the box misses the slab's own planes. Not collective.
   std::vector<float> download_own_image(bool illumination) const;
+  // The reverse: this rank's own planes of both sums, as download_own_image gives them (a resumed
+  // migration's partial sums, read by slab). Not collective.
+  void set_own_image(const std::vector<float>& image, const std::vector<float>& illumination);
 
 private:
   void do_allocate_image(const Box& box) override;

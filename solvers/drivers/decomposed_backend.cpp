@@ -60,8 +60,14 @@ cuda::MemoryOptions memory_options(const BackendOptions& options) {
 std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorSetup& setup,
                                                                const BackendOptions& options,
                                                                MPI_Comm group, std::ostream& log) {
-  const auto [backend, transport] = backend_and_transport(options, !setup.tti.empty(), log);
-  auto d = std::make_shared<const SlabDecomposition>(setup, group);
+  std::ostringstream quiet; // checked before the collective split; said below
+  backend_and_transport(options, !setup.tti.empty(), quiet);
+  return make_decomposed_wavefield(std::make_shared<SlabDecomposition>(setup, group), options, log);
+}
+
+std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(
+    std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
+  const auto [backend, transport] = backend_and_transport(options, !d->local_setup().tti.empty(), log);
   SlabWavefield local;
   if (backend == "cpu") {
     if (d->local_setup().tti.empty()) local.field = std::make_unique<CpuWavefield>(d->local_setup());
@@ -73,6 +79,7 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorS
                                       options.device, &log, transport, d->plan());
 #endif
   }
+  d->release_model_term(); // the field keeps its own copy
   Wavefield& field = *local.field;
   return std::make_unique<DecomposedWavefield>(std::move(d), field, std::move(local.exchange),
                                                std::move(local.field));

@@ -29,8 +29,11 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorS
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const PropagatorSetup& setup,
                                                                   const BackendOptions& options,
                                                                   MPI_Comm group, std::ostream& log);
-// The shot fields of a decomposition made beforehand (make_slab_decomposition in
+// The wavefield and the shot fields of a decomposition made beforehand (make_slab_decomposition in
 // solvers/drivers/slab_model.h: each rank's slab built from its part of the model alone).
+std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(
+    std::shared_ptr<SlabDecomposition> decomposition, const BackendOptions& options,
+    std::ostream& log);
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
     std::shared_ptr<SlabDecomposition> decomposition, const BackendOptions& options,
     std::ostream& log);

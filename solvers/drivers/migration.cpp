@@ -18,6 +18,7 @@
 #include "solvers/drivers/shot_loop.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/shot_prefetch.h"
+#include "solvers/drivers/slab_checkpoint.h"
 #include "solvers/drivers/slab_image.h"
 #include "solvers/drivers/time_dispersion.h"
 
@@ -322,7 +323,8 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
 }
 
 // What a resumed run carries over from earlier checkpoints: the finished shots on every rank,
-// the sums on the ranks of group 0 (which goes on accumulating onto them).
+// the sums on the ranks of group 0 (which goes on accumulating onto them): the whole arrays, or
+// with the model split over the group (part set) each rank's own planes.
 struct ResumeState {
   std::vector<long long> finished;
   std::vector<std::string> absorbed; // ids of the checkpoints merged
@@ -332,13 +334,20 @@ struct ResumeState {
 // World rank 0 reads every checkpoint of the output, checks each belongs to this run, merges them
 // into the file of group 0 (written before the others are deleted: a stop in between leaves files
 // that the merged one lists as absorbed) and shares the result. Without resume, checkpoints left
-// by an earlier run are refused. Collective.
+// by an earlier run are refused. With the model split over the group (part set), world rank 0
+// reads the files' headers only and the ranks of group 0 merge and write their own planes of the
+// sums (solvers/drivers/slab_checkpoint.h). Collective.
 ResumeState carry_over_checkpoints(const MigrationControl& control, const VelocityModel& model,
-                                   int nshots, const ParallelContext& parallel, std::ostream& info) {
+                                   const SlabModel* part, int nshots,
+                                   const ParallelContext& parallel, std::ostream& info) {
   ResumeState state;
   const std::string& output = control.checkpoint_output;
+  MigrationCheckpoint merged;      // by slabs: the merge's header, on world rank 0
+  std::vector<std::string> to_sum; // by slabs: the files whose sums it adds, on world rank 0
+  const std::string merged_path = checkpoint_path(output, 0);
+  std::vector<std::string> paths;
   if (parallel.is_root()) {
-    const std::vector<std::string> paths = find_checkpoints(output);
+    paths = find_checkpoints(output);
     if (!control.resume && !paths.empty())
       throw InputError(paths.front() + ": a checkpoint of an interrupted migration to " + output +
                        " exists; `rtm migrate --resume` with the same options continues it, or "
@@ -348,7 +357,7 @@ ResumeState carry_over_checkpoints(const MigrationControl& control, const Veloci
     if (control.resume && !paths.empty()) {
       std::vector<MigrationCheckpoint> saved;
       for (const std::string& path : paths) {
-        saved.push_back(read_checkpoint(path));
+        saved.push_back(part ? read_checkpoint_planes(path, 0, 0) : read_checkpoint(path));
         check_same_run(saved.back().identity, control.identity, path);
         const MigrationCheckpoint& c = saved.back();
         if (c.nx != model.nx || c.ny != model.ny || c.nz != model.nz)
@@ -357,17 +366,20 @@ ResumeState carry_over_checkpoints(const MigrationControl& control, const Veloci
                            std::to_string(model.nx) + "x" + std::to_string(model.ny) + "x" +
                            std::to_string(model.nz));
       }
-      MigrationCheckpoint merged = merge_checkpoints(saved, paths);
+      merged = merge_checkpoints(saved, paths); // by slabs: the header, the sums follow below
       merged.group = 0;
       merged.identity = control.identity;
-      const std::string merged_path = checkpoint_path(output, 0);
-      write_checkpoint(merged_path, merged);
-      for (const std::string& path : paths)
-        if (path != merged_path) std::remove(path.c_str());
+      if (part) {
+        for (size_t k : checkpoints_to_sum(saved)) to_sum.push_back(paths[k]);
+      } else {
+        write_checkpoint(merged_path, merged);
+        for (const std::string& path : paths)
+          if (path != merged_path) std::remove(path.c_str());
+      }
       info << "rtm: resuming from " << paths.size() << " checkpoint file(s): " << merged.finished.size()
            << " of " << nshots << " shot(s) already migrated\n";
-      state.finished = std::move(merged.finished);
-      state.absorbed = std::move(merged.absorbed);
+      state.finished = merged.finished;
+      state.absorbed = merged.absorbed;
       state.raw_image = std::move(merged.raw_image);
       state.illumination = std::move(merged.illumination);
     }
@@ -379,7 +391,14 @@ ResumeState carry_over_checkpoints(const MigrationControl& control, const Veloci
   if (count > 0)
     check_mpi(MPI_Bcast(state.finished.data(), int(count), MPI_LONG_LONG, 0, MPI_COMM_WORLD),
               "MPI_Bcast (resumed shots)");
-  if (count > 0 && parallel.group_index() == 0 && parallel.group_comm() != MPI_COMM_NULL) {
+  if (count > 0 && part && parallel.group_index() == 0) {
+    SlabSums mine = merge_slab_checkpoints(to_sum, merged, merged_path, *part, parallel.group_comm());
+    state.raw_image = std::move(mine.raw_image);
+    state.illumination = std::move(mine.illumination);
+    if (parallel.is_root()) // the merged file is in place: the files it absorbed can go
+      for (const std::string& path : paths)
+        if (path != merged_path) std::remove(path.c_str());
+  } else if (count > 0 && parallel.group_index() == 0 && parallel.group_comm() != MPI_COMM_NULL) {
     state.raw_image.resize(size_t(model.cells()));
     state.illumination.resize(size_t(model.cells()));
     broadcast_from_root(state.raw_image, parallel.group_comm());
@@ -457,26 +476,7 @@ CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, con
   // The shots' part from the whole-model function on the shape; the model's fingerprint runs over
   // the ranks' planes in turn (FNV-1a goes byte by byte, so it equals one pass over the whole).
   CheckpointIdentity id = migration_identity(part.shape, shots, shots_path, params);
-  const VelocityModel& model = part.shape;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(group, &rank);
-  MPI_Comm_size(group, &size);
-  uint64_t h = kFingerprintSeed;
-  if (rank > 0)
-    check_mpi(MPI_Recv(&h, 1, MPI_UINT64_T, rank - 1, 0, group, MPI_STATUS_IGNORE),
-              "MPI_Recv (model fingerprint)");
-  auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
-  if (rank == 0) {
-    for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
-    for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
-  }
-  const size_t plane = size_t(model.nx) * size_t(model.ny);
-  add(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
-      size_t(part.own_end - part.own_first) * plane * sizeof(float));
-  if (rank + 1 < size)
-    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (model fingerprint)");
-  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (model fingerprint)");
-  id.model_fingerprint = h;
+  id.model_fingerprint = model_fingerprint(part, group);
   return id;
 }
 
@@ -723,11 +723,15 @@ void make_wavefields(MigrationRun& run) {
 std::vector<char> resume_migration(MigrationRun& run, const MigrationControl& control) {
   const int nshots = int(run.shots.shots.size());
   const bool checkpointing = !control.checkpoint_output.empty();
-  ResumeState resumed = checkpointing
-                            ? carry_over_checkpoints(control, run.model, nshots, run.parallel, run.info)
-                            : ResumeState{};
-  if (run.parallel.group_index() == 0 && !resumed.finished.empty())
-    run.fields->set_image(resumed.raw_image, resumed.illumination);
+  ResumeState resumed = checkpointing ? carry_over_checkpoints(control, run.model, run.part, nshots,
+                                                              run.parallel, run.info)
+                                      : ResumeState{};
+  if (run.parallel.group_index() == 0 && !resumed.finished.empty()) {
+    if (run.part)
+      set_own_sums(*run.fields, {run.part->own_first, resumed.raw_image, resumed.illumination});
+    else
+      run.fields->set_image(resumed.raw_image, resumed.illumination);
+  }
   std::vector<char> done(size_t(nshots), 0);
   for (long long shot : resumed.finished) done[size_t(shot)] = 1;
   if (run.parallel.group_index() == 0) {
@@ -801,13 +805,16 @@ void prepare_source(MigrationRun& run) {
 
 // The group's partial sums and finished shots. Every rank of the group downloads (a split
 // propagator assembles the arrays collectively); the leader writes, on the writer's thread while
-// the next shot steps.
+// the next shot steps. With the model split over the group (part set) each rank writes its own
+// planes instead (solvers/drivers/slab_checkpoint.h), on this thread: the ranks take turns by MPI.
 void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) {
   const double start = steady_seconds();
   MigrationCheckpoint c;
-  c.raw_image = run.fields->download_image();
-  c.illumination = run.fields->download_illumination();
-  if (!run.parallel.is_leader()) return;
+  if (!run.part) {
+    c.raw_image = run.fields->download_image();
+    c.illumination = run.fields->download_illumination();
+    if (!run.parallel.is_leader()) return;
+  }
   c.id = new_checkpoint_id();
   c.absorbed = run.group_absorbed;
   c.group = run.parallel.group_index();
@@ -816,7 +823,11 @@ void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) 
   c.nx = run.model.nx;
   c.ny = run.model.ny;
   c.nz = run.model.nz;
-  run.checkpoint_writer.start(checkpoint_path(control.checkpoint_output, c.group), std::move(c));
+  const std::string path = checkpoint_path(control.checkpoint_output, c.group);
+  if (run.part)
+    write_slab_checkpoint(path, c, own_sums(*run.fields, *run.part), run.parallel.group_comm());
+  else
+    run.checkpoint_writer.start(path, std::move(c));
   run.checkpoint_s += steady_seconds() - start;
 }
 

@@ -14,6 +14,8 @@
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/shot_loop.h"
+#include "solvers/drivers/decomposed_backend.h"
+#include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/time_dispersion.h"
 #include "solvers/drivers/wavelet.h"
@@ -115,14 +117,20 @@ void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelConte
 
 // What makes two modeling runs the same computation, for the checkpoint: the velocities and their
 // grid, the sources and receivers, the time axis and wavelet, the absorbing boundary.
-std::string modeling_identity(const VelocityModel& model, const Acquisition& acq,
-                              const ModelingParams& params, const ShotFile& header) {
-  auto hash = [](const void* data, size_t bytes) { return fingerprint(data, bytes); };
+// The fingerprint of the whole model's grid and values (model_fingerprint in
+// solvers/drivers/slab_model.h gives the same from a model split over ranks).
+uint64_t whole_model_fingerprint(const VelocityModel& model) {
   uint64_t grid = kFingerprintSeed;
   for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
   for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
     grid = fingerprint(&x, sizeof x, grid);
-  grid = fingerprint(model.vp.data(), model.vp.size() * sizeof(float), grid);
+  return fingerprint(model.vp.data(), model.vp.size() * sizeof(float), grid);
+}
+
+// `model` gives the grid's shape; `grid` is the model's fingerprint.
+std::string modeling_identity(const VelocityModel& model, uint64_t grid, const Acquisition& acq,
+                              const ModelingParams& params, const ShotFile& header) {
+  auto hash = [](const void* data, size_t bytes) { return fingerprint(data, bytes); };
   char text[1024];
   std::snprintf(text, sizeof text,
                 "format = rtm-modeling-checkpoint 1\nmodel = %dx%dx%d cells, fingerprint %016llx\n"
@@ -213,14 +221,17 @@ void check_modeling_inputs(const ModelingParams& params, const Acquisition& acq)
       throw InputError("modeling: shot " + std::to_string(s) + " has no receivers");
 }
 
-// The compute grid of a modeling run, with the dispersion warning (world rank 0 says it).
-SimulationGrid modeling_grid(const VelocityModel& model, const ModelingParams& params,
+// The compute grid of a modeling run, with the dispersion warning (world rank 0 says it). `model`
+// is whole, or (part set) its shape only; `extremes` are the whole model's.
+SimulationGrid modeling_grid(const VelocityModel& model, const SlabModel* part,
+                             const ModelExtremes& extremes, const ModelingParams& params,
                              std::ostream& info) {
   BoundaryConfig boundary = params.boundary;
   if (boundary.frequency == 0) boundary.frequency = params.wavelet.f0; // the C-PML's alpha
-  SimulationGrid sim = make_simulation_grid(model, boundary, params.dt);
+  SimulationGrid sim = part ? slab_simulation_grid(*part, boundary, params.dt)
+                            : make_simulation_grid(model, boundary, params.dt);
   const std::string warning =
-      dispersion_warning(model.vmin(), params.wavelet.f0, model.dx, model.dy, model.dz);
+      dispersion_warning(extremes.vmin, params.wavelet.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
   return sim;
 }
@@ -236,8 +247,9 @@ std::vector<PointStencil> locate_points(const SimulationGrid& sim,
 
 // The output's header: time axis, wavelet, receivers, grid. The wavelet the sources inject goes
 // to `source_wavelet`, and the transform the traces need to `remove_time_dispersion`.
-ShotFile shot_file_header(const VelocityModel& model, const Acquisition& acq,
-                          const ModelingParams& params, const SimulationGrid& sim,
+ShotFile shot_file_header(const VelocityModel& model, const ModelExtremes& extremes,
+                          const Acquisition& acq, const ModelingParams& params,
+                          const SimulationGrid& sim,
                           std::vector<float>& source_wavelet,
                           std::unique_ptr<TimeDispersionTransform>& remove_time_dispersion,
                           std::ostream& info) {
@@ -255,7 +267,7 @@ ShotFile shot_file_header(const VelocityModel& model, const Acquisition& acq,
     remove_time_dispersion = std::make_unique<TimeDispersionTransform>(out.nt, TimeDispersion::remove);
     out.time_dispersion_removed = true;
   }
-  AccuracyCase accuracy{model.vmin(), model.vmax(), out.f0, model.dx, model.dy, model.dz, sim.dt,
+  AccuracyCase accuracy{extremes.vmin, extremes.vmax, out.f0, model.dx, model.dy, model.dz, sim.dt,
                         std::max(0.0, params.record_time - out.t0), out.time_dispersion_removed};
   const std::string accuracy_text = accuracy_warning(accuracy);
   if (!accuracy_text.empty()) info << "rtm: " << accuracy_text << "\n";
@@ -346,16 +358,47 @@ void collect_modelled_shots(ShotFile& out, std::vector<ShotGather>& resumed,
 
 } // namespace
 
+namespace {
+// model_shots, on the whole model or (part set) on a group's slabs of it.
+ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const Acquisition& acq,
+                     const ModelingParams& params, std::ostream& log, RunStats* stats,
+                     const ParallelContext* parallel_context, ModelingControl* control_in);
+} // namespace
+
 ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const ModelingParams& params,
-                     std::ostream& log, RunStats* stats, const ParallelContext* parallel_context,
-                     ModelingControl* control_in) {
+                     std::ostream& log, RunStats* stats, const ParallelContext* parallel,
+                     ModelingControl* control) {
+  return run_modeling(model, nullptr, acq, params, log, stats, parallel, control);
+}
+
+ShotFile model_shots(const SlabModel& part, const Acquisition& acq, const ModelingParams& params,
+                     std::ostream& log, RunStats* stats, const ParallelContext& parallel,
+                     ModelingControl* control) {
+  if (parallel.ranks_per_shot() != int(part.slabs.size()))
+    throw std::logic_error("model_shots: the model is split over " +
+                           std::to_string(part.slabs.size()) + " ranks, not the group's");
+  return run_modeling(part.shape, &part, acq, params, log, stats, &parallel, control);
+}
+
+namespace {
+
+ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const Acquisition& acq,
+                     const ModelingParams& params, std::ostream& log, RunStats* stats,
+                     const ParallelContext* parallel_context, ModelingControl* control_in) {
   ModelingControl no_control;
   ModelingControl& control = control_in ? *control_in : no_control;
   const ParallelContext one_rank;
   const ParallelContext& parallel = parallel_context ? *parallel_context : one_rank;
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   check_modeling_inputs(params, acq);
-  const SimulationGrid sim = modeling_grid(model, params, info);
+  ModelExtremes extremes;
+  if (part) {
+    extremes = part->extremes;
+  } else {
+    extremes.vmin = model.vmin();
+    extremes.vmax = model.vmax();
+  }
+  const SimulationGrid sim = modeling_grid(model, part, extremes, params, info);
   // The shared spread is placed once; per-shot spreads are checked now (a receiver outside the
   // model refused before any shot runs, naming shot and receiver) and placed with their shot.
   const bool per_shot = !acq.shot_receivers.empty();
@@ -371,10 +414,15 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
       locate_points(sim, acq.sources, "source", params.point_interpolation);
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
-  ShotFile out = shot_file_header(model, acq, params, sim, source_wavelet, remove_time_dispersion, info);
+  ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,
+                                  remove_time_dispersion, info);
 
   check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel);
-  auto propagator = make_shot_wavefield(make_propagator_setup(sim), params.backend, parallel, info);
+  // Split over the group, each rank builds its slab from its part of the model alone.
+  const std::unique_ptr<Wavefield> propagator =
+      part ? make_decomposed_wavefield(make_slab_decomposition(sim, *part, parallel.group_comm()),
+                                       params.backend, info)
+           : make_shot_wavefield(make_propagator_setup(sim), params.backend, parallel, info);
   const std::unique_ptr<PointSet> shared_receiver_set =
       per_shot ? nullptr : propagator->add_points(receivers, out.nt);
   std::string receiver_text = std::to_string(receivers.size()) + " receivers";
@@ -386,15 +434,19 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
                     " receivers";
   }
   announce_modeling(params, out, sources.size(), receiver_text, propagator->name(), sim.layout, info);
-  const HealthCheck health = modeling_health(sim, source_wavelet, model.vmax(), out.nt);
+  const HealthCheck health = modeling_health(sim, source_wavelet, extremes.vmax, out.nt);
 
   // Resuming: the shots finished before are read back, not modeled again.
   ShotLoopPlan plan = modeling_plan(sim.layout, out.nt, int(sources.size()));
   const bool checkpointing = !control.checkpoint_output.empty();
   std::vector<ShotGather> resumed;
   if (checkpointing)
-    resumed = carry_over_shots(control, modeling_identity(model, acq, params, out), out, plan.total,
-                               parallel, info, plan.finished);
+    resumed = carry_over_shots(control,
+                               modeling_identity(model,
+                                                 part ? model_fingerprint(*part, parallel.group_comm())
+                                                      : whole_model_fingerprint(model),
+                                                 acq, params, out),
+                               out, plan.total, parallel, info, plan.finished);
 
   ShotLoopBody body;
   ShotGather gather; // the shot being modeled, until it is kept
@@ -438,5 +490,7 @@ ShotFile model_shots(const VelocityModel& model, const Acquisition& acq, const M
   }
   return out;
 }
+
+} // namespace
 
 } // namespace rtm

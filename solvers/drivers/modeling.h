@@ -15,6 +15,8 @@
 
 namespace rtm {
 
+struct SlabModel; // solvers/drivers/slab_model.h
+
 struct WaveletParams {
   double f0 = 10;  // Ricker peak frequency (Hz)
   double t0 = -1;  // delay (s); negative: default_ricker_delay(f0)
@@ -72,6 +74,14 @@ void check_modeling_params(const ModelingParams& params);
 ShotFile model_shots(const VelocityModel& model, const Acquisition& acquisition,
                      const ModelingParams& params, std::ostream& log, RunStats* stats = nullptr,
                      const ParallelContext* parallel = nullptr, ModelingControl* control = nullptr);
+
+// The same on a model split over the ranks of each shot group (solvers/drivers/slab_model.h:
+// read_slab_model, not smoothed), `parallel`'s groups the part's: each rank builds and holds only
+// its slab (docs/decomposition.md, "What each rank reads and holds"); the traces are bit for bit
+// those of a one-rank run on the whole model, and the checkpoint's identity is the same too.
+ShotFile model_shots(const SlabModel& part, const Acquisition& acquisition,
+                     const ModelingParams& params, std::ostream& log, RunStats* stats,
+                     const ParallelContext& parallel, ModelingControl* control = nullptr);
 
 // One shot on an existing wavefield: resets its state, then for n = 0 .. nt-1 records p[n] at the
 // receivers, steps, and injects source sample n into p[n+1] (docs/physics.md: f[n] enters

@@ -117,17 +117,11 @@ SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
   return out;
 }
 
-void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
-                      const std::vector<std::pair<std::string, std::string>>& attributes,
-                      const ParallelContext& parallel) {
-  if (parallel.group_index() != 0) return;
-  const MPI_Comm group = parallel.group_comm();
+void write_file_in_rank_order(
+    MPI_Comm group,
+    const std::function<void(const std::function<void(const std::string&)>& write_parts)>& make_file,
+    const std::function<void(const std::string& temporary)>& write_mine) {
   const int rank = rank_in(group), size = size_of(group);
-  auto write_mine = [&](const std::string& temporary) {
-    write_volume_planes(temporary, "image", mine.z_first, mine.image);
-    write_volume_planes(temporary, "illumination", mine.z_first, mine.illumination);
-    write_volume_planes(temporary, "image_raw", mine.z_first, mine.raw_image);
-  };
   // The temporary file's name goes from rank to rank: each writes, then hands it on; the last
   // tells rank 0, which then renames the file into place.
   auto receive_name = [&](int from) {
@@ -144,22 +138,38 @@ void write_slab_image(const std::string& path, const VelocityModel& shape, const
     check_mpi(MPI_Send(name.data(), length, MPI_CHAR, to, 5, group), "MPI_Send (file)");
   };
   if (rank == 0) {
-    write_volumes_in_parts(path, shape,
-                           {{"image", nullptr, kImageUnits},
-                            {"illumination", nullptr, kIlluminationUnits},
-                            {"image_raw", nullptr, kRawImageUnits}},
-                           attributes, [&](const std::string& temporary) {
-                             write_mine(temporary);
-                             if (size > 1) {
-                               send_name(temporary, 1);
-                               receive_name(size - 1); // written by all
-                             }
-                           });
+    make_file([&](const std::string& temporary) {
+      write_mine(temporary);
+      if (size > 1) {
+        send_name(temporary, 1);
+        receive_name(size - 1); // written by all
+      }
+    });
   } else {
     const std::string temporary = receive_name(rank - 1);
     write_mine(temporary);
     send_name(temporary, rank + 1 < size ? rank + 1 : 0);
   }
+}
+
+void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
+                      const std::vector<std::pair<std::string, std::string>>& attributes,
+                      const ParallelContext& parallel) {
+  if (parallel.group_index() != 0) return;
+  write_file_in_rank_order(
+      parallel.group_comm(),
+      [&](const std::function<void(const std::string&)>& write_parts) {
+        write_volumes_in_parts(path, shape,
+                               {{"image", nullptr, kImageUnits},
+                                {"illumination", nullptr, kIlluminationUnits},
+                                {"image_raw", nullptr, kRawImageUnits}},
+                               attributes, write_parts);
+      },
+      [&](const std::string& temporary) {
+        write_volume_planes(temporary, "image", mine.z_first, mine.image);
+        write_volume_planes(temporary, "illumination", mine.z_first, mine.illumination);
+        write_volume_planes(temporary, "image_raw", mine.z_first, mine.raw_image);
+      });
 }
 
 } // namespace rtm

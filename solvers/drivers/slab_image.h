@@ -3,6 +3,7 @@
 // (docs/decomposition.md, "What each rank reads and holds").
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,5 +36,15 @@ SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
 void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
                       const std::vector<std::pair<std::string, std::string>>& attributes,
                       const ParallelContext& parallel);
+
+// One file written by every rank of `group`, one at a time in rank order (serial HDF5): rank 0
+// calls make_file(write_parts), which makes the file under a temporary name, calls
+// write_parts(temporary) and then renames it into place (write_volumes_in_parts,
+// write_checkpoint_in_parts); through write_parts each rank in turn writes its part with
+// write_mine(temporary) and hands the name on, the last back to rank 0. Collective over `group`.
+void write_file_in_rank_order(
+    MPI_Comm group,
+    const std::function<void(const std::function<void(const std::string&)>& write_parts)>& make_file,
+    const std::function<void(const std::string& temporary)>& write_mine);
 
 } // namespace rtm

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "io/anisotropy_file.h"
+#include "io/checkpoint_file.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/contracts/anisotropy.h"
 #include "solvers/drivers/smoothing.h"
@@ -183,6 +184,28 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
                                     s.first_local() + s.local_planes());
       },
       local_tti);
+}
+
+uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
+  const VelocityModel& model = part.shape;
+  int size = 1;
+  const int rank = group_rank(group, &size);
+  uint64_t h = kFingerprintSeed;
+  if (rank > 0)
+    check_mpi(MPI_Recv(&h, 1, MPI_UINT64_T, rank - 1, 0, group, MPI_STATUS_IGNORE),
+              "MPI_Recv (model fingerprint)");
+  auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
+  if (rank == 0) {
+    for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
+    for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
+  }
+  const size_t plane = size_t(model.nx) * size_t(model.ny);
+  add(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
+      size_t(part.own_end - part.own_first) * plane * sizeof(float));
+  if (rank + 1 < size)
+    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (model fingerprint)");
+  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (model fingerprint)");
+  return h;
 }
 
 } // namespace rtm

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,5 +73,11 @@ SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig&
 std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
                                                                  const SlabModel& part,
                                                                  MPI_Comm group);
+
+// The whole model's fingerprint for a checkpoint's identity (io/checkpoint_file.h: FNV-1a over its
+// nx, ny, nz, spacing, origin, then its values), run over the group's ranks' own planes in turn:
+// FNV-1a goes byte by byte, so it equals one pass over the whole model, and a checkpoint resumes
+// with any rank count. Collective over `group`.
+uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group);
 
 } // namespace rtm
