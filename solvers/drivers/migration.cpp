@@ -728,7 +728,8 @@ std::vector<char> resume_migration(MigrationRun& run, const MigrationControl& co
                                       : ResumeState{};
   if (run.parallel.group_index() == 0 && !resumed.finished.empty()) {
     if (run.part)
-      set_own_sums(*run.fields, {run.part->own_first, resumed.raw_image, resumed.illumination});
+      set_own_sums(*run.fields, {run.part->own_first, std::move(resumed.raw_image),
+                                 std::move(resumed.illumination)});
     else
       run.fields->set_image(resumed.raw_image, resumed.illumination);
   }
