@@ -35,6 +35,10 @@ bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
   if (ranks_per_shot > 1)
     info << "rtm: TTI on z-slabs of " << ranks_per_shot << " ranks per shot: halos of " << kTtiRing
          << " planes of p and q (the step's two passes reach that far)\n";
+  // Said at every TTI run until the operator is fixed (docs/physics.md, TTI, "Known defect").
+  info << "rtm: note: the TTI operator lets a grid-scale (checkerboard) mode travel, which point "
+          "sources excite: expect grid-scale noise in TTI traces and images (docs/physics.md, TTI, "
+          "\"Known defect\")\n";
   return true;
 }
 
@@ -46,10 +50,6 @@ void apply_physics(const std::string& physics, const CLI::App* cmd, const std::s
   read_anisotropy(model_path, model);
   info << "rtm: TTI (pseudo-acoustic), sponge absorber; CFL from vp sqrt(1 + 2 epsilon) = "
        << fastest_velocity(model) << " m/s at most\n";
-  // Said at every TTI run until the operator is fixed (docs/physics.md, TTI, "Known defect").
-  info << "rtm: note: the TTI operator lets a grid-scale (checkerboard) mode travel, which point "
-          "sources excite: expect grid-scale noise in TTI traces and images (docs/physics.md, TTI, "
-          "\"Known defect\")\n";
 }
 
 } // namespace rtm::app
