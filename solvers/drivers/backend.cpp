@@ -109,6 +109,7 @@ int wavefield_element_bytes(const std::string& variant) {
 bool wavefield_block_exponents(const std::string& variant) {
   if (variant == "auto" || variant == "cpu") return false;
 #ifdef RTM_HAVE_CUDA
+  if (cuda::is_tti_variant(variant)) return false; // the TTI kernels store float32
   return find_cuda_variant(variant).kernel->storage.rfind("bfp16", 0) == 0;
 #else
   return false;
