@@ -280,15 +280,17 @@ ShotFile shot_file_header(const VelocityModel& model, const ModelExtremes& extre
 
 // Refused before anything is allocated when it cannot fit. Only the root keeps every gather,
 // so the ranks of a node are not given shares of its memory here. A group of several ranks per
-// shot splits the grid (kernels/mpi/decomposed_propagator.h) and is not estimated.
+// shot splits the grid (kernels/mpi/decomposed_propagator.h): each rank is estimated for its slab
+// (the largest), as migration's are (estimate_run_memory).
 void check_modeling_memory(const SimulationGrid& sim, int nt, size_t receivers, size_t shots,
-                           const ModelingParams& params, const ParallelContext& parallel) {
-  if (parallel.ranks_per_shot() != 1) return;
+                           const ModelingParams& params, const ParallelContext& parallel,
+                           const SlabModel* part) {
   RunMemoryPlan plan;
+  plan.ranks_per_shot = parallel.ranks_per_shot();
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-  plan.tti = !sim.model.anisotropy.empty();
+  plan.tti = !sim.model.anisotropy.empty() || (part && part->tti);
   plan.nt = nt;
   plan.receivers = int(receivers);
   plan.shots = int(shots);
@@ -417,7 +419,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,
                                   remove_time_dispersion, info);
 
-  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel);
+  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel, part);
   // Split over the group, each rank builds its slab from its part of the model alone.
   const std::unique_ptr<Wavefield> propagator =
       part ? make_decomposed_wavefield(make_slab_decomposition(sim, *part, parallel.group_comm()),
