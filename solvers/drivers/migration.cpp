@@ -19,6 +19,7 @@
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/shot_prefetch.h"
 #include "solvers/drivers/slab_checkpoint.h"
+#include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/slab_image.h"
 #include "solvers/drivers/time_dispersion.h"
 
@@ -1032,13 +1033,7 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   const ParallelContext one_rank;
   const ParallelContext& parallel = control.parallel ? *control.parallel : one_rank;
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
-  ModelExtremes extremes;
-  if (part) {
-    extremes = part->extremes;
-  } else {
-    extremes.vmin = model.vmin();
-    extremes.vmax = model.vmax();
-  }
+  const ModelExtremes extremes = run_velocity_extremes(model, part);
   check_migration_inputs(model, extremes.vmax, shots, params);
   // TTI on slabs: the shape has no anisotropy; the CFL check takes the part's fastest velocity,
   // as make_simulation_grid takes fastest_velocity of a whole TTI model.

@@ -393,13 +393,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   const ParallelContext& parallel = parallel_context ? *parallel_context : one_rank;
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   check_modeling_inputs(params, acq);
-  ModelExtremes extremes;
-  if (part) {
-    extremes = part->extremes;
-  } else {
-    extremes.vmin = model.vmin();
-    extremes.vmax = model.vmax();
-  }
+  const ModelExtremes extremes = run_velocity_extremes(model, part);
   const SimulationGrid sim = modeling_grid(model, part, extremes, params, info);
   // The shared spread is placed once; per-shot spreads are checked now (a receiver outside the
   // model refused before any shot runs, naming shot and receiver) and placed with their shot.

@@ -208,4 +208,12 @@ uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
   return h;
 }
 
+ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part) {
+  if (part) return part->extremes;
+  ModelExtremes extremes;
+  extremes.vmin = model.vmin();
+  extremes.vmax = model.vmax();
+  return extremes;
+}
+
 } // namespace rtm

@@ -80,4 +80,8 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
 // with any rank count. Collective over `group`.
 uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group);
 
+// The velocity extremes a run checks and sizes its grid with: the part's (reduced over the group)
+// when the model is split, else the whole model's slowest and fastest velocity.
+ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part);
+
 } // namespace rtm
