@@ -228,7 +228,7 @@ TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
   const uint64_t padded = uint64_t(plan.layout.size);
   const MemoryEstimate e = estimate_run_memory(plan);
   EXPECT_EQ(item(e.device, "wavefields"), 2 * 2 * 2 * padded * 4); // 2 fields x 2 time levels x (p, q)
-  EXPECT_EQ(item(e.device, "TTI coefficients and pass-1 scratch"), 2 * 7 * padded * 4);
+  EXPECT_EQ(item(e.device, "TTI coefficients and pass-1 scratch"), 2 * 13 * padded * 4);
   EXPECT_EQ(item(e.device, "v2dt2"), 2 * padded * 4);
   const uint64_t ring = 80ull * 80 * 90 - 64ull * 64 * 74; // cells less than 8 from a face
   ASSERT_EQ(ring, uint64_t(tti_ring_cells(plan.box)));
@@ -349,7 +349,7 @@ TEST(MemoryBudget, ATtiGroupIsEstimatedWithItsEightPlaneHalosAndBothFields) {
   // 200 planes as 100 + 100, each with 8 ghost planes (the TTI step's two passes): 108 local planes.
   const uint64_t local_padded = uint64_t(make_layout(200, 200, 108).size);
   EXPECT_EQ(item(two.device, "wavefields"), 2 * 2 * 2 * local_padded * 4); // p and q
-  EXPECT_EQ(item(two.device, "TTI coefficients and pass-1 scratch"), 2 * 7 * local_padded * 4);
+  EXPECT_EQ(item(two.device, "TTI coefficients and pass-1 scratch"), 2 * 13 * local_padded * 4);
   // The 8-cell ring of p and q on planes 20..108 of slab 0: 8 full planes of 160^2, 80 planes of
   // 160^2 - 144^2.
   const uint64_t ring = 2 * (8 * 25600 + 80 * (25600 - 20736));

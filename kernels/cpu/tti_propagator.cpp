@@ -33,35 +33,49 @@ private:
   std::chrono::steady_clock::time_point start_{};
 };
 
-// Pass 1 on row j of plane k, both fields: u = n . D f (tti_axis_derivative), into `u` (tti layout).
-void axis_derivative_row(const GridLayout& g, const GridLayout& t, const TtiWeights& w,
-                         const TtiPaddedCoefficients& c, const float* cur, float* u, int j, int k) {
-  const int64_t f = t.index(0, j, k), a = g.index(0, j, k), qo = tti_q_offset(t);
+// Pass 1 on row j of plane k, both fields: u = n . D f (tti_axis_derivative) and w_a = n_a^2 R_a f
+// (tti_pure_axis), into the scratch (kTtiScratchArrays arrays of tti layout t).
+void pass1_row(const GridLayout& g, const GridLayout& t, const TtiWeights& w, const TtiPaddedCoefficients& c,
+               const float* cur, float* scratch, int j, int k) {
+  const int64_t a = g.index(0, j, k);
   const float* __restrict nx = c.nx.data() + a;
   const float* __restrict ny = c.ny.data() + a;
   const float* __restrict nz = c.nz.data() + a;
-  const float* __restrict p = cur + f;
-  const float* __restrict q = cur + f + qo;
-  float* __restrict up = u + f;
-  float* __restrict uq = u + f + qo;
+  for (int64_t field : {int64_t(0), tti_q_offset(t)}) {
+    const int64_t f = t.index(0, j, k) + field;
+    const float* __restrict in = cur + f;
+    float* __restrict u = scratch + tti_scratch_offset(t, TtiScratch::u) + f;
+    float* __restrict wx = scratch + tti_scratch_offset(t, TtiScratch::wx) + f;
+    float* __restrict wy = scratch + tti_scratch_offset(t, TtiScratch::wy) + f;
+    float* __restrict wz = scratch + tti_scratch_offset(t, TtiScratch::wz) + f;
 #pragma omp simd
-  for (int i = 0; i < g.nx; ++i) up[i] = tti_axis_derivative(p + i, t.pitch, t.plane, w, nx[i], ny[i], nz[i]);
-#pragma omp simd
-  for (int i = 0; i < g.nx; ++i) uq[i] = tti_axis_derivative(q + i, t.pitch, t.plane, w, nx[i], ny[i], nz[i]);
+    for (int i = 0; i < g.nx; ++i) {
+      u[i] = tti_axis_derivative(in + i, t.pitch, t.plane, w, nx[i], ny[i], nz[i]);
+      wx[i] = tti_pure_axis(in + i, 1, w.rx, nx[i]);
+      wy[i] = tti_pure_axis(in + i, t.pitch, w.ry, ny[i]);
+      wz[i] = tti_pure_axis(in + i, t.plane, w.rz, nz[i]);
+    }
+  }
 }
 
-// H1 f = D_x(n_x u) + D_y(n_y u) + D_z(n_z u) along a row (pass 2); n in layout g, u in layout t.
+// Pass 2's H1 f along a row (tti_h1); n in layout g at offset a, the field's scratch arrays in
+// layout t at offset f (p's or q's).
 void h1_row(const GridLayout& g, const GridLayout& t, const TtiWeights& w, const TtiPaddedCoefficients& c,
-            const float* u, int64_t a, float* __restrict h1) {
+            const float* scratch, int64_t f, int64_t a, float* __restrict h1) {
   const float* nx = c.nx.data() + a;
   const float* ny = c.ny.data() + a;
   const float* nz = c.nz.data() + a;
+  const float* u = scratch + tti_scratch_offset(t, TtiScratch::u) + f;
+  const float* wx = scratch + tti_scratch_offset(t, TtiScratch::wx) + f;
+  const float* wy = scratch + tti_scratch_offset(t, TtiScratch::wy) + f;
+  const float* wz = scratch + tti_scratch_offset(t, TtiScratch::wz) + f;
 #pragma omp simd
   for (int i = 0; i < g.nx; ++i) {
     float h = tti_first_of_product(nx + i, u + i, 1, 1, w.gx);
     h += tti_first_of_product(ny + i, u + i, g.pitch, t.pitch, w.gy);
     h += tti_first_of_product(nz + i, u + i, g.plane, t.plane, w.gz);
-    h1[i] = h;
+    h1[i] = tti_h1(h, tti_axis_factor_transpose(wx + i, 1, w.rx), tti_axis_factor_transpose(wy + i, t.pitch, w.ry),
+                   tti_axis_factor_transpose(wz + i, t.plane, w.rz));
   }
 }
 
@@ -73,12 +87,12 @@ TtiPaddedCoefficients::TtiPaddedCoefficients(const GridLayout& g, const std::vec
       nx(pad_array(g, c.nx)), ny(pad_array(g, c.ny)), nz(pad_array(g, c.nz)) {}
 
 void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoefficients& c,
-                  const DampingProfiles& damping, const float* cur, float* prev_next, float* u,
+                  const DampingProfiles& damping, const float* cur, float* prev_next, float* scratch,
                   int k_begin, int k_end) {
   if (k_end < 0) k_end = g.nz;
   const GridLayout t = tti_layout(g);
   const int64_t qo = tti_q_offset(t);
-  // Pass 2 on planes k reads u on planes k - kHalo .. k + kHalo.
+  // Pass 2 on planes k reads the scratch on planes k - kHalo .. k + kHalo.
   const int u_begin = std::max(0, k_begin - kHalo), u_end = std::min(g.nz, k_end + kHalo);
   // Small grids (tests) step on one thread: a team's barriers would cost more than they save.
   const bool threaded = g.interior_cells() >= (int64_t(1) << 17);
@@ -87,7 +101,7 @@ void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoeff
     flush_denormals_on_this_thread();
 #pragma omp for collapse(2) schedule(static)
     for (int k = u_begin; k < u_end; ++k)
-      for (int j = 0; j < g.ny; ++j) axis_derivative_row(g, t, w, c, cur, u, j, k);
+      for (int j = 0; j < g.ny; ++j) pass1_row(g, t, w, c, cur, scratch, j, k);
     std::vector<float> lap(size_t(g.nx)), h1p(size_t(g.nx)), h1q(size_t(g.nx));
 #pragma omp for collapse(2) schedule(static)
     for (int k = k_begin; k < k_end; ++k)
@@ -98,8 +112,8 @@ void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoeff
         for (int i = 0; i < g.nx; ++i)
           lap[size_t(i)] = (tti_second(p + i, 1, w.c0x, w.wx) + tti_second(p + i, t.pitch, w.c0y, w.wy)) +
                            tti_second(p + i, t.plane, w.c0z, w.wz);
-        h1_row(g, t, w, c, u + f, a, h1p.data());
-        h1_row(g, t, w, c, u + f + qo, a, h1q.data());
+        h1_row(g, t, w, c, scratch, f, a, h1p.data());
+        h1_row(g, t, w, c, scratch, f + qo, a, h1q.data());
         const float damp_yz = damping.empty() ? 0.0f : damping.y[size_t(j)] + damping.z[size_t(k)];
         for (int i = 0; i < g.nx; ++i) {
           const float damp = damping.empty() ? 0.0f : damping.x[size_t(i)] + damp_yz;
@@ -133,7 +147,7 @@ CpuTtiWavefield::CpuTtiWavefield(PropagatorSetup setup)
   coef_ = TtiPaddedCoefficients(g, setup_.v2dt2, c);
   prev_.assign(size_t(layout().size), 0.0f);
   cur_.assign(size_t(layout().size), 0.0f);
-  u_.assign(size_t(layout().size), 0.0f);
+  scratch_.assign(size_t(kTtiScratchArrays) * size_t(layout().size), 0.0f);
 }
 
 void CpuTtiWavefield::zero_state() {
@@ -143,7 +157,7 @@ void CpuTtiWavefield::zero_state() {
 
 void CpuTtiWavefield::do_step_planes(int k_begin, int k_end) {
   const TtiClock timed(timing_on_, timing_.step_ms);
-  cpu_tti_step(setup_.layout, weights_, coef_, setup_.damping, cur_.data(), prev_.data(), u_.data(),
+  cpu_tti_step(setup_.layout, weights_, coef_, setup_.damping, cur_.data(), prev_.data(), scratch_.data(),
                k_begin, k_end);
   if (timing_on_ && k_begin == 0 && k_end == setup_.layout.nz) ++timing_.steps;
 }

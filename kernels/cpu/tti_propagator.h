@@ -24,11 +24,11 @@ struct TtiPaddedCoefficients {
 
 // One TTI step on planes k_begin <= k < k_end (k_end < 0: to the last plane). g: the scalar layout
 // (coefficients), fields in tti_layout(g): cur holds (p[n], q[n]), prev_next holds (p[n-1], q[n-1])
-// on entry and (p[n+1], q[n+1]) on return. u: scratch of tti_layout(g).size floats, zero on halo
-// cells (pass 1 writes u = n . D f of both fields on planes k_begin - kHalo .. k_end + kHalo,
-// clipped to the grid). OpenMP over planes and rows.
+// on entry and (p[n+1], q[n+1]) on return. scratch: kTtiScratchArrays x tti_layout(g).size floats,
+// zero on halo cells (pass 1 writes u = n . D f and w_a = n_a^2 R_a f of both fields on planes
+// k_begin - kHalo .. k_end + kHalo, clipped to the grid; tti.h TtiScratch). OpenMP over planes and rows.
 void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoefficients& c,
-                  const DampingProfiles& damping, const float* cur, float* prev_next, float* u,
+                  const DampingProfiles& damping, const float* cur, float* prev_next, float* scratch,
                   int k_begin = 0, int k_end = -1);
 
 // The TTI wavefield (solvers/contracts/wavefield.h). Point sets inject f into p and q with the
@@ -74,7 +74,7 @@ private:
   TtiWeights weights_;
   TtiPaddedCoefficients coef_;
   std::vector<float> prev_, cur_; // tti_layout
-  std::vector<float> u_;          // pass 1's n . D f of both fields (tti_layout, zero halo)
+  std::vector<float> scratch_;    // pass 1's u and w_x, w_y, w_z of both fields (TtiScratch, zero halo)
   bool timing_on_ = false;
   mutable PropagatorTiming timing_;
 };

@@ -31,7 +31,8 @@ DeviceTti::DeviceTti(const PropagatorSetup& setup)
       w(make_tti_weights(setup.tti.hx, setup.tti.hy, setup.tti.hz)),
       v2dt2(g.size, "TTI v2dt2"), e(g.size, "TTI E"), s(g.size, "TTI S"), nx(g.size, "TTI n_x"),
       ny(g.size, "TTI n_y"), nz(g.size, "TTI n_z"), prev(t.size, "TTI previous fields"),
-      cur(t.size, "TTI current fields"), u(t.size, "TTI pass-1 scratch") {
+      cur(t.size, "TTI current fields"),
+      scratch(kTtiScratchArrays * t.size, "TTI pass-1 scratch") {
   if (setup.tti.empty()) throw std::invalid_argument("CUDA TTI: the setup has no TTI coefficients");
   if (!setup.cpml.empty()) throw std::invalid_argument("CUDA TTI: the C-PML is not available for TTI");
   v2dt2.upload(padded(g, setup.v2dt2));
@@ -40,7 +41,7 @@ DeviceTti::DeviceTti(const PropagatorSetup& setup)
   nx.upload(padded(g, setup.tti.nx));
   ny.upload(padded(g, setup.tti.ny));
   nz.upload(padded(g, setup.tti.nz));
-  CUDA_CHECK(cudaMemset(u.data(), 0, u.bytes())); // halo cells of u stay zero
+  CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes())); // its halo cells stay zero
   CUDA_CHECK(cudaMemset(prev.data(), 0, prev.bytes()));
   CUDA_CHECK(cudaMemset(cur.data(), 0, cur.bytes()));
   damped = !setup.damping.empty();
@@ -57,7 +58,7 @@ DeviceTti::DeviceTti(const PropagatorSetup& setup)
 
 size_t DeviceTti::bytes(const GridLayout& g) {
   const GridLayout t = tti_layout(g);
-  return sizeof(float) * (6 * size_t(g.size) + 3 * size_t(t.size) + size_t(g.nx + g.ny + g.nz));
+  return sizeof(float) * (6 * size_t(g.size) + (2 + kTtiScratchArrays) * size_t(t.size) + size_t(g.nx + g.ny + g.nz));
 }
 
 TtiStepArgs DeviceTti::args(int k_begin, int k_end) const {
@@ -67,7 +68,7 @@ TtiStepArgs DeviceTti::args(int k_begin, int k_end) const {
   a.w = w;
   a.cur = cur.data();
   a.prev_next = prev.data();
-  a.u = u.data();
+  a.scratch = scratch.data();
   a.v2dt2 = v2dt2.data();
   a.e = e.data();
   a.s = s.data();
@@ -126,9 +127,10 @@ TtiBench run_tti_bench(const PropagatorSetup& setup, int steps, int repeats, int
   TtiBench bench;
   const int64_t cells = setup.layout.interior_cells();
   bench.flops_per_cell = kTtiFlopsPerCell;
-  // Ideal traffic per cell and step: pass 1 reads p, q, n (5 floats) and writes u_p, u_q (2);
-  // pass 2 reads p, q, u_p, u_q, n (3), p and q of step n-1, v2dt2, E, S (12) and writes p, q (2).
-  bench.bytes_per_cell = 4.0 * (5 + 2 + 12 + 2);
+  // Ideal traffic per cell and step: pass 1 reads p, q, n (5 floats) and writes u, w_x, w_y, w_z
+  // of both fields (8); pass 2 reads p, q, those 8, n (3), p and q of step n-1, v2dt2, E, S (18)
+  // and writes p, q (2).
+  bench.bytes_per_cell = 4.0 * (5 + 8 + 18 + 2);
   const DeviceInfo info = query_device(device);
   bench.peak_fp32_gflops = info.sm_clock_khz > 0 ? double(info.sm_count) * 128 * 2 * info.sm_clock_khz * 1e3 / 1e9 : 0;
   bench.streaming = measure_streaming_limit(cells, repeats, device);

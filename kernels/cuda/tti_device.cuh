@@ -17,10 +17,10 @@ namespace rtm::cuda {
 struct DeviceTti {
   GridLayout g, t;
   TtiWeights w;
-  DeviceArray<float> v2dt2, e, s, nx, ny, nz, dx, dy, dz, prev, cur, u;
+  DeviceArray<float> v2dt2, e, s, nx, ny, nz, dx, dy, dz, prev, cur, scratch;
   bool damped = false;
 
-  // On the current device; the fields start at zero (u's halo cells stay zero for good). Returns
+  // On the current device; the fields start at zero (the scratch's halo cells stay zero for good). Returns
   // with every upload done. std::invalid_argument without TTI coefficients or with the C-PML.
   explicit DeviceTti(const PropagatorSetup& setup);
   // Device bytes the constructor allocates for a setup of scalar layout g (damping included).

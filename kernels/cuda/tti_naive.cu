@@ -1,4 +1,4 @@
-// The straightforward TTI kernels: pass 1 (u = n . D f) and the naive pass 2, one thread per cell,
+// The straightforward TTI kernels: pass 1 (u = n . D f, w_a = n_a^2 R_a f) and the naive pass 2, one thread per cell,
 // every neighbour read from global memory (through L1/L2). tti_step.cuh says what each pass does.
 #include <stdexcept>
 #include <string>
@@ -18,8 +18,16 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   if (i >= a.g.nx || j >= a.g.ny) return;
   const int64_t f = a.t.index(i, j, k), c = a.g.index(i, j, k), qo = tti_q_offset(a.t);
   const float nx = a.nx[c], ny = a.ny[c], nz = a.nz[c];
-  a.u[f] = tti_axis_derivative(a.cur + f, a.t.pitch, a.t.plane, a.w, nx, ny, nz);
-  a.u[f + qo] = tti_axis_derivative(a.cur + f + qo, a.t.pitch, a.t.plane, a.w, nx, ny, nz);
+  const GridLayout& t = a.t;
+#pragma unroll
+  for (int field = 0; field < 2; ++field) {
+    const int64_t at = f + field * qo;
+    const float* in = a.cur + at;
+    a.scratch[tti_scratch_offset(t, TtiScratch::u) + at] = tti_axis_derivative(in, t.pitch, t.plane, a.w, nx, ny, nz);
+    a.scratch[tti_scratch_offset(t, TtiScratch::wx) + at] = tti_pure_axis(in, 1, a.w.rx, nx);
+    a.scratch[tti_scratch_offset(t, TtiScratch::wy) + at] = tti_pure_axis(in, t.pitch, a.w.ry, ny);
+    a.scratch[tti_scratch_offset(t, TtiScratch::wz) + at] = tti_pure_axis(in, t.plane, a.w.rz, nz);
+  }
 }
 
 __global__ void __launch_bounds__(kBlockX* kBlockY) tti_update_naive_kernel(const TtiStepArgs a) {
@@ -36,11 +44,14 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) tti_update_naive_kernel(cons
   float h1[2];
 #pragma unroll
   for (int field = 0; field < 2; ++field) {
-    const float* u = a.u + f + field * qo;
+    const int64_t at = f + field * qo;
+    const float* u = a.scratch + tti_scratch_offset(t, TtiScratch::u) + at;
     float h = tti_first_of_product(a.nx + c, u, 1, 1, w.gx);
     h += tti_first_of_product(a.ny + c, u, g.pitch, t.pitch, w.gy);
     h += tti_first_of_product(a.nz + c, u, g.plane, t.plane, w.gz);
-    h1[field] = h;
+    h1[field] = tti_h1(h, tti_axis_factor_transpose(a.scratch + tti_scratch_offset(t, TtiScratch::wx) + at, 1, w.rx),
+                       tti_axis_factor_transpose(a.scratch + tti_scratch_offset(t, TtiScratch::wy) + at, t.pitch, w.ry),
+                       tti_axis_factor_transpose(a.scratch + tti_scratch_offset(t, TtiScratch::wz) + at, t.plane, w.rz));
   }
   const float damp = a.damp_x ? a.damp_x[i] + (a.damp_y[j] + a.damp_z[k]) : 0.0f;
   const TtiCellUpdate r = tti_update(lap, h1[0], h1[1], p[0], p[qo], a.prev_next[f], a.prev_next[f + qo],

@@ -1,5 +1,6 @@
 // The TTI step on the GPU (solvers/contracts/tti.h; docs/physics.md, TTI): two kernels per step,
-// pass 1 (u = n . D f of both fields, one thread per cell, tti_naive.cu) and pass 2 (the update),
+// pass 1 (u = n . D f and w_a = n_a^2 R_a f of both fields, one thread per cell, tti_naive.cu) and
+// pass 2 (the update),
 // in two variants: "tti-naive" (one thread per cell, every load from global memory) and
 // "tti-pipelined" (tti_pipelined.cu: an x-y tile walks z, the next plane's tiles arriving by
 // cp.async while the current one computes). Both call the per-cell functions of tti.h in the CPU
@@ -18,7 +19,7 @@ struct TtiStepArgs {
   TtiWeights w;
   const float* cur = nullptr;  // (p[n], q[n])
   float* prev_next = nullptr;  // (p[n-1], q[n-1]) in, (p[n+1], q[n+1]) out
-  float* u = nullptr;          // pass 1's output, zero on halo cells
+  float* scratch = nullptr;    // pass 1's output (TtiScratch: u, w_x, w_y, w_z), zero on halo cells
   const float *v2dt2 = nullptr, *e = nullptr, *s = nullptr, *nx = nullptr, *ny = nullptr, *nz = nullptr;
   const float *damp_x = nullptr, *damp_y = nullptr, *damp_z = nullptr; // null: undamped
   int k_begin = 0, k_end = 0;

@@ -8,6 +8,7 @@
 #include "io/host_memory.h"
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
+#include "solvers/contracts/tti.h"
 #include "solvers/contracts/tti_ring.h"
 #include "solvers/drivers/backend.h"
 #include "kernels/mpi/decomposed_propagator.h"
@@ -96,7 +97,8 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
     MemoryEstimate e;
     e.device.push_back({"wavefields", propagators * 2 * fields * padded * element});
     if (plan.tti)
-      e.device.push_back({"TTI coefficients and pass-1 scratch", propagators * (5 + 2) * padded * f32});
+      e.device.push_back({"TTI coefficients and pass-1 scratch",
+                        propagators * (5 + 2 * uint64_t(kTtiScratchArrays)) * padded * f32});
     e.device.push_back({"v2dt2", propagators * padded * element});
     e.device.push_back({"damping profiles", propagators * damping});
     if (plan.cpml) {
@@ -186,7 +188,8 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   const uint64_t exponents = plan.block_exponents ? padded / 16 : 0; // bfp16: a byte per 16
   e.device.push_back({"wavefields", propagators * 2 * fields * (padded * element + exponents)});
   if (plan.tti)
-    e.device.push_back({"TTI coefficients and pass-1 scratch", propagators * (5 + 2) * padded * f32});
+    e.device.push_back({"TTI coefficients and pass-1 scratch",
+                        propagators * (5 + 2 * uint64_t(kTtiScratchArrays)) * padded * f32});
   e.device.push_back({"v2dt2", propagators * padded * (plan.block_exponents ? f32 : element)});
   e.device.push_back({"damping profiles", propagators * damping});
   if (plan.cpml) {
