@@ -120,10 +120,6 @@ public:
                             AllocationKind::plain, field_.device_);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  ~CudaBfp16PointSet() override {
-    cudaSetDevice(field_.device_);
-    cudaStreamSynchronize(field_.stream_);
-  }
 
 private:
   void do_upload_series(const std::vector<float>& series) override { buffers_.upload_series(series); }
@@ -167,11 +163,11 @@ private:
   }
 
   CudaWavefield& field_;
-  PointBuffers buffers_;        // stencils, series
   std::vector<int64_t> blocks_; // the touched blocks (element index / 16), sorted
   DeviceBuffer blocks_device_;  // int64_t[blocks_.size()]
   DeviceBuffer row_at_;         // int[size()][kPointThreads]
   DeviceBuffer scratch_;        // float[blocks_.size() * 16]
+  PointBuffers buffers_;        // stencils, series; destroyed first, waiting for the stream
 };
 
 std::unique_ptr<PointSet> make_bfp16_point_set(CudaWavefield& field,

@@ -64,6 +64,11 @@ PointBuffers::PointBuffers(const std::vector<PointStencil>& points, int nt, int 
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+PointBuffers::~PointBuffers() {
+  cudaSetDevice(device_); // unchecked: a destructor cannot throw
+  cudaStreamSynchronize(stream_);
+}
+
 void PointBuffers::upload_series(const std::vector<float>& series) {
   if (series.empty()) return;
   CUDA_CHECK(cudaSetDevice(device_));
@@ -88,7 +93,7 @@ public:
       : PointSet(field, int(points.size()), nt), field_(field),
         buffers_(points, nt, field.device_, field.stream_) {}
   ~CudaPointSet() override {
-    // Queued injections and recordings may still read the buffers (and queued copies the staging).
+    // Queued copies may still read the staging (buffers_ waits for its own readers).
     cudaSetDevice(field_.device_);
     cudaStreamSynchronize(field_.stream_);
     if (staging_) cudaFreeHost(staging_);

@@ -36,11 +36,6 @@ public:
   CudaTtiPointSet(CudaTtiWavefield& field, const std::vector<PointStencil>& points, int nt)
       : PointSet(field, int(points.size()), nt), field_(field),
         buffers_(points, nt, field.device_, field.stream_) {}
-  ~CudaTtiPointSet() override {
-    // Queued injections and recordings may still read the buffers.
-    cudaSetDevice(field_.device_);
-    cudaStreamSynchronize(field_.stream_);
-  }
 
 private:
   void do_upload_series(const std::vector<float>& series) override { buffers_.upload_series(series); }

@@ -78,6 +78,11 @@ class PointBuffers {
 public:
   // Uploads the stencils and zeroes the series, and waits for both. `device` is made current.
   PointBuffers(const std::vector<PointStencil>& points, int nt, int device, cudaStream_t stream);
+  // Waits for the stream first: queued injections and recordings may still read the buffers (an
+  // owner that holds more device memory for them declares it before its PointBuffers).
+  ~PointBuffers();
+  PointBuffers(const PointBuffers&) = delete;
+  PointBuffers& operator=(const PointBuffers&) = delete;
 
   // The whole series, [nt][points]; both wait for the copy. `device` is made current.
   void upload_series(const std::vector<float>& series);
