@@ -13,6 +13,7 @@
 
 #include "solvers/contracts/bfp16.h"
 #include "tests/support/bfp16_emulation.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
@@ -143,7 +144,7 @@ TEST(Bfp16Emulation, PointWorkloadStaysWithinTheGoal) {
   const test::PointWorkload w = test::bfp16_point_workload(32, 200);
   const std::vector<float>& f32 = float32_point_run();
   const std::vector<float> bfp = test::run_point_workload_on_cpu(w, true);
-  const double error = test::interior_relative_l2(w.setup.layout, bfp, f32);
+  const double error = interior_relative_l2(w.setup.layout, bfp, f32);
   std::printf("bfp16 emulation, 32^3, 200 point-source steps: relative L2 %.3e\n", error);
   EXPECT_LT(error, 1e-3);
   EXPECT_GT(error, 1e-6);
@@ -158,7 +159,7 @@ TEST(Bfp16Emulation, SixteenBitModelStaysWithinTheGoal) {
   EXPECT_NE(model16.setup.v2dt2[0], w.setup.v2dt2[0]) << "the bench's v2dt2 is not a 16-bit value";
   const std::vector<float>& f32 = float32_point_run();
   const std::vector<float> bfp = test::run_point_workload_on_cpu(model16, true);
-  const double error = test::interior_relative_l2(w.setup.layout, bfp, f32);
+  const double error = interior_relative_l2(w.setup.layout, bfp, f32);
   std::printf("bfp16 with a 16-bit v2dt2, 32^3, 200 point-source steps: relative L2 %.3e\n", error);
   EXPECT_LT(error, 1e-3);
   EXPECT_GT(error, 1e-6);

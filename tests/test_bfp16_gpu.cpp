@@ -33,12 +33,13 @@
 #include "solvers/contracts/errors.h"
 #include "tests/support/bfp16_emulation.h"
 #include "tests/support/cuda_test_support.h"
+#include "tests/support/random_medium.h"
+#include "tests/support/relative_l2.h"
 
 namespace rtm {
 namespace {
 
 using test::fresh_seed;
-using test::interior_relative_l2;
 
 // Both block floating point kernels: float32 v2dt2, and v2dt2 in 16 bits (bfp16_model16). Every
 // v2dt2 here is already a 16-bit block value (bfp16::quantise_model), so both run the CPU
@@ -53,27 +54,9 @@ struct Shape {
 
 // Heterogeneous medium (1500-4500 m/s) on spacings 10, 12 and 8 m, dt at 80% of the CFL limit.
 PropagatorSetup make_setup(const Shape& s, std::mt19937_64& rng, bool damped) {
-  PropagatorSetup setup;
-  setup.layout = make_layout(s.nx, s.ny, s.nz);
-  const double hx = 10.0, hy = 12.0, hz = 8.0, v_max = 4500.0;
-  setup.weights = make_laplacian_weights(hx, hy, hz);
-  const double dt =
-      0.8 * 2.0 / (v_max * std::sqrt(kStencilAbsSum * (1 / (hx * hx) + 1 / (hy * hy) + 1 / (hz * hz))));
-  std::uniform_real_distribution<double> velocity(1500.0, v_max);
-  setup.v2dt2.resize(size_t(setup.layout.interior_cells()));
-  for (float& v : setup.v2dt2) {
-    const double vel = velocity(rng);
-    v = float(vel * vel * dt * dt);
-  }
+  PropagatorSetup setup = test::random_medium_setup(s.nx, s.ny, s.nz, 10.0, 12.0, 8.0, rng);
   bfp16::quantise_model(s.nx, s.ny, s.nz, setup.v2dt2);
-  if (damped) {
-    std::uniform_real_distribution<float> e(0.01f, 0.1f);
-    for (auto [profile, n] : {std::pair{&setup.damping.x, s.nx}, std::pair{&setup.damping.y, s.ny},
-                              std::pair{&setup.damping.z, s.nz}}) {
-      profile->resize(size_t(n));
-      for (float& v : *profile) v = e(rng);
-    }
-  }
+  if (damped) test::add_random_damping(setup, rng);
   return setup;
 }
 
@@ -111,13 +94,37 @@ int64_t nonzero_outside_interior(const GridLayout& g, const std::vector<float>& 
 
 const Shape kShapes[] = {{67, 45, 53}, {64, 32, 64}, {33, 70, 41}, {130, 9, 37}, {5, 6, 7}, {24, 17, 19}};
 
+struct States {
+  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
+};
+
+// Both states after kSteps steps of `variant` and of the CPU reference from (prev0, cur0).
+States after_steps(const PropagatorSetup& setup, const std::string& variant, const std::vector<float>& prev0,
+                   const std::vector<float>& cur0) {
+  CpuWavefield cpu(setup);
+  cpu.set_state(prev0, cur0);
+  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
+  gpu->set_state(prev0, cur0);
+  for (int s = 0; s < kSteps; ++s) {
+    cpu.step();
+    gpu->step();
+  }
+  States after;
+  cpu.get_state(after.cpu_prev, after.cpu_cur);
+  gpu->get_state(after.gpu_prev, after.gpu_cur);
+  return after;
+}
+
+// The bound on the relative L2 error after kSteps steps, 2 (N + 1) 2^-15 max|p| / rms(p) (above).
+double steps_bound(const GridLayout& g, const std::vector<float>& cpu_cur) {
+  return 2.0 * (kSteps + 1) * std::ldexp(1.0, -15) * max_abs(g, cpu_cur) / rms(g, cpu_cur);
+}
+
 class Bfp16VsCpu : public ::testing::TestWithParam<std::tuple<std::string, Shape>> {};
 
 TEST_P(Bfp16VsCpu, OneStepIsTheQuantisedReferenceStep) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const auto& [variant, shape] = GetParam();
   const PropagatorSetup setup = make_setup(shape, rng, false);
   const GridLayout& g = setup.layout;
@@ -152,25 +159,13 @@ TEST_P(Bfp16VsCpu, OneStepIsTheQuantisedReferenceStep) {
 
 TEST_P(Bfp16VsCpu, TwelveStepsStayWithinTheQuantisationBound) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const auto& [variant, shape] = GetParam();
   const PropagatorSetup setup = make_setup(shape, rng, false);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_wavefield(setup, variant, {}, 0);
-  gpu->set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) {
-    cpu.step();
-    gpu->step();
-  }
-  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
-  gpu->get_state(gpu_prev, gpu_cur);
-  const double bound = 2.0 * (kSteps + 1) * std::ldexp(1.0, -15) * max_abs(g, cpu_cur) / rms(g, cpu_cur);
+  const auto [cpu_prev, cpu_cur, gpu_prev, gpu_cur] = after_steps(setup, variant, prev0, cur0);
+  const double bound = steps_bound(g, cpu_cur);
   const double error = interior_relative_l2(g, gpu_cur, cpu_cur);
   EXPECT_LE(error, bound) << "p[n+1]";
   EXPECT_GT(error, 1e-6) << "p[n+1]: no quantisation error at all";
@@ -191,25 +186,12 @@ class Bfp16Gpu : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Bfp16Gpu, DampedStepsStayWithinTheBound) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, true);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  CpuWavefield cpu(setup);
-  cpu.set_state(prev0, cur0);
-  auto gpu = cuda::make_wavefield(setup, GetParam(), {}, 0);
-  gpu->set_state(prev0, cur0);
-  for (int s = 0; s < kSteps; ++s) {
-    cpu.step();
-    gpu->step();
-  }
-  std::vector<float> cpu_prev, cpu_cur, gpu_prev, gpu_cur;
-  cpu.get_state(cpu_prev, cpu_cur);
-  gpu->get_state(gpu_prev, gpu_cur);
-  const double bound = 2.0 * (kSteps + 1) * std::ldexp(1.0, -15) * max_abs(g, cpu_cur) / rms(g, cpu_cur);
-  EXPECT_LE(interior_relative_l2(g, gpu_cur, cpu_cur), bound);
+  const States after = after_steps(setup, GetParam(), prev0, cur0);
+  EXPECT_LE(interior_relative_l2(g, after.gpu_cur, after.cpu_cur), steps_bound(g, after.cpu_cur));
 }
 
 // step_planes over plane ranges runs the same arithmetic per cell as one whole step, with the
@@ -265,9 +247,7 @@ TEST_P(Bfp16Gpu, PointWorkloadErrorIsTheTwinsAndUnderTheGoal) {
 // Receivers read decoded cells; injection into shared cells and blocks adds every contribution.
 TEST_P(Bfp16Gpu, PointSetsInjectAndRecordLikeReference) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   const GridLayout& g = setup.layout;
   std::vector<PointStencil> sources, receivers;

@@ -104,9 +104,7 @@ class CpmlGpu : public ::testing::TestWithParam<CpmlCase> {};
 TEST_P(CpmlGpu, StepsInPlaneRangesMatchTheCpuReference) {
   SKIP_WITHOUT_GPU();
   const CpmlCase& c = GetParam();
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(c, rng);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = test::random_signed_values(size_t(g.size), rng);

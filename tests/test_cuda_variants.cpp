@@ -74,15 +74,7 @@ double tolerance(const std::string& variant) {
 PropagatorSetup make_setup(const Shape& s, std::mt19937_64& rng, bool damped) {
   PropagatorSetup setup = test::random_medium_setup(s.nx, s.ny, s.nz, 10.0, 12.0, 8.0, rng);
   for (float& v : setup.v2dt2) v = test::round_to_half(v);
-  if (damped) {
-    // Non-zero everywhere, so that every cell takes the damped path.
-    std::uniform_real_distribution<float> e(0.01f, 0.1f);
-    for (auto [profile, n] : {std::pair{&setup.damping.x, s.nx}, std::pair{&setup.damping.y, s.ny},
-                              std::pair{&setup.damping.z, s.nz}}) {
-      profile->resize(size_t(n));
-      for (float& v : *profile) v = e(rng);
-    }
-  }
+  if (damped) test::add_random_damping(setup, rng);
   return setup;
 }
 
@@ -156,9 +148,7 @@ class VariantVsCpu : public ::testing::TestWithParam<std::tuple<std::string, Sha
 TEST_P(VariantVsCpu, MatchesReferenceAfterSteps) {
   SKIP_WITHOUT_GPU();
   const auto& [variant, shape] = GetParam();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(shape, rng, false);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
@@ -187,9 +177,7 @@ class VariantChecks : public ::testing::TestWithParam<std::string> {};
 TEST_P(VariantChecks, NeitherReadsNorWritesOutsideTheInterior) {
   SKIP_WITHOUT_GPU();
   const std::string& variant = GetParam();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   const GridLayout& g = setup.layout;
   std::vector<float> prev0 = random_field(g, rng);
@@ -208,9 +196,7 @@ TEST_P(VariantChecks, NeitherReadsNorWritesOutsideTheInterior) {
 TEST_P(VariantChecks, DampedStepMatchesReference) {
   SKIP_WITHOUT_GPU();
   const std::string& variant = GetParam();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, true);
   const GridLayout& g = setup.layout;
   const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
@@ -256,9 +242,7 @@ void add_random_cpml(PropagatorSetup& setup, std::mt19937_64& rng) {
 TEST_P(VariantChecks, CpmlStepMatchesReference) {
   SKIP_WITHOUT_GPU();
   const std::string& variant = GetParam();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   add_random_cpml(setup, rng);
   const GridLayout& g = setup.layout;
@@ -318,9 +302,7 @@ std::vector<PointStencil> points_at_faces(const GridLayout& g) {
 TEST_P(VariantChecks, PointSetsInjectAndRecordLikeReference) {
   SKIP_WITHOUT_GPU();
   const std::string& variant = GetParam();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup({67, 45, 53}, rng, false);
   const GridLayout& g = setup.layout;
 

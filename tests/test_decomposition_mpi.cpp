@@ -21,23 +21,13 @@
 #include "solvers/drivers/born.h"
 #include "kernels/mpi/decomposed_propagator.h"
 #include "solvers/drivers/decomposed_backend.h"
+#include "tests/support/mpi_test_main.h"
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.h"
 #endif
 
 namespace rtm::test {
 namespace {
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 
 std::string test_backend() {
   const char* b = std::getenv("RTM_TEST_BACKEND");
@@ -317,16 +307,5 @@ public:
 } // namespace rtm::test
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new rtm::test::GpuPerRank);
-  if (rtm::test::world_rank() != 0) {
-    // One report: the other ranks' failures still set the exit status.
-    delete ::testing::UnitTest::GetInstance()->listeners().Release(
-        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  }
-  const int status = RUN_ALL_TESTS();
-  MPI_Finalize();
-  return status;
+  return rtm::test::run_mpi_tests(argc, argv, new rtm::test::GpuPerRank);
 }

@@ -24,6 +24,7 @@
 #include "tests/support/gpu_skip.h"
 #include "tests/support/max_difference.h"
 #include "tests/support/relative_l2.h"
+#include "tests/support/two_layer_migration.h"
 
 namespace rtm {
 namespace {
@@ -120,17 +121,11 @@ INSTANTIATE_TEST_SUITE_P(Absorbers, FusedBackward,
 // rounding, every backward step pair but the last is fused, and both match the CPU's image.
 TEST(FusedBackwardMigration, ImagesAgreeWithTheSeparatePathAndTheCpu) {
   SKIP_WITHOUT_GPU();
-  const VelocityModel truth = layered_model({40, 24, 36, 10, 10, 10}, {200}, {2000, 2700});
-  ModelingParams modeling;
-  modeling.backend.backend = "cpu";
-  modeling.wavelet.f0 = 18;
-  modeling.boundary.width = 16;
-  modeling.record_time = 0.4;
+  test::TwoLayerMigration run;
   std::ostringstream log;
-  const ShotFile shots = model_shots(truth, default_line_survey(truth, 2, 30.0, 1), modeling, log);
-  const VelocityModel migration = constant_model({40, 24, 36, 10, 10, 10}, 2000);
-  MigrationParams params;
-  params.boundary.width = 16;
+  const ShotFile shots = run.line_shots(log);
+  const VelocityModel& migration = run.migration;
+  MigrationParams& params = run.params;
   params.backend.backend = "cpu";
   const MigrationResult cpu = migrate_shots(migration, shots, params, log);
   params.backend.backend = "cuda";

@@ -31,9 +31,7 @@ constexpr const char* kVariant = "half_v2dt2";
 
 TEST(HalfV2dt2Gpu, ReadsTheModelInHalf) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = test::random_medium_setup(67, 45, 53, 10.0, 10.0, 10.0, rng);
   int exact_in_half = 0;
   for (const float v : setup.v2dt2) exact_in_half += test::round_to_half(v) == v;

@@ -15,6 +15,7 @@
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/smoothing.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/boundary_saving.h"
 
 namespace rtm {
 namespace {
@@ -33,45 +34,20 @@ TEST_P(BoundarySaving, ReproducesTheForwardField) {
   const bool free_surface = GetParam();
   const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160, free_surface);
   test::ShotPair pair = make_shot_pair(p, "cpu");
-  Wavefield& S = pair.S();
-
-  // The forward field, stored whole at every step.
-  std::vector<std::vector<float>> forward(size_t(p.nt));
-  S.zero_state();
-  for (int n = 0; n < p.nt; ++n) {
-    S.copy_current(p.box, forward[size_t(n)]);
-    S.step();
-    pair.source->inject(n, pair.sets.source_scale);
-  }
 
   // Rounding errors are absolute (a few ulps of the field's typical size), so they are measured
   // against the largest norm the field reaches; steps where the field is within 10% of that
   // are also checked one by one.
-  pair.make_boundary_store(p.box, p.nt - 1);
-  std::vector<double> error_norm(size_t(p.nt)), field_norm(size_t(p.nt));
-  int visited = 0;
-  std::vector<float> reconstructed;
-  run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float weight) {
-    ASSERT_EQ(weight, 1.0f);
-    ++visited;
-    S.copy_current(p.box, reconstructed);
-    const std::vector<float>& f = forward[size_t(n)];
-    double diff2 = 0, norm2 = 0;
-    for (size_t c = 0; c < f.size(); ++c) {
-      diff2 += double(reconstructed[c] - f[c]) * (reconstructed[c] - f[c]);
-      norm2 += double(f[c]) * f[c];
-    }
-    error_norm[size_t(n)] = std::sqrt(diff2);
-    field_norm[size_t(n)] = std::sqrt(norm2);
-  });
-  EXPECT_EQ(visited, p.nt);
-  const double largest = *std::max_element(field_norm.begin(), field_norm.end());
+  const test::ReconstructionNorms norms = test::reconstruct_source_field(p, pair);
+  EXPECT_TRUE(norms.weights_one);
+  EXPECT_EQ(norms.visited, p.nt);
+  const double largest = norms.largest_field();
   ASSERT_GT(largest, 0.0);
-  const double worst = *std::max_element(error_norm.begin(), error_norm.end()) / largest;
+  const double worst = norms.worst_error() / largest;
   double worst_strong = 0;
   for (int n = 0; n < p.nt; ++n)
-    if (field_norm[size_t(n)] >= 0.1 * largest)
-      worst_strong = std::max(worst_strong, error_norm[size_t(n)] / field_norm[size_t(n)]);
+    if (norms.field[size_t(n)] >= 0.1 * largest)
+      worst_strong = std::max(worst_strong, norms.error[size_t(n)] / norms.field[size_t(n)]);
   std::printf("%s: boundary-saving reconstruction over %d steps: max_n |S_rec[n] - S[n]| / max_n |S[n]| "
               "= %.3g; worst per-step relative error where |S[n]| >= 0.1 max: %.3g\n",
               free_surface ? "free surface" : "absorbing top", p.nt, worst, worst_strong);

@@ -11,8 +11,10 @@
 #include "solvers/drivers/born.h"
 #include "solvers/drivers/migration.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/boundary_saving.h"
 #include "tests/support/gpu_skip.h"
 #include "tests/support/relative_l2.h"
+#include "tests/support/two_layer_migration.h"
 
 namespace rtm {
 namespace {
@@ -48,28 +50,8 @@ TEST(RtmGpu, BoundarySavingReproducesTheForwardField) {
   SKIP_WITHOUT_GPU();
   const test::RtmProblem p = layered_problem();
   test::ShotPair pair = make_shot_pair(p, "cuda");
-  Wavefield& S = pair.S();
-  std::vector<std::vector<float>> forward(size_t(p.nt));
-  S.zero_state();
-  for (int n = 0; n < p.nt; ++n) {
-    S.copy_current(p.box, forward[size_t(n)]);
-    S.step();
-    pair.source->inject(n, pair.sets.source_scale);
-  }
-  pair.make_boundary_store(p.box, p.nt - 1);
-  double worst_error = 0, largest = 0;
-  std::vector<float> reconstructed;
-  run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float) {
-    S.copy_current(p.box, reconstructed);
-    const std::vector<float>& f = forward[size_t(n)];
-    double diff2 = 0, norm2 = 0;
-    for (size_t c = 0; c < f.size(); ++c) {
-      diff2 += double(reconstructed[c] - f[c]) * (reconstructed[c] - f[c]);
-      norm2 += double(f[c]) * f[c];
-    }
-    worst_error = std::max(worst_error, std::sqrt(diff2));
-    largest = std::max(largest, std::sqrt(norm2));
-  });
+  const test::ReconstructionNorms norms = test::reconstruct_source_field(p, pair);
+  const double worst_error = norms.worst_error(), largest = norms.largest_field();
   ASSERT_GT(largest, 0.0);
   std::printf("GPU boundary-saving reconstruction: max error / max norm %.3g\n", worst_error / largest);
   EXPECT_LT(worst_error / largest, 1e-4);
@@ -131,21 +113,13 @@ TEST(RtmGpu, BornTracesAndImagesMatchTheCpu) {
 // The whole migration (mute, normalisation, Laplacian filter) on both backends.
 TEST(RtmGpu, MigratedImagesMatchTheCpu) {
   SKIP_WITHOUT_GPU();
-  const VelocityModel truth = layered_model({40, 24, 36, 10, 10, 10}, {200}, {2000, 2700});
-  ModelingParams modeling;
-  modeling.backend.backend = "cpu";
-  modeling.wavelet.f0 = 18;
-  modeling.boundary.width = 16;
-  modeling.record_time = 0.4;
+  test::TwoLayerMigration run;
   std::ostringstream log;
-  const ShotFile shots = model_shots(truth, default_line_survey(truth, 2, 30.0, 1), modeling, log);
-  MigrationParams params;
-  params.boundary.width = 16;
-  const VelocityModel migration = constant_model({40, 24, 36, 10, 10, 10}, 2000);
-  params.backend.backend = "cpu";
-  const MigrationResult cpu = migrate_shots(migration, shots, params, log);
-  params.backend.backend = "cuda";
-  const MigrationResult gpu = migrate_shots(migration, shots, params, log);
+  const ShotFile shots = run.line_shots(log);
+  run.params.backend.backend = "cpu";
+  const MigrationResult cpu = migrate_shots(run.migration, shots, run.params, log);
+  run.params.backend.backend = "cuda";
+  const MigrationResult gpu = migrate_shots(run.migration, shots, run.params, log);
   const double e_raw = relative_l2(gpu.raw_image, cpu.raw_image);
   const double e_image = relative_l2(gpu.image, cpu.image);
   std::printf("migrated image GPU vs CPU: raw %.3g, final %.3g (relative L2)\n", e_raw, e_image);
@@ -157,7 +131,8 @@ TEST(RtmGpu, MigratedImagesMatchTheCpu) {
 // for that shot and freed with it. Modeled traces and migrated images match the CPU's as above.
 TEST(RtmGpu, MovingSpreadModelsAndMigratesAsTheCpu) {
   SKIP_WITHOUT_GPU();
-  const VelocityModel truth = layered_model({40, 24, 36, 10, 10, 10}, {200}, {2000, 2700});
+  test::TwoLayerMigration run;
+  const VelocityModel& truth = run.truth;
   SurveyLayout layout;
   layout.shots_x = 3;
   layout.source_depth = layout.receiver_depth = 30;
@@ -168,12 +143,8 @@ TEST(RtmGpu, MovingSpreadModelsAndMigratesAsTheCpu) {
   spread.dx = spread.dy = 10;
   spread.depth = 30;
   attach_moving_spread(acq, truth, spread);
-  ModelingParams modeling;
-  modeling.wavelet.f0 = 18;
-  modeling.boundary.width = 16;
-  modeling.record_time = 0.4;
+  ModelingParams& modeling = run.modeling;
   std::ostringstream log;
-  modeling.backend.backend = "cpu";
   const ShotFile cpu_shots = model_shots(truth, acq, modeling, log);
   modeling.backend.backend = "cuda";
   const ShotFile gpu_shots = model_shots(truth, acq, modeling, log);
@@ -185,13 +156,10 @@ TEST(RtmGpu, MovingSpreadModelsAndMigratesAsTheCpu) {
                 acq.shot_receivers[s].size(), err);
     EXPECT_LE(err, 1e-5) << "shot " << s;
   }
-  MigrationParams params;
-  params.boundary.width = 16;
-  const VelocityModel migration = constant_model({40, 24, 36, 10, 10, 10}, 2000);
-  params.backend.backend = "cpu";
-  const MigrationResult cpu = migrate_shots(migration, cpu_shots, params, log);
-  params.backend.backend = "cuda";
-  const MigrationResult gpu = migrate_shots(migration, cpu_shots, params, log);
+  run.params.backend.backend = "cpu";
+  const MigrationResult cpu = migrate_shots(run.migration, cpu_shots, run.params, log);
+  run.params.backend.backend = "cuda";
+  const MigrationResult gpu = migrate_shots(run.migration, cpu_shots, run.params, log);
   const double e_raw = relative_l2(gpu.raw_image, cpu.raw_image);
   const double e_image = relative_l2(gpu.image, cpu.image);
   std::printf("moving spread, migrated image GPU vs CPU: raw %.3g, final %.3g (relative L2)\n",

@@ -77,9 +77,7 @@ class RtmOps : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RtmOps, ReverseTimeSwapsTheFields) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   auto gpu = cuda::make_wavefield(setup, GetParam(), {}, 0);
   const State held = set_random_state(*gpu, rng);
@@ -93,9 +91,7 @@ TEST_P(RtmOps, ReverseTimeSwapsTheFields) {
 // take the slot's values; the same sequence on the CPU gives the same arrays bit for bit.
 TEST_P(RtmOps, BoundaryRingSaveAndRestoreMatchTheReference) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   const GridLayout& g = setup.layout;
   auto gpu = cuda::make_wavefield(setup, GetParam(), {}, 0);
@@ -143,9 +139,7 @@ TEST_P(RtmOps, BoundaryRingSaveAndRestoreMatchTheReference) {
 
 TEST_P(RtmOps, BoxCopiesMatchTheReference) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   auto gpu = cuda::make_wavefield(setup, GetParam(), {}, 0);
   CpuWavefield cpu(setup);
@@ -185,9 +179,7 @@ TEST_P(RtmOps, BoxCopiesMatchTheReference) {
 // Several accumulations with different weights and fresh fields in between.
 TEST_P(RtmOps, ImagingConditionMatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   auto gpu = cuda::make_shot_fields(setup, GetParam(), {}, 0);
   CpuShotFields cpu(setup);
@@ -225,9 +217,7 @@ TEST_P(RtmOps, ImagingConditionMatchesTheReference) {
 // accumulation adds onto them as the reference does.
 TEST_P(RtmOps, SetImageRestoresTheSumsExactly) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   auto gpu = cuda::make_shot_fields(setup, GetParam(), {}, 0);
   CpuShotFields cpu(setup);
@@ -255,9 +245,7 @@ TEST_P(RtmOps, SetImageRestoresTheSumsExactly) {
 // decomposed grid does it, equals the whole step bit for bit: every kernel sees a shifted grid.
 TEST_P(RtmOps, StepInPlaneRangesEqualsTheWholeStep) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   PropagatorSetup setup = make_setup(rng);
   // Damped, with zeros inside as in real absorbing layers: the z profile is shifted too.
   std::uniform_real_distribution<float> e(0.0f, 0.05f);
@@ -289,9 +277,7 @@ TEST_P(RtmOps, StepInPlaneRangesEqualsTheWholeStep) {
 // handoff between the two propagators: each reads the other's field while it changes).
 TEST_P(RtmOps, BornSourceMatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   const bool fp16 = is_fp16(GetParam());
   auto gpu = cuda::make_shot_fields(setup, GetParam(), {}, 0);
@@ -357,9 +343,7 @@ TEST_P(RtmOps, BornSourceMatchesTheReference) {
 // Timing counts each kind of operation and changes no result; off again, nothing is counted.
 TEST_P(RtmOps, TimingCountsOperationsAndChangesNothing) {
   SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+  FRESH_RNG(rng);
   const PropagatorSetup setup = make_setup(rng);
   const Box& box = kBoxes[0];
   std::vector<State> results; // the receiver field's, untimed then timed

@@ -18,6 +18,7 @@
 
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/drivers/shot_loop.h"
+#include "tests/support/mpi_test_main.h"
 
 using namespace rtm;
 using ::testing::HasSubstr;
@@ -331,9 +332,6 @@ TEST(ShotLoop, ProgressInsideTheShotOnWorldRankZero) {
 int main(int argc, char** argv) {
   MpiRuntime mpi(&argc, &argv); // MPI only under a launcher
   ::testing::InitGoogleTest(&argc, argv);
-  if (world_rank() != 0) { // one report; the other ranks' failures still set the exit status
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
+  rtm::test::report_on_rank_0_only();
   return RUN_ALL_TESTS();
 }

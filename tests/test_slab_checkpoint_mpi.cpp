@@ -7,7 +7,6 @@
 // checkpoint resumes on one rank; with an even rank count, the checkpoints of two shot groups are
 // merged plane by plane as one rank merges the whole arrays.
 #include <mpi.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -28,6 +27,9 @@
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/wavelet.h"
+#include "tests/support/mpi_test_main.h"
+#include "tests/support/random_shots.h"
+#include "tests/support/shared_temp_path.h"
 
 namespace rtm::test {
 namespace {
@@ -37,22 +39,15 @@ constexpr int kShots = 4;
 constexpr int kStopAfter = 2; // shots finished before the stop
 
 ShotFile make_shots(const VelocityModel& shape) {
-  ShotFile shots;
-  shots.nt = 40;
-  shots.dt = 1e-3;
-  shots.f0 = 20;
-  shots.t0 = default_ricker_delay(shots.f0);
-  shots.wavelet = ricker_wavelet(shots.nt, shots.dt, shots.f0, shots.t0);
+  ShotFile shots = ricker_shot_file(40, 1e-3, 20);
   const double y = 0.5 * (shape.ny - 1) * shape.dy;
   for (int r = 0; r < 8; ++r) shots.receivers.push_back({20.0, y, (1 + r * (shape.nx - 3) / 7) * shape.dx});
   std::mt19937 random(11);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   for (int s = 0; s < kShots; ++s) {
     ShotGather g;
     g.id = s;
     g.source = {30.0, y, (2 + s * (shape.nx - 5) / (kShots - 1)) * shape.dx};
-    g.data.resize(shots.receivers.size() * size_t(shots.nt));
-    for (float& v : g.data) v = value(random);
+    g.data = random_traces(shots, random);
     shots.shots.push_back(g);
   }
   return shots;
@@ -81,13 +76,8 @@ struct Files {
 class SlabCheckpoint : public ::testing::Test {
 protected:
   void SetUp() override {
-    int pid = int(getpid());
-    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    files_.dir = (fs::temp_directory_path() / ("rtm_slab_checkpoint_" + std::string(info->name()) +
-                                               "_" + std::to_string(pid) + "_np" +
-                                               std::to_string(world_size())))
-                     .string();
+    files_.dir = shared_temp_stem("rtm_slab_checkpoint_" + std::string(info->name()));
     files_.model = files_.dir + "/model.h5";
     if (world_rank() == 0) {
       fs::remove_all(files_.dir);
@@ -300,16 +290,4 @@ TEST_F(SlabCheckpoint, TwoGroupsCheckpointsMergeByPlanesAsOneRankMergesThem) {
 } // namespace
 } // namespace rtm::test
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (rtm::world_rank() != 0) {
-    // One report: the other ranks' failures still set the exit status.
-    delete ::testing::UnitTest::GetInstance()->listeners().Release(
-        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  }
-  const int status = RUN_ALL_TESTS();
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return rtm::test::run_mpi_tests(argc, argv); }

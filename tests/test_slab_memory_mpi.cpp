@@ -8,7 +8,6 @@
 // of its peak during the one-rank run.
 #include <malloc.h>
 #include <mpi.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -30,6 +29,9 @@
 #include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/smoothing.h"
 #include "solvers/drivers/wavelet.h"
+#include "tests/support/mpi_test_main.h"
+#include "tests/support/random_shots.h"
+#include "tests/support/shared_temp_path.h"
 
 namespace rtm::test {
 namespace {
@@ -81,21 +83,14 @@ constexpr double kH = 10;  // spacing (m)
 constexpr double kSmooth = 40;
 
 ShotFile make_shots() {
-  ShotFile shots;
-  shots.nt = 14;
-  shots.dt = 1e-3;
-  shots.f0 = 20;
-  shots.t0 = default_ricker_delay(shots.f0);
-  shots.wavelet = ricker_wavelet(shots.nt, shots.dt, shots.f0, shots.t0);
+  ShotFile shots = ricker_shot_file(14, 1e-3, 20);
   for (int r = 0; r < 16; ++r)
     shots.receivers.push_back({20.0, 0.5 * (kN - 1) * kH, (2 + r * (kN - 4) / 15) * kH});
   ShotGather g;
   g.id = 0;
   g.source = {30.0, 0.5 * (kN - 1) * kH, 0.5 * (kN - 1) * kH};
   std::mt19937 random(7);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  g.data.resize(shots.receivers.size() * size_t(shots.nt));
-  for (float& v : g.data) v = value(random);
+  g.data = random_traces(shots, random);
   shots.shots.push_back(g);
   return shots;
 }
@@ -137,20 +132,30 @@ void migrate_whole(const std::string& model_path, const ShotFile& shots, const s
                  {"image_raw", &result.raw_image, kRawImageUnits}});
 }
 
-TEST(SlabMemory, EachRankHoldsItsShareAndTheImageIsUnchanged) {
-  const ParallelContext parallel(world_size()); // one group: the model over every rank
-  // The files: one name for every rank (rank 0's pid), the models written by rank 0.
-  int pid = int(getpid());
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const std::string stem = "/tmp/rtm_slab_memory_" + std::to_string(pid) + "_np" +
-                           std::to_string(world_size());
-  const std::string model_path = stem + "_model.h5", small_path = stem + "_small.h5";
+// The files of a test: one stem for every rank (shared_temp_stem), and the two models, written by
+// rank 0: the measured one (kN^3, three layers) and a thin one (40 planes) to warm both paths up.
+struct Models {
+  std::string stem, model, small;
+};
+
+Models write_models(const ParallelContext& parallel, const std::string& name) {
+  Models m;
+  m.stem = shared_temp_stem(name);
+  m.model = m.stem + "_model.h5";
+  m.small = m.stem + "_small.h5";
   const ModelShape shape{kN, kN, kN, kH, kH, kH}, small{kN, kN, 40, kH, kH, kH};
   if (parallel.is_root()) {
-    write_velocity_model(model_path, layered_model(shape, {0.3 * kN * kH, 0.6 * kN * kH}, {1500, 2200, 3000}));
-    write_velocity_model(small_path, layered_model(small, {200}, {1500, 2200}));
+    write_velocity_model(m.model, layered_model(shape, {0.3 * kN * kH, 0.6 * kN * kH}, {1500, 2200, 3000}));
+    write_velocity_model(m.small, layered_model(small, {200}, {1500, 2200}));
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  return m;
+}
+
+TEST(SlabMemory, EachRankHoldsItsShareAndTheImageIsUnchanged) {
+  const ParallelContext parallel(world_size()); // one group: the model over every rank
+  const Models models = write_models(parallel, "rtm_slab_memory");
+  const std::string &stem = models.stem, &model_path = models.model, &small_path = models.small;
   const ShotFile shots = make_shots();
   const std::string split_path = stem + "_split.h5";
   const std::string whole_path = stem + "_whole_rank" + std::to_string(parallel.rank()) + ".h5";
@@ -211,17 +216,8 @@ ShotFile model_whole(const std::string& model_path, const Acquisition& acq, cons
 // run's, the traces bit for bit the one-rank run's.
 TEST(SlabMemory, ModelingHoldsItsShareAndTheTracesAreUnchanged) {
   const ParallelContext parallel(world_size());
-  int pid = int(getpid());
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const std::string stem = "/tmp/rtm_slab_memory_model_" + std::to_string(pid) + "_np" +
-                           std::to_string(world_size());
-  const std::string model_path = stem + "_model.h5", small_path = stem + "_small.h5";
-  const ModelShape shape{kN, kN, kN, kH, kH, kH}, small{kN, kN, 40, kH, kH, kH};
-  if (parallel.is_root()) {
-    write_velocity_model(model_path, layered_model(shape, {0.3 * kN * kH, 0.6 * kN * kH}, {1500, 2200, 3000}));
-    write_velocity_model(small_path, layered_model(small, {200}, {1500, 2200}));
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  const Models models = write_models(parallel, "rtm_slab_memory_model");
+  const std::string &model_path = models.model, &small_path = models.small;
   ModelingParams p;
   p.boundary.width = kWidth;
   p.backend.backend = "cpu";
@@ -266,15 +262,5 @@ int main(int argc, char** argv) {
   // would otherwise keep freed arrays in the heap and blur the peak of the next run.
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   mallopt(M_TRIM_THRESHOLD, 256 * 1024);
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (rtm::world_rank() != 0) {
-    // One report: the other ranks' failures still set the exit status.
-    delete ::testing::UnitTest::GetInstance()->listeners().Release(
-        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  }
-  const int status = RUN_ALL_TESTS();
-  MPI_Finalize();
-  return status;
+  return rtm::test::run_mpi_tests(argc, argv);
 }

@@ -26,6 +26,7 @@
 #include "solvers/drivers/tti_setup.h"
 #include "solvers/drivers/wavelet.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/boundary_saving.h"
 
 namespace rtm {
 namespace {
@@ -463,27 +464,8 @@ TEST(TtiAdjoint, BoundarySavingReproducesTheForwardField) {
   const test::RtmProblem p = tti_problem(10.0, 30, 22, 26);
   ASSERT_GT(p.box.ny(), 2 * kTtiRing);
   test::ShotPair pair = test::make_shot_pair(p, "cpu");
-  Wavefield& S = pair.S();
-  std::vector<std::vector<float>> forward(size_t(p.nt));
-  S.zero_state();
-  for (int n = 0; n < p.nt; ++n) {
-    S.copy_current(p.box, forward[size_t(n)]);
-    S.step();
-    pair.source->inject(n, pair.sets.source_scale);
-  }
-  pair.make_boundary_store(p.box, p.nt - 1);
-  double worst = 0, largest = 0;
-  std::vector<float> rec;
-  run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float) {
-    S.copy_current(p.box, rec);
-    double d2 = 0, f2 = 0;
-    for (size_t c = 0; c < rec.size(); ++c) {
-      d2 += double(rec[c] - forward[size_t(n)][c]) * (rec[c] - forward[size_t(n)][c]);
-      f2 += double(forward[size_t(n)][c]) * forward[size_t(n)][c];
-    }
-    worst = std::max(worst, std::sqrt(d2));
-    largest = std::max(largest, std::sqrt(f2));
-  });
+  const test::ReconstructionNorms norms = test::reconstruct_source_field(p, pair);
+  const double worst = norms.worst_error(), largest = norms.largest_field();
   ASSERT_GT(largest, 0.0);
   std::printf("TTI boundary-saving reconstruction: max error / max norm = %.3g\n", worst / largest);
   EXPECT_LT(worst / largest, 1e-4);

@@ -25,6 +25,8 @@
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/tti_setup.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/anisotropic_model.h"
+#include "tests/support/boundary_saving.h"
 #include "tests/support/gpu_skip.h"
 
 namespace rtm {
@@ -47,22 +49,12 @@ double relative_l2(const std::vector<float>& a, const std::vector<float>& refere
 // mixed derivatives and every coefficient array matter), on a grid of odd extents.
 VelocityModel anisotropic_model(const ModelShape& shape, const std::vector<double>& vp, double tilt_spread) {
   VelocityModel m = layered_model(shape, {0.45 * (shape.nz - 1) * shape.dz}, vp);
-  const size_t n = size_t(m.cells());
-  Anisotropy& a = m.anisotropy;
-  a.epsilon.resize(n);
-  a.delta.resize(n);
-  a.theta.resize(n);
-  a.phi.resize(n);
-  for (int k = 0; k < m.nz; ++k)
-    for (int j = 0; j < m.ny; ++j)
-      for (int i = 0; i < m.nx; ++i) {
-        const size_t c = (size_t(k) * m.ny + j) * m.nx + i;
-        const bool deep = k > m.nz / 2;
-        a.epsilon[c] = deep ? 0.22f : 0.12f;
-        a.delta[c] = deep ? 0.08f : 0.04f;
-        a.theta[c] = float(30 + tilt_spread * std::sin(0.3 * i + 0.2 * k));
-        a.phi[c] = float(25 + tilt_spread * std::cos(0.25 * j));
-      }
+  test::fill_anisotropy(m, [&](int i, int j, int k, size_t) {
+    const bool deep = k > m.nz / 2;
+    return test::CellAnisotropy{deep ? 0.22f : 0.12f, deep ? 0.08f : 0.04f,
+                                30 + tilt_spread * std::sin(0.3 * i + 0.2 * k),
+                                25 + tilt_spread * std::cos(0.25 * j)};
+  });
   return m;
 }
 
@@ -179,27 +171,8 @@ TEST(TtiAppGpu, BoundarySavingReproducesTheForwardField) {
   const test::RtmProblem p = tti_problem(10);
   test::ShotPair pair = test::make_shot_pair(p, "cuda");
   ASSERT_EQ(pair.fields->name(), "cuda/tti-pipelined");
-  Wavefield& S = pair.S();
-  std::vector<std::vector<float>> forward(size_t(p.nt));
-  S.zero_state();
-  for (int n = 0; n < p.nt; ++n) {
-    S.copy_current(p.box, forward[size_t(n)]);
-    S.step();
-    pair.source->inject(n, pair.sets.source_scale);
-  }
-  pair.make_boundary_store(p.box, p.nt - 1);
-  double worst = 0, largest = 0;
-  std::vector<float> rec;
-  run_source_backwards(S, pair.sets, p.box, Reconstruction::boundary, 1, [&](int n, float) {
-    S.copy_current(p.box, rec);
-    double d2 = 0, f2 = 0;
-    for (size_t c = 0; c < rec.size(); ++c) {
-      d2 += double(rec[c] - forward[size_t(n)][c]) * (rec[c] - forward[size_t(n)][c]);
-      f2 += double(forward[size_t(n)][c]) * forward[size_t(n)][c];
-    }
-    worst = std::max(worst, std::sqrt(d2));
-    largest = std::max(largest, std::sqrt(f2));
-  });
+  const test::ReconstructionNorms norms = test::reconstruct_source_field(p, pair);
+  const double worst = norms.worst_error(), largest = norms.largest_field();
   ASSERT_GT(largest, 0.0);
   std::printf("TTI GPU boundary-saving reconstruction: max error / max norm = %.3g\n", worst / largest);
   EXPECT_LT(worst / largest, 1e-4);

@@ -15,6 +15,7 @@
 #include "solvers/drivers/backend.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/simulation.h"
+#include "tests/support/anisotropic_model.h"
 
 namespace rtm {
 namespace {
@@ -22,22 +23,10 @@ namespace {
 // A smooth TTI medium with every parameter varying, on an odd grid.
 PropagatorSetup odd_setup(int nx, int ny, int nz, int width) {
   VelocityModel m = constant_model(ModelShape{nx, ny, nz, 10, 12, 9}, 2000);
-  const size_t n = size_t(m.cells());
-  Anisotropy& a = m.anisotropy;
-  a.epsilon.resize(n);
-  a.delta.resize(n);
-  a.theta.resize(n);
-  a.phi.resize(n);
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i) {
-        const size_t c = (size_t(k) * ny + j) * nx + i;
-        m.vp[c] = float(1800 + 20 * k + 5 * i);
-        a.epsilon[c] = float(0.1 + 0.005 * j);
-        a.delta[c] = float(0.05 + 0.002 * i);
-        a.theta[c] = float(-30 + 2 * i + k);
-        a.phi[c] = float(10 + 3 * j);
-      }
+  test::fill_anisotropy(m, [&m](int i, int j, int k, size_t c) {
+    m.vp[c] = float(1800 + 20 * k + 5 * i);
+    return test::CellAnisotropy{0.1 + 0.005 * j, 0.05 + 0.002 * i, double(-30 + 2 * i + k), double(10 + 3 * j)};
+  });
   BoundaryConfig b;
   b.width = width;
   b.absorber = Absorber::sponge;

@@ -5,7 +5,6 @@
 // decomposition (each cell is computed by the same code on the same inputs; the ghost planes are
 // exact copies).
 #include <mpi.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -25,15 +24,12 @@
 #include "solvers/drivers/born.h"
 #include "solvers/drivers/decomposed_backend.h"
 #include "solvers/drivers/slab_model.h"
+#include "tests/support/anisotropic_model.h"
+#include "tests/support/mpi_test_main.h"
+#include "tests/support/shared_temp_path.h"
 
 namespace rtm::test {
 namespace {
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
 
 BackendOptions cpu_options() {
   BackendOptions options;
@@ -61,21 +57,11 @@ constexpr int kNx = 20, kNy = 10, kNz = 40, kWidth = 8;
 // ghost plane carries different coefficients), sponge layers.
 VelocityModel tti_model() {
   VelocityModel m = layered_model(ModelShape{kNx, kNy, kNz, 10, 10, 10}, {120, 260}, {1800, 2400, 2900});
-  const size_t n = size_t(m.cells());
-  Anisotropy& a = m.anisotropy;
-  a.epsilon.resize(n);
-  a.delta.resize(n);
-  a.theta.resize(n);
-  a.phi.resize(n);
-  for (int k = 0; k < m.nz; ++k)
-    for (int j = 0; j < m.ny; ++j)
-      for (int i = 0; i < m.nx; ++i) {
-        const size_t c = (size_t(k) * m.ny + j) * m.nx + i;
-        a.epsilon[c] = float(0.2 + 0.05 * std::sin(0.2 * k + 0.1 * i)); // >= 0.15 > delta
-        a.delta[c] = float(0.05 + 0.04 * std::cos(0.3 * j + 0.15 * k));
-        a.theta[c] = float(30 + 15 * std::sin(0.25 * i + 0.2 * k));
-        a.phi[c] = float(20 + 25 * std::cos(0.3 * j));
-      }
+  fill_anisotropy(m, [](int i, int j, int k, size_t) {
+    return CellAnisotropy{0.2 + 0.05 * std::sin(0.2 * k + 0.1 * i), // >= 0.15 > delta
+                          0.05 + 0.04 * std::cos(0.3 * j + 0.15 * k), 30 + 15 * std::sin(0.25 * i + 0.2 * k),
+                          20 + 25 * std::cos(0.3 * j)};
+  });
   return m;
 }
 
@@ -204,9 +190,7 @@ INSTANTIATE_TEST_SUITE_P(Boundaries, TtiDecomposition, ::testing::Values(false, 
 TEST(TtiSlabModel, SlabReadsMigrateAsOneRank) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 or more ranks";
   const ParallelContext parallel(world_size());
-  int pid = int(getpid());
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const std::string path = "/tmp/rtm_tti_slabs_" + std::to_string(pid) + ".h5";
+  const std::string path = shared_temp_stem("rtm_tti_slabs") + ".h5";
   const VelocityModel model = tti_model();
   if (parallel.is_root()) write_velocity_model(path, model);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -260,14 +244,4 @@ TEST(TtiSlabModel, SlabReadsMigrateAsOneRank) {
 } // namespace
 } // namespace rtm::test
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  ::testing::InitGoogleTest(&argc, argv);
-  if (rtm::world_rank() != 0)
-    delete ::testing::UnitTest::GetInstance()->listeners().Release(
-        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
-  const int status = RUN_ALL_TESTS();
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return rtm::test::run_mpi_tests(argc, argv); }

@@ -18,11 +18,11 @@
 #include "kernels/cuda/bfp16_io.cuh"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_propagator.cuh"
+#include "kernels/cuda/point_ops.cuh"
 
 namespace rtm::cuda {
 namespace {
 
-constexpr int kPointThreads = kMaxPointTaps * kMaxPointTaps;
 constexpr int kThreads = 256;
 
 __device__ __forceinline__ float decoded(const int16_t* q, const int8_t* e, int64_t n) {
@@ -45,16 +45,12 @@ __global__ void __launch_bounds__(kPointThreads)
                           const PointStencil* points, const int* row_at, const float* series_row,
                           float scale) {
   const PointStencil& s = points[blockIdx.x];
-  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
-  if (c >= s.nz || b >= s.ny) return;
   const float amp = __fmul_rn(scale, series_row[blockIdx.x]);
-  const float wzy = __fmul_rn(s.wz[c], s.wy[b]);
-  const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-  const int at = row_at[blockIdx.x * kPointThreads + threadIdx.x];
-  for (int a = 0; a < s.nx; ++a) {
-    const float w = __fmul_rn(__fmul_rn(wzy, s.wx[a]), v2dt2[row + a]);
-    atomicAdd(scratch + at + a, __fmul_rn(w, amp));
-  }
+  const int* rows = row_at + blockIdx.x * kPointThreads;
+  for_each_injected_cell(s, [&](int a, int b, int c, float w) {
+    const float term = __fmul_rn(__fmul_rn(w, v2dt2[g.index(s.i0 + a, s.j0 + b, s.k0 + c)]), amp);
+    atomicAdd(scratch + rows[c * kMaxPointTaps + b] + a, term);
+  });
 }
 
 // One thread per touched block: encoded again from its interior cells.
@@ -77,29 +73,8 @@ __global__ void encode_blocks_kernel(GridLayout g, const float* scratch, const i
 __global__ void __launch_bounds__(kPointThreads)
     record_kernel(const int16_t* q, const int8_t* e, GridLayout g, const PointStencil* points,
                   float* series_row) {
-  __shared__ float rows[kPointThreads];
-  __shared__ float planes[kMaxPointTaps];
-  const PointStencil& s = points[blockIdx.x];
-  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
-  if (c < s.nz && b < s.ny) {
-    const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-    float sum = 0.0f;
-    for (int a = 0; a < s.nx; ++a) sum = __fadd_rn(sum, __fmul_rn(s.wx[a], decoded(q, e, row + a)));
-    rows[threadIdx.x] = sum;
-  }
-  __syncthreads();
-  if (threadIdx.x < s.nz) {
-    float plane = 0.0f;
-    for (int r = 0; r < s.ny; ++r)
-      plane = __fadd_rn(plane, __fmul_rn(s.wy[r], rows[threadIdx.x * kMaxPointTaps + r]));
-    planes[threadIdx.x] = plane;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float v = 0.0f;
-    for (int k = 0; k < s.nz; ++k) v = __fadd_rn(v, __fmul_rn(s.wz[k], planes[k]));
-    series_row[blockIdx.x] = v;
-  }
+  const float v = record_point(points[blockIdx.x], g, [&](int64_t n) { return decoded(q, e, n); });
+  if (threadIdx.x == 0) series_row[blockIdx.x] = v;
 }
 
 template <class T> DeviceBuffer upload(const std::vector<T>& host, int device, cudaStream_t stream) {
@@ -115,8 +90,8 @@ template <class T> DeviceBuffer upload(const std::vector<T>& host, int device, c
 class CudaBfp16PointSet final : public PointSet {
 public:
   CudaBfp16PointSet(CudaWavefield& field, const std::vector<PointStencil>& points, int nt)
-      : PointSet(field, int(points.size()), nt), field_(field) {
-    CUDA_CHECK(cudaSetDevice(field_.device_));
+      : PointSet(field, int(points.size()), nt), field_(field),
+        buffers_(points, nt, field.device_, field.stream_) {
     const GridLayout& g = field_.layout();
     // The blocks the cells touch, sorted, and each stencil row's place in the scratch array.
     for (const PointStencil& p : points)
@@ -139,39 +114,16 @@ public:
         }
     }
     cudaStream_t stream = field_.stream_;
-    stencils_ = upload(points, field_.device_, stream);
     blocks_device_ = upload(blocks_, field_.device_, stream);
     row_at_ = upload(row_at, field_.device_, stream);
     scratch_ = DeviceBuffer(std::max<size_t>(blocks_.size(), 1) * bfp16::kBlock * sizeof(float),
                             AllocationKind::plain, field_.device_);
-    series_ = DeviceBuffer(std::max<size_t>(size_t(nt) * points.size(), 1) * sizeof(float),
-                           AllocationKind::plain, field_.device_);
-    CUDA_CHECK(cudaMemsetAsync(series_.data(), 0, series_.bytes(), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  ~CudaBfp16PointSet() override {
-    cudaSetDevice(field_.device_);
-    cudaStreamSynchronize(field_.stream_);
   }
 
 private:
-  void do_upload_series(const std::vector<float>& series) override {
-    if (series.empty()) return;
-    CUDA_CHECK(cudaSetDevice(field_.device_));
-    CUDA_CHECK(cudaMemcpyAsync(series_.data(), series.data(), series.size() * sizeof(float),
-                               cudaMemcpyHostToDevice, field_.stream_));
-    CUDA_CHECK(cudaStreamSynchronize(field_.stream_));
-  }
-
-  std::vector<float> do_download_series() const override {
-    std::vector<float> series(size_t(nt()) * size_t(size()));
-    if (series.empty()) return series;
-    CUDA_CHECK(cudaSetDevice(field_.device_));
-    CUDA_CHECK(cudaMemcpyAsync(series.data(), series_.data(), series.size() * sizeof(float),
-                               cudaMemcpyDeviceToHost, field_.stream_));
-    CUDA_CHECK(cudaStreamSynchronize(field_.stream_));
-    return series;
-  }
+  void do_upload_series(const std::vector<float>& series) override { buffers_.upload_series(series); }
+  std::vector<float> do_download_series() const override { return buffers_.download_series(); }
 
   void do_inject(int t, float scale) override {
     if (size() == 0 || blocks_.empty()) return;
@@ -189,8 +141,8 @@ private:
         q, e, blocks, count, scratch);
     CUDA_CHECK_LAUNCH("bfp16 decode_blocks_kernel");
     inject_scratch_kernel<<<size(), kPointThreads, 0, stream>>>(
-        scratch, field_.v2dt2_.as<float>(), g, stencils_.as<PointStencil>(), row_at_.as<int>(),
-        series_.as<float>() + size_t(t) * size(), scale);
+        scratch, field_.v2dt2_.as<float>(), g, buffers_.stencils(), row_at_.as<int>(),
+        buffers_.series_row(t), scale);
     CUDA_CHECK_LAUNCH("bfp16 inject_scratch_kernel");
     encode_blocks_kernel<<<unsigned((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
         g, scratch, blocks, count, q, e);
@@ -205,18 +157,17 @@ private:
     field_.begin_timed();
     record_kernel<<<size(), kPointThreads, 0, field_.stream_>>>(
         static_cast<const int16_t*>(field_.cur_), bfp16_exponents(static_cast<const void*>(field_.cur_), g),
-        g, stencils_.as<PointStencil>(), series_.as<float>() + size_t(t) * size());
+        g, buffers_.stencils(), buffers_.series_row(t));
     CUDA_CHECK_LAUNCH("bfp16 record_kernel");
     field_.end_timed(CudaWavefield::TimedOp::points);
   }
 
   CudaWavefield& field_;
   std::vector<int64_t> blocks_; // the touched blocks (element index / 16), sorted
-  DeviceBuffer stencils_;       // PointStencil[size()]
   DeviceBuffer blocks_device_;  // int64_t[blocks_.size()]
   DeviceBuffer row_at_;         // int[size()][kPointThreads]
   DeviceBuffer scratch_;        // float[blocks_.size() * 16]
-  DeviceBuffer series_;         // float[nt][size()]
+  PointBuffers buffers_;        // stencils, series; destroyed first, waiting for the stream
 };
 
 std::unique_ptr<PointSet> make_bfp16_point_set(CudaWavefield& field,

@@ -16,59 +16,25 @@ __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
 __device__ __forceinline__ void add_to(float* p, float v) { atomicAdd(p, v); }
 __device__ __forceinline__ void add_to(__half* p, float v) { atomicAdd(p, __float2half_rn(v)); }
 
-// Point sets (solvers/contracts/propagator.h, PointStencil): one block per point, one thread per row of
-// its box, thread t taking plane c = t / kMaxPointTaps and row b = t % kMaxPointTaps. The float
-// arithmetic is PointStencil's order, written with __fmul_rn / __fadd_rn so that the compiler
-// does not contract it into fused multiply-adds the CPU reference does not use: traces then
-// agree with the CPU's to the bit where the wavefields do.
-constexpr int kPointThreads = kMaxPointTaps * kMaxPointTaps;
-
-// p_cur[cell] += (((wz * wy) * wx) * v2dt2[cell]) * amp, amp = scale * series[point]; points may
-// share cells, hence the atomic add.
+// p_cur[cell] += (((wz * wy) * wx) * v2dt2[cell]) * amp, amp = scale * series[point] (point_ops.cuh);
+// points may share cells, hence the atomic add.
 template <class T>
 __global__ void __launch_bounds__(kPointThreads)
     inject_kernel(T* p_cur, const T* v2dt2, GridLayout g, const PointStencil* points,
                   const float* series_row, float scale) {
   const PointStencil& s = points[blockIdx.x]; // read in place: a local copy would go to local memory
-  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
-  if (c >= s.nz || b >= s.ny) return;
   const float amp = __fmul_rn(scale, series_row[blockIdx.x]);
-  const float wzy = __fmul_rn(s.wz[c], s.wy[b]);
-  const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-  for (int a = 0; a < s.nx; ++a) {
-    const float w = __fmul_rn(__fmul_rn(wzy, s.wx[a]), to_float(v2dt2[row + a]));
-    add_to(p_cur + row + a, __fmul_rn(w, amp));
-  }
+  for_each_injected_cell(s, [&](int a, int b, int c, float w) {
+    const int64_t n = g.index(s.i0 + a, s.j0 + b, s.k0 + c);
+    add_to(p_cur + n, __fmul_rn(__fmul_rn(w, to_float(v2dt2[n])), amp));
+  });
 }
 
-// series_row[point] = sum_c wz[c] * sum_b wy[b] * sum_a wx[a] * p_cur[cell], each sum in
-// increasing index order: row sums in parallel, then one thread per plane, then one for the point.
 template <class T>
 __global__ void __launch_bounds__(kPointThreads)
     record_kernel(const T* p_cur, GridLayout g, const PointStencil* points, float* series_row) {
-  __shared__ float rows[kPointThreads];
-  __shared__ float planes[kMaxPointTaps];
-  const PointStencil& s = points[blockIdx.x];
-  const int c = threadIdx.x / kMaxPointTaps, b = threadIdx.x % kMaxPointTaps;
-  if (c < s.nz && b < s.ny) {
-    const int64_t row = g.index(s.i0, s.j0 + b, s.k0 + c);
-    float sum = 0.0f;
-    for (int a = 0; a < s.nx; ++a) sum = __fadd_rn(sum, __fmul_rn(s.wx[a], to_float(p_cur[row + a])));
-    rows[threadIdx.x] = sum;
-  }
-  __syncthreads();
-  if (threadIdx.x < s.nz) {
-    float plane = 0.0f;
-    for (int r = 0; r < s.ny; ++r)
-      plane = __fadd_rn(plane, __fmul_rn(s.wy[r], rows[threadIdx.x * kMaxPointTaps + r]));
-    planes[threadIdx.x] = plane;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float v = 0.0f;
-    for (int k = 0; k < s.nz; ++k) v = __fadd_rn(v, __fmul_rn(s.wz[k], planes[k]));
-    series_row[blockIdx.x] = v;
-  }
+  const float v = record_point(points[blockIdx.x], g, [&](int64_t n) { return to_float(p_cur[n]); });
+  if (threadIdx.x == 0) series_row[blockIdx.x] = v;
 }
 
 } // namespace
@@ -85,27 +51,49 @@ void record_points(const GridLayout& g, DeviceField field, const PointStencil* p
   CUDA_CHECK_LAUNCH("record_kernel");
 }
 
+PointBuffers::PointBuffers(const std::vector<PointStencil>& points, int nt, int device,
+                           cudaStream_t stream)
+    : count_(int(points.size())), nt_(nt), device_(device), stream_(stream) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  stencils_ = DeviceBuffer(points.size() * sizeof(PointStencil), AllocationKind::plain, device_);
+  series_ = DeviceBuffer(size_t(nt) * points.size() * sizeof(float), AllocationKind::plain, device_);
+  if (points.empty()) return;
+  CUDA_CHECK(cudaMemcpyAsync(stencils_.data(), points.data(), stencils_.bytes(), cudaMemcpyHostToDevice,
+                             stream_));
+  CUDA_CHECK(cudaMemsetAsync(series_.data(), 0, series_.bytes(), stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+PointBuffers::~PointBuffers() {
+  cudaSetDevice(device_); // unchecked: a destructor cannot throw
+  cudaStreamSynchronize(stream_);
+}
+
+void PointBuffers::upload_series(const std::vector<float>& series) {
+  if (series.empty()) return;
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(series_.data(), series.data(), series.size() * sizeof(float),
+                             cudaMemcpyHostToDevice, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+std::vector<float> PointBuffers::download_series() const {
+  std::vector<float> series(size_t(nt_) * size_t(count_));
+  if (series.empty()) return series;
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaMemcpyAsync(series.data(), series_.data(), series.size() * sizeof(float),
+                             cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return series;
+}
+
 class CudaPointSet final : public PointSet {
 public:
   CudaPointSet(CudaWavefield& field, const std::vector<PointStencil>& points, int nt)
-      : PointSet(field, int(points.size()), nt), field_(field) {
-    CUDA_CHECK(cudaSetDevice(field_.device_));
-    stencils_ = DeviceBuffer(points.size() * sizeof(PointStencil), AllocationKind::plain, field_.device_);
-    series_ = DeviceBuffer(size_t(nt) * points.size() * sizeof(float), AllocationKind::plain,
-                           field_.device_);
-    if (!points.empty()) {
-      // On the wavefield's own stream, then waited for: the stream is non-blocking, so a plain
-      // cudaMemset (legacy default stream, asynchronous) was not ordered with the upload_series
-      // copy that follows on it and, on a busy GPU, could zero a wavelet already uploaded (a
-      // shot modelled with no source: seen once as an all-zero trace under 8 concurrent tests).
-      CUDA_CHECK(cudaMemcpyAsync(stencils_.data(), points.data(), stencils_.bytes(),
-                                 cudaMemcpyHostToDevice, field_.stream_));
-      CUDA_CHECK(cudaMemsetAsync(series_.data(), 0, series_.bytes(), field_.stream_));
-      CUDA_CHECK(cudaStreamSynchronize(field_.stream_));
-    }
-  }
+      : PointSet(field, int(points.size()), nt), field_(field),
+        buffers_(points, nt, field.device_, field.stream_) {}
   ~CudaPointSet() override {
-    // Queued injections and recordings may still read the buffers (and queued copies the staging).
+    // Queued copies may still read the staging (buffers_ waits for its own readers).
     cudaSetDevice(field_.device_);
     cudaStreamSynchronize(field_.stream_);
     if (staging_) cudaFreeHost(staging_);
@@ -113,13 +101,7 @@ public:
   }
 
 private:
-  void do_upload_series(const std::vector<float>& series) override {
-    if (series.empty()) return;
-    CUDA_CHECK(cudaSetDevice(field_.device_));
-    CUDA_CHECK(cudaMemcpyAsync(series_.data(), series.data(), series.size() * sizeof(float),
-                               cudaMemcpyHostToDevice, field_.stream_));
-    CUDA_CHECK(cudaStreamSynchronize(field_.stream_));
-  }
+  void do_upload_series(const std::vector<float>& series) override { buffers_.upload_series(series); }
 
   // Both copies go from a pinned staging buffer of the set's own (made at the first call) onto
   // the field's stream, behind the work queued there, and the host does not wait for them: a
@@ -140,29 +122,21 @@ private:
     char* host = static_cast<char*>(staging_);
     std::memcpy(host, points.data(), point_bytes);
     std::memcpy(host + point_bytes, series.data(), series_bytes);
-    CUDA_CHECK(cudaMemcpyAsync(stencils_.data(), host, point_bytes, cudaMemcpyHostToDevice,
+    CUDA_CHECK(cudaMemcpyAsync(buffers_.stencils(), host, point_bytes, cudaMemcpyHostToDevice,
                                field_.stream_));
-    CUDA_CHECK(cudaMemcpyAsync(series_.data(), host + point_bytes, series_bytes,
+    CUDA_CHECK(cudaMemcpyAsync(buffers_.series_row(0), host + point_bytes, series_bytes,
                                cudaMemcpyHostToDevice, field_.stream_));
     CUDA_CHECK(cudaEventRecord(staged_, field_.stream_));
     return true;
   }
 
-  std::vector<float> do_download_series() const override {
-    std::vector<float> series(size_t(nt()) * size_t(size()));
-    if (series.empty()) return series;
-    CUDA_CHECK(cudaSetDevice(field_.device_));
-    CUDA_CHECK(cudaMemcpyAsync(series.data(), series_.data(), series.size() * sizeof(float),
-                               cudaMemcpyDeviceToHost, field_.stream_));
-    CUDA_CHECK(cudaStreamSynchronize(field_.stream_));
-    return series;
-  }
+  std::vector<float> do_download_series() const override { return buffers_.download_series(); }
 
   void do_inject(int t, float scale) override {
     if (size() == 0) return;
     CUDA_CHECK(cudaSetDevice(field_.device_));
-    const float* row = series_.as<float>() + size_t(t) * size();
-    const auto* points = stencils_.as<PointStencil>();
+    const float* row = buffers_.series_row(t);
+    const PointStencil* points = buffers_.stencils();
     const GridLayout& g = field_.layout();
     cudaStream_t stream = field_.stream_;
     field_.begin_timed();
@@ -179,16 +153,14 @@ private:
   void do_record(int t) override {
     if (size() == 0) return;
     CUDA_CHECK(cudaSetDevice(field_.device_));
-    float* row = series_.as<float>() + size_t(t) * size();
     field_.begin_timed();
-    record_points(field_.layout(), field_.current_field(), stencils_.as<PointStencil>(), size(), row,
-                  field_.stream_);
+    record_points(field_.layout(), field_.current_field(), buffers_.stencils(), size(),
+                  buffers_.series_row(t), field_.stream_);
     field_.end_timed(CudaWavefield::TimedOp::points);
   }
 
   CudaWavefield& field_;
-  DeviceBuffer stencils_; // PointStencil[size()]
-  DeviceBuffer series_;   // float[nt][size()]
+  PointBuffers buffers_;
   void* staging_ = nullptr;     // pinned: the points, then the series (do_replace)
   cudaEvent_t staged_ = nullptr; // after the copies out of staging_ last queued
 };

@@ -34,7 +34,7 @@ const char* const kBfp16Supports =
 CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row,
                                const MemoryOptions& memory, int device)
     : Wavefield(setup.layout), device_(device), row_(&row), memory_(memory),
-      weights_(setup.weights), timer_(device, int(TimedOp::count)) {
+      weights_(setup.weights), timer_(device) {
   const GridLayout& g = setup.layout;
   if (g.nx < 1 || g.ny < 1 || g.nz < 1)
     throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
@@ -313,7 +313,7 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
 }
 
 void CudaWavefield::finish_step() {
-  if (timing_on_) ++timed_steps_;
+  timer_.count_step();
   std::swap(cur_, prev_);
   cpml_.swap();
 }

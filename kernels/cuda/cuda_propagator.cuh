@@ -13,10 +13,10 @@
 
 #include "kernels/cuda/cpml.cuh"
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/cuda_timing.cuh"
 #include "kernels/cuda/device_buffer.cuh"
 #include "kernels/cuda/field_ops.cuh"
 #include "kernels/cuda/memory_options.cuh"
-#include "kernels/cuda/operation_timer.cuh"
 #include "kernels/cuda/variant_table.cuh"
 
 namespace rtm::cuda {
@@ -82,7 +82,7 @@ private:
                                                          RingPrecision precision) override;
 
   // Kinds of timed operations, one per PropagatorTiming field.
-  enum class TimedOp { step, points, boundary, imaging, box_copy, born, count };
+  using TimedOp = WavefieldTimer::Op;
 
   size_t element_bytes() const;
   // Bytes of one wavefield buffer: size x element_bytes(), or bfp16's mantissas and exponents.
@@ -92,8 +92,8 @@ private:
   Storage model_storage() const { return row_->storage == Storage::bfp16 ? Storage::fp32 : row_->storage; }
   // Throws std::runtime_error (both numbers and `hint`) when `bytes` exceed the free device memory.
   void require_free_memory(size_t bytes, const std::string& what, const std::string& hint) const;
-  // While timing_on_: events around each operation (begin before the first launch, end after
-  // the last), through timer_ (kernels/cuda/operation_timer.cuh): read back in batches.
+  // While timing is on: events around each operation (begin before the first launch, end after
+  // the last), through timer_ (kernels/cuda/cuda_timing.cuh): read back in batches.
   void begin_timed() const;
   void end_timed(TimedOp op) const;
   // The dense box staging buffer of copy_current / set_current, grown when needed.
@@ -119,11 +119,7 @@ private:
   std::string memory_note_;
 
   mutable DeviceBuffer box_staging_; // float[box cells]: copy_current is const
-  // Profiling (enable_timing).
-  bool timing_on_ = false;
-  int64_t timed_steps_ = 0; // step() calls while timing was on
-  int64_t timed_fused_steps_ = 0; // of those, taken by CudaShotFields' fused backward kernel
-  mutable OperationTimer timer_;
+  mutable WavefieldTimer timer_; // profiling (enable_timing)
 };
 
 // The point sets of a bfp16 wavefield (kernels/cuda/bfp16_point_set.cu).

@@ -163,8 +163,8 @@ void CudaShotFields::do_step_both(float weight) {
   }
   r.finish_step();
   s.finish_step();
-  if (r.timing_on_) r.timed_fused_steps_ += 1;
-  if (s.timing_on_) s.timed_fused_steps_ += 1;
+  r.timer_.count_fused_step();
+  s.timer_.count_fused_step();
 }
 
 std::unique_ptr<CudaShotFields> make_cuda_shot_fields(const PropagatorSetup& setup,

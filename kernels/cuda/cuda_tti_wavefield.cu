@@ -20,7 +20,7 @@ std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 CudaTtiWavefield::CudaTtiWavefield(const PropagatorSetup& setup, const std::string& variant, int device)
     : Wavefield(tti_layout(setup.layout)), device_(device), variant_(variant),
-      timer_(device, int(TimedOp::count)) {
+      timer_(device) {
   if (!is_tti_variant(variant_))
     throw std::invalid_argument("TTI variant '" + variant_ + "': expected tti-pipelined or tti-naive");
   const GridLayout& g = setup.layout;
@@ -103,7 +103,7 @@ void CudaTtiWavefield::do_step_planes(int k_begin, int k_end) {
 }
 
 void CudaTtiWavefield::finish_step() {
-  if (timing_on_) ++timed_steps_;
+  timer_.count_step();
   std::swap(tti_->prev, tti_->cur);
 }
 
@@ -168,38 +168,13 @@ void CudaTtiWavefield::do_set_current(const Box& box, const std::vector<float>& 
 
 // ---- profiling ----------------------------------------------------------------------------------
 
-void CudaTtiWavefield::enable_timing(bool on) {
-  CUDA_CHECK(cudaSetDevice(device_));
-  if (on) {
-    timer_.reset();
-    timed_steps_ = 0;
-  } else {
-    timer_.collect();
-  }
-  timing_on_ = on;
-}
+void CudaTtiWavefield::enable_timing(bool on) { timer_.enable(on); }
 
-PropagatorTiming CudaTtiWavefield::timing() const {
-  CUDA_CHECK(cudaSetDevice(device_));
-  timer_.collect();
-  PropagatorTiming t;
-  t.step_ms = timer_.total_ms(int(TimedOp::step));
-  t.points_ms = timer_.total_ms(int(TimedOp::points));
-  t.boundary_ms = timer_.total_ms(int(TimedOp::boundary));
-  t.imaging_ms = timer_.total_ms(int(TimedOp::imaging));
-  t.box_copy_ms = timer_.total_ms(int(TimedOp::box_copy));
-  t.born_ms = timer_.total_ms(int(TimedOp::born));
-  t.steps = timed_steps_;
-  return t;
-}
+PropagatorTiming CudaTtiWavefield::timing() const { return timer_.timing(); }
 
-void CudaTtiWavefield::begin_timed() const {
-  if (timing_on_) timer_.begin(stream_);
-}
+void CudaTtiWavefield::begin_timed() const { timer_.begin(stream_); }
 
-void CudaTtiWavefield::end_timed(TimedOp op) const {
-  if (timing_on_) timer_.end(stream_, int(op));
-}
+void CudaTtiWavefield::end_timed(TimedOp op) const { timer_.end(stream_, op); }
 
 // ---- the factory ----------------------------------------------------------------------------------
 

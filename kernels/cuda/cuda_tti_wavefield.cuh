@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kernels/cuda/device_buffer.cuh"
-#include "kernels/cuda/operation_timer.cuh"
+#include "kernels/cuda/cuda_timing.cuh"
 #include "kernels/cuda/tti_device.cuh"
 #include "solvers/contracts/wavefield.h"
 
@@ -61,7 +61,7 @@ private:
   std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
                                                          RingPrecision precision) override;
 
-  enum class TimedOp { step, points, boundary, imaging, box_copy, born, count };
+  using TimedOp = WavefieldTimer::Op;
   void begin_timed() const;
   void end_timed(TimedOp op) const;
   // Throws std::runtime_error (both numbers and `hint`) when `bytes` exceed the free device memory.
@@ -75,9 +75,7 @@ private:
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<DeviceTti> tti_; // coefficients, damping, both pairs, pass 1's scratch
   mutable DeviceBuffer box_staging_;
-  bool timing_on_ = false;
-  int64_t timed_steps_ = 0;
-  mutable OperationTimer timer_;
+  mutable WavefieldTimer timer_; // profiling (enable_timing, kernels/cuda/cuda_timing.cuh)
 };
 
 } // namespace rtm::cuda

@@ -66,18 +66,4 @@ inline std::vector<float> run_point_workload_on_cpu(const PointWorkload& w, bool
   return cur;
 }
 
-// sqrt( sum (a - b)^2 / sum b^2 ) over the interior of `g`.
-inline double interior_relative_l2(const GridLayout& g, const std::vector<float>& a,
-                                   const std::vector<float>& b) {
-  double d2 = 0, b2 = 0;
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i) {
-        const size_t c = size_t(g.index(i, j, k));
-        d2 += (double(a[c]) - b[c]) * (double(a[c]) - b[c]);
-        b2 += double(b[c]) * b[c];
-      }
-  return std::sqrt(d2 / b2);
-}
-
 } // namespace rtm::test

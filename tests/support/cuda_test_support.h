@@ -1,5 +1,5 @@
 // Scaffolding shared by the tests of the CUDA backend against the CPU reference
-// (test_cuda_variants, test_rtm_ops_gpu): skipping where no GPU is usable, the variant table,
+// (test_cuda_variants, test_rtm_ops_gpu, ...): skipping where no GPU is usable, the variant table,
 // fresh random seeds and random wavefield values. Host code only (kernels/cuda/cuda_backend.h is the
 // plain C++ contract), so it compiles with the host compiler; the tests link rtm_cuda.
 #pragma once
@@ -59,6 +59,13 @@ inline uint64_t fresh_seed() {
   std::random_device device;
   return (uint64_t(device()) << 32) ^ device();
 }
+
+// Declares `rng`, a generator of a fresh seed that every failure in the enclosing scope prints
+// ("seed N"), so that the failure can be replayed.
+#define FRESH_RNG(rng)                                                                             \
+  const uint64_t rng##_seed = ::rtm::test::fresh_seed();                                           \
+  SCOPED_TRACE("seed " + std::to_string(rng##_seed));                                              \
+  std::mt19937_64 rng(rng##_seed)
 
 // n values of magnitude in [0.1, 1] with random signs: no zeros, so that a value a kernel failed
 // to write or wrote twice shows.

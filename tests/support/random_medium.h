@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/propagator.h"
@@ -30,6 +31,18 @@ inline PropagatorSetup random_medium_setup(int nx, int ny, int nz, double hx, do
     v = float(vel * vel * dt * dt);
   }
   return setup;
+}
+
+// Damping profiles of `setup`'s grid drawn uniformly from [0.01, 0.1), x's cells first, then y's,
+// then z's: non-zero everywhere, so that every cell takes the damped path.
+inline void add_random_damping(PropagatorSetup& setup, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> e(0.01f, 0.1f);
+  const GridLayout& g = setup.layout;
+  for (auto [profile, n] : {std::pair{&setup.damping.x, g.nx}, std::pair{&setup.damping.y, g.ny},
+                            std::pair{&setup.damping.z, g.nz}}) {
+    profile->resize(size_t(n));
+    for (float& v : *profile) v = e(rng);
+  }
 }
 
 } // namespace rtm::test
