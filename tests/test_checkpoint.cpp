@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 
 #include "io/checkpoint_file.h"
@@ -294,6 +296,110 @@ TEST(ResumedMigration, RefusesCheckpointsOfOtherParameters) {
   control.identity = migration_identity(run.migration, fewer, "fewer.h5", run.params);
   EXPECT_THAT(input_error_of([&] { migrate_small(control, log); }),
               AllOf(HasSubstr("fewer.h5"), HasSubstr("6 shot(s)"), HasSubstr("5 shot(s)")));
+}
+
+// The anisotropy a TTI checkpoint was written with is part of its identity (a line of its own,
+// solvers/drivers/slab_model.h: anisotropy_identity): a TTI checkpoint resumes neither a TTI run
+// with other anisotropy (one cell of /epsilon changed) nor an isotropic run of the same /vp, and
+// an isotropic checkpoint does not resume a TTI run; each refusal names the line. Migration and
+// modeling (whose checkpoint is a directory of shot files with the identity in run.txt).
+namespace {
+
+VelocityModel with_anisotropy(VelocityModel m) {
+  const size_t n = size_t(m.cells());
+  m.anisotropy.epsilon.assign(n, 0.15f);
+  m.anisotropy.delta.assign(n, 0.05f);
+  m.anisotropy.theta.assign(n, 25.0f);
+  m.anisotropy.phi.assign(n, 10.0f);
+  return m;
+}
+
+VelocityModel with_other_epsilon(VelocityModel m) {
+  m.anisotropy.epsilon[m.anisotropy.epsilon.size() / 2] = 0.14f; // not the largest: the same time step
+  return m;
+}
+
+// Stops at the second shot boundary: after one shot.
+std::function<int()> stop_after_one_shot() {
+  auto boundaries = std::make_shared<int>(0);
+  return [boundaries] { return ++*boundaries > 1 ? 2 : 0; };
+}
+
+} // namespace
+
+TEST(ResumedMigration, RefusesCheckpointsOfOtherAnisotropy) {
+  TempDir dir;
+  const SmallRun& run = small_run();
+  MigrationParams params = run.params;
+  params.boundary.absorber = Absorber::sponge; // TTI's absorber (the isotropic runs too, to differ
+                                               // in the anisotropy alone)
+  const VelocityModel tti = with_anisotropy(run.migration), other = with_other_epsilon(tti);
+  std::ostringstream log;
+  auto stopped_after_one_shot = [&](const VelocityModel& model, const std::string& output) {
+    MigrationControl control;
+    control.checkpoint_output = output;
+    control.identity = migration_identity(model, run.shots, "shots.h5", params);
+    control.stop_requested = stop_after_one_shot();
+    EXPECT_EQ(migrate_shots(model, run.shots, params, log, nullptr, control).stop_signal, 2);
+    EXPECT_EQ(find_checkpoints(output).size(), 1u);
+  };
+  auto resume_error = [&](const VelocityModel& model, const std::string& output) {
+    MigrationControl control;
+    control.checkpoint_output = output;
+    control.identity = migration_identity(model, run.shots, "shots.h5", params);
+    control.resume = true;
+    return input_error_of([&] { migrate_shots(model, run.shots, params, log, nullptr, control); });
+  };
+  const std::string tti_output = dir / "tti.h5", iso_output = dir / "iso.h5";
+  stopped_after_one_shot(tti, tti_output);
+  EXPECT_THAT(resume_error(other, tti_output),
+              AllOf(HasSubstr("checkpoint anisotropy = tti (epsilon, delta, theta, phi), fingerprint"),
+                    HasSubstr("now anisotropy = tti (epsilon, delta, theta, phi), fingerprint"),
+                    HasSubstr("delete")));
+  EXPECT_THAT(resume_error(run.migration, tti_output),
+              AllOf(HasSubstr("checkpoint anisotropy = tti"), HasSubstr("now (none)")));
+  stopped_after_one_shot(run.migration, iso_output);
+  EXPECT_THAT(resume_error(tti, iso_output),
+              AllOf(HasSubstr("checkpoint (none), now anisotropy = tti"), HasSubstr("delete")));
+  // The same anisotropy is the same run: the identity does not change from call to call.
+  EXPECT_EQ(migration_identity(tti, run.shots, "shots.h5", params).parameters,
+            migration_identity(with_anisotropy(run.migration), run.shots, "shots.h5", params).parameters);
+}
+
+TEST(ResumedModeling, RefusesCheckpointsOfOtherAnisotropy) {
+  TempDir dir;
+  const SmallRun& run = small_run();
+  ModelingParams params;
+  params.backend.backend = "cpu";
+  params.wavelet.f0 = 20;
+  params.boundary.width = 6;
+  params.boundary.absorber = Absorber::sponge;
+  params.record_time = 0.1;
+  const VelocityModel tti = with_anisotropy(run.truth), other = with_other_epsilon(tti);
+  const Acquisition acq = default_line_survey(run.truth, 3, 20.0, 2);
+  std::ostringstream log;
+  auto stopped_after_one_shot = [&](const VelocityModel& model, const std::string& output) {
+    ModelingControl control;
+    control.checkpoint_output = output;
+    control.stop_requested = stop_after_one_shot();
+    model_shots(model, acq, params, log, nullptr, nullptr, &control);
+    EXPECT_EQ(control.stop_signal, 2);
+  };
+  auto resume_error = [&](const VelocityModel& model, const std::string& output) {
+    ModelingControl control;
+    control.checkpoint_output = output;
+    control.resume = true;
+    return input_error_of([&] { model_shots(model, acq, params, log, nullptr, nullptr, &control); });
+  };
+  const std::string tti_output = dir / "tti_shots.h5", iso_output = dir / "iso_shots.h5";
+  stopped_after_one_shot(tti, tti_output);
+  EXPECT_THAT(resume_error(other, tti_output),
+              AllOf(HasSubstr("checkpoint anisotropy = tti (epsilon, delta, theta, phi), fingerprint"),
+                    HasSubstr("now anisotropy = tti (epsilon, delta, theta, phi), fingerprint")));
+  EXPECT_THAT(resume_error(run.truth, tti_output),
+              AllOf(HasSubstr("checkpoint anisotropy = tti"), HasSubstr("now (none)")));
+  stopped_after_one_shot(run.truth, iso_output);
+  EXPECT_THAT(resume_error(tti, iso_output), HasSubstr("checkpoint (none), now anisotropy = tti"));
 }
 
 TEST(ShotParallel, OneRankIsOneGroupAndTakesEveryShotInOrder) {

@@ -7,8 +7,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/cuda_tti_shot_fields.cuh"
 #include "kernels/cuda/cuda_tti_wavefield.cuh"
 #include "kernels/cuda/rtm_ops.cuh"
 #include "kernels/cuda/tti_backend.h"
@@ -56,6 +58,9 @@ public:
     cudaEventDestroy(source_ready_);
     cudaEventDestroy(receiver_done_);
   }
+
+  CudaTtiWavefield& cuda_source() { return source_; }
+  CudaTtiWavefield& cuda_receiver() { return receiver_; }
 
 private:
   // Around an operation on the receiver's stream that reads the source field's current pair:
@@ -155,6 +160,15 @@ private:
 std::unique_ptr<ShotFields> make_cuda_tti_shot_fields(const PropagatorSetup& setup, const std::string& variant,
                                                       int device) {
   return std::make_unique<CudaTtiShotFields>(setup, variant, device);
+}
+
+CudaTtiShot make_cuda_tti_shot(const PropagatorSetup& setup, const std::string& variant, int device) {
+  auto fields = std::make_unique<CudaTtiShotFields>(setup, variant, device);
+  CudaTtiShot shot;
+  shot.source = &fields->cuda_source();
+  shot.receiver = &fields->cuda_receiver();
+  shot.fields = std::move(fields);
+  return shot;
 }
 
 } // namespace rtm::cuda

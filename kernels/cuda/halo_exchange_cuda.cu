@@ -8,7 +8,9 @@
 //
 // In each, the messages leave once the edge planes are computed and arrive in the ghost planes
 // while the interior planes are computed (the wavefield's stream runs the interior kernel
-// meanwhile); the step's next kernel waits for them.
+// meanwhile); the step's next kernel waits for them. A message is HaloPlan::planes whole planes of
+// the field being computed: kHalo for the acoustic step, kTtiRing = 8 for the TTI step, whose
+// (p, q) planes alternate (tti_layout), so its planes carry both fields.
 #include <cuda_runtime.h>
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
@@ -25,6 +27,8 @@
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_shot_fields.cuh"
+#include "kernels/cuda/cuda_tti_shot_fields.cuh"
+#include "kernels/cuda/cuda_tti_wavefield.cuh"
 #include "kernels/cuda/halo_exchange_cuda.h"
 #include "kernels/mpi/halo_messages.h"
 
@@ -36,13 +40,15 @@ void mpi_check(int code, const char* what) {
 }
 
 // What every GPU transport shares: the plan's messages (kernels/mpi/halo_messages.h), the
-// wavefield's stream, and an event marking "edge planes computed" on it.
+// wavefield's stream (every operation on the field is queued there), and an event marking "edge
+// planes computed" on it. Any GPU wavefield whose next_field_planes are device memory: the
+// acoustic CudaWavefield or the TTI CudaTtiWavefield.
 class GpuExchange : public HaloExchange {
 public:
-  GpuExchange(CudaWavefield& local, const HaloPlan& plan)
-      : local_(local), plan_(plan), messages_(halo_messages(plan)) {
-    stream_ = local.stream();
-    const PlaneSpan probe = local.next_field_planes(0, kHalo);
+  GpuExchange(Wavefield& local, cudaStream_t stream, const HaloPlan& plan)
+      : local_(local), plan_(plan), stream_(stream), messages_(halo_messages(plan)) {
+    if (plan.planes < 1) throw std::logic_error("GPU halo exchange: a message needs at least one plane");
+    const PlaneSpan probe = local.next_field_planes(0, plan.planes);
     if (probe.device < 0 || stream_ == nullptr)
       throw std::logic_error("GPU halo exchange: the wavefield is not in GPU memory");
     device_ = probe.device;
@@ -54,15 +60,15 @@ public:
 
 protected:
   void* planes(const HaloMessage& m) {
-    return local_.next_field_planes(m.first_plane, m.first_plane + kHalo).data;
+    return local_.next_field_planes(m.first_plane, m.first_plane + plan_.planes).data;
   }
   int message_bytes() const { return halo_message_bytes(bytes_, name()); }
 
-  CudaWavefield& local_;
+  Wavefield& local_;
   HaloPlan plan_;
   cudaStream_t stream_ = nullptr;
   int device_ = 0;
-  size_t bytes_ = 0; // one message: kHalo planes
+  size_t bytes_ = 0; // one message: plan_.planes planes
   HaloMessages messages_;
   cudaEvent_t edges_done_ = nullptr;
 };
@@ -71,7 +77,8 @@ protected:
 
 class StagedExchange final : public GpuExchange {
 public:
-  StagedExchange(CudaWavefield& local, const HaloPlan& plan) : GpuExchange(local, plan) {
+  StagedExchange(Wavefield& local, cudaStream_t stream, const HaloPlan& plan)
+      : GpuExchange(local, stream, plan) {
     for (int m = 0; m < 2; ++m) {
       CUDA_CHECK(cudaMallocHost(&send_host_[size_t(m)], bytes_));
       CUDA_CHECK(cudaMallocHost(&receive_host_[size_t(m)], bytes_));
@@ -186,7 +193,8 @@ void nccl_check(ncclResult_t result, const char* what) {
 
 class NcclExchange final : public GpuExchange {
 public:
-  NcclExchange(CudaWavefield& local, const HaloPlan& plan) : GpuExchange(local, plan) {
+  NcclExchange(Wavefield& local, cudaStream_t stream, const HaloPlan& plan)
+      : GpuExchange(local, stream, plan) {
     // NVLink multicast (NVLS) stays off unless the user set it: on shared hosts it has put GPUs
     // out of service (docs/decomposition.md, "Halo transports").
     setenv("NCCL_NVLS_ENABLE", "0", 0);
@@ -257,15 +265,16 @@ std::vector<std::string> halo_transports() {
 
 namespace {
 
-// A GPU transport by name (one of halo_transports()) for `local`; collective over plan.comm.
-std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, CudaWavefield& local,
-                                                 const HaloPlan& plan) {
+// A GPU transport by name (one of halo_transports()) for `local`, whose operations are queued on
+// `stream`; collective over plan.comm.
+std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, Wavefield& local,
+                                                 cudaStream_t stream, const HaloPlan& plan) {
 #ifdef RTM_HAVE_NCCL
-  if (name == "nccl") return std::make_unique<NcclExchange>(local, plan);
+  if (name == "nccl") return std::make_unique<NcclExchange>(local, stream, plan);
 #endif
   if (name == "mpi-cuda-aware" && mpi_takes_device_pointers())
-    return std::make_unique<CudaAwareExchange>(local, plan);
-  if (name == "mpi-staged") return std::make_unique<StagedExchange>(local, plan);
+    return std::make_unique<CudaAwareExchange>(local, stream, plan);
+  if (name == "mpi-staged") return std::make_unique<StagedExchange>(local, stream, plan);
   throw std::invalid_argument("halo transport '" + name + "' is not available in this build");
 }
 
@@ -274,12 +283,19 @@ std::unique_ptr<HaloExchange> make_halo_exchange(const std::string& name, CudaWa
 SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::string& variant,
                                   const MemoryOptions& memory, int device, std::ostream* log,
                                   const std::string& transport, const HaloPlan& plan) {
+  if (!local.tti.empty()) { // the TTI step: (p, q) planes, kTtiRing of them per message
+    auto field = std::make_unique<CudaTtiWavefield>(local, variant, device);
+    SlabWavefield slab;
+    slab.exchange = make_halo_exchange(transport, *field, field->stream(), plan);
+    slab.field = std::move(field);
+    return slab;
+  }
   std::unique_ptr<CudaWavefield> field = make_cuda_wavefield(local, variant, memory, device, log);
   // Halo planes move raw field memory: bfp16's blocks would need their exponents moved too.
   if (field->variant().storage == Storage::bfp16)
     field->refuse_for_bfp16("z-slab halo exchange (--ranks-per-shot > 1)");
   SlabWavefield slab;
-  slab.exchange = make_halo_exchange(transport, *field, plan);
+  slab.exchange = make_halo_exchange(transport, *field, field->stream(), plan);
   slab.field = std::move(field);
   return slab;
 }
@@ -287,10 +303,19 @@ SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::strin
 SlabShotFields make_slab_shot_fields(const PropagatorSetup& local, const std::string& variant,
                                      const MemoryOptions& memory, int device, std::ostream* log,
                                      const std::string& transport, const HaloPlan& plan) {
-  std::unique_ptr<CudaShotFields> fields = make_cuda_shot_fields(local, variant, memory, device, log);
   SlabShotFields slab;
-  slab.source_exchange = make_halo_exchange(transport, fields->cuda_source(), plan);
-  slab.receiver_exchange = make_halo_exchange(transport, fields->cuda_receiver(), plan);
+  if (!local.tti.empty()) {
+    CudaTtiShot shot = make_cuda_tti_shot(local, variant, device);
+    slab.source_exchange = make_halo_exchange(transport, *shot.source, shot.source->stream(), plan);
+    slab.receiver_exchange = make_halo_exchange(transport, *shot.receiver, shot.receiver->stream(), plan);
+    slab.fields = std::move(shot.fields);
+    return slab;
+  }
+  std::unique_ptr<CudaShotFields> fields = make_cuda_shot_fields(local, variant, memory, device, log);
+  CudaWavefield& source = fields->cuda_source();
+  CudaWavefield& receiver = fields->cuda_receiver();
+  slab.source_exchange = make_halo_exchange(transport, source, source.stream(), plan);
+  slab.receiver_exchange = make_halo_exchange(transport, receiver, receiver.stream(), plan);
   slab.fields = std::move(fields);
   return slab;
 }

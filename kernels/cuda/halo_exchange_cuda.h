@@ -20,7 +20,9 @@ namespace cuda {
 std::vector<std::string> halo_transports();
 // The CUDA backend's slab fields with a GPU transport by name (one of halo_transports()): the
 // wavefield options as cuda::make_wavefield / make_shot_fields take them (kernels/cuda/cuda_backend.h).
-// Collective over plan.comm.
+// A setup with TTI coefficients gets the TTI fields (kernels/cuda/cuda_tti_wavefield.cuh; `variant`
+// then a TTI variant name, `memory` unused), whose messages are plan.planes (kTtiRing) planes of
+// the interleaved (p, q). Collective over plan.comm.
 struct MemoryOptions;
 SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::string& variant,
                                   const MemoryOptions& memory, int device, std::ostream* log,

@@ -29,12 +29,22 @@ std::vector<std::string> halo_transports(const std::string& backend) {
 
 namespace {
 
-// The backend ("cpu" or "cuda") and the transport the options ask for, checked. A TTI run's slabs
-// step on the CPU reference (tti_setup.h says which backends run TTI; the slab code below is the
-// same for any backend whose TTI wavefield and transport honour the plan's ghost width).
-std::pair<std::string, std::string> backend_and_transport(const BackendOptions& options, bool tti,
-                                                          std::ostream& log) {
-  const std::string backend = tti ? tti_backend(options, log) : choose_backend(options, log);
+// What a slab's fields are made with: the backend ("cpu" or "cuda"), the variant the backend gets
+// (the options' own, or for TTI the TTI variant tti_setup.h chose) and the transport, checked. The
+// transports send the plan's ghost width (kHalo, or kTtiRing for TTI) on either backend.
+struct SlabChoice {
+  std::string backend, variant, transport;
+};
+
+SlabChoice backend_and_transport(const BackendOptions& options, bool tti, std::ostream& log) {
+  std::string backend, variant = options.variant;
+  if (tti) {
+    const TtiBackend choice = tti_backend(options, log);
+    backend = choice.backend;
+    variant = choice.variant;
+  } else {
+    backend = choose_backend(options, log);
+  }
   const std::vector<std::string> offered = halo_transports(backend);
   std::string transport = options.halo_transport;
   if (transport == "auto") {
@@ -46,7 +56,7 @@ std::pair<std::string, std::string> backend_and_transport(const BackendOptions& 
     throw InputError("--halo-transport " + transport + ": not available for the " + backend +
                      " backend here; expected auto" + (list.empty() ? "" : " or " + list));
   }
-  return {backend, transport};
+  return {backend, variant, transport};
 }
 
 #ifdef RTM_HAVE_CUDA
@@ -67,16 +77,16 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorS
 
 std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(
     std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
-  const auto [backend, transport] = backend_and_transport(options, !d->local_setup().tti.empty(), log);
+  const SlabChoice choice = backend_and_transport(options, !d->local_setup().tti.empty(), log);
   SlabWavefield local;
-  if (backend == "cpu") {
+  if (choice.backend == "cpu") {
     if (d->local_setup().tti.empty()) local.field = std::make_unique<CpuWavefield>(d->local_setup());
     else local.field = std::make_unique<CpuTtiWavefield>(d->local_setup());
     local.exchange = make_host_mpi_exchange(*local.field, d->plan());
   } else {
 #ifdef RTM_HAVE_CUDA
-    local = cuda::make_slab_wavefield(d->local_setup(), options.variant, memory_options(options),
-                                      options.device, &log, transport, d->plan());
+    local = cuda::make_slab_wavefield(d->local_setup(), choice.variant, memory_options(options),
+                                      options.device, &log, choice.transport, d->plan());
 #endif
   }
   d->release_model_term(); // the field keeps its own copy
@@ -95,17 +105,17 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const Propagat
 
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
     std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
-  const auto [backend, transport] = backend_and_transport(options, !d->local_setup().tti.empty(), log);
+  const SlabChoice choice = backend_and_transport(options, !d->local_setup().tti.empty(), log);
   SlabShotFields local;
-  if (backend == "cpu") {
+  if (choice.backend == "cpu") {
     if (d->local_setup().tti.empty()) local.fields = std::make_unique<CpuShotFields>(d->local_setup());
     else local.fields = std::make_unique<CpuTtiShotFields>(d->local_setup());
     local.source_exchange = make_host_mpi_exchange(local.fields->source(), d->plan());
     local.receiver_exchange = make_host_mpi_exchange(local.fields->receiver(), d->plan());
   } else {
 #ifdef RTM_HAVE_CUDA
-    local = cuda::make_slab_shot_fields(d->local_setup(), options.variant, memory_options(options),
-                                        options.device, &log, transport, d->plan());
+    local = cuda::make_slab_shot_fields(d->local_setup(), choice.variant, memory_options(options),
+                                        options.device, &log, choice.transport, d->plan());
 #endif
   }
   d->release_model_term();

@@ -468,7 +468,8 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 point_interpolation_name(params.point_interpolation),
                 absorber_name(params.boundary.absorber), identity_imaging_interval(params, shots),
                 ring_precision_name(params.ring_precision));
-  id.parameters = text;
+  // TTI: a line of its own, so that an isotropic run's identity is what it always was.
+  id.parameters = text + anisotropy_identity(model);
   return id;
 }
 
@@ -478,6 +479,7 @@ CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, con
   // the ranks' planes in turn (FNV-1a goes byte by byte, so it equals one pass over the whole).
   CheckpointIdentity id = migration_identity(part.shape, shots, shots_path, params);
   id.model_fingerprint = model_fingerprint(part, group);
+  id.parameters += anisotropy_identity(part, group); // part.shape has no anisotropy: none above
   return id;
 }
 

@@ -436,13 +436,15 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   ShotLoopPlan plan = modeling_plan(sim.layout, out.nt, int(sources.size()));
   const bool checkpointing = !control.checkpoint_output.empty();
   std::vector<ShotGather> resumed;
-  if (checkpointing)
-    resumed = carry_over_shots(control,
-                               modeling_identity(model,
-                                                 part ? model_fingerprint(*part, parallel.group_comm())
-                                                      : whole_model_fingerprint(model),
-                                                 acq, params, out),
+  if (checkpointing) {
+    // Two collectives over the group in turn (not as operands of one expression: unsequenced).
+    const uint64_t velocities = part ? model_fingerprint(*part, parallel.group_comm())
+                                     : whole_model_fingerprint(model);
+    const std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
+                                        : anisotropy_identity(model); // TTI: a line of its own
+    resumed = carry_over_shots(control, modeling_identity(model, velocities, acq, params, out) + anisotropy,
                                out, plan.total, parallel, info, plan.finished);
+  }
 
   ShotLoopBody body;
   ShotGather gather; // the shot being modeled, until it is kept

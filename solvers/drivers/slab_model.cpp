@@ -1,6 +1,7 @@
 #include "solvers/drivers/slab_model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "io/anisotropy_file.h"
@@ -206,6 +207,48 @@ uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
     check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (model fingerprint)");
   check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (model fingerprint)");
   return h;
+}
+
+namespace {
+
+// FNV-1a continued over `count` model planes of `a` from plane `first` of its arrays: each plane's
+// epsilon, delta, theta and phi in turn.
+uint64_t add_anisotropy_planes(const Anisotropy& a, size_t plane, int first, int count, uint64_t h) {
+  for (int k = first; k < first + count; ++k)
+    for (const std::vector<float>* values : {&a.epsilon, &a.delta, &a.theta, &a.phi})
+      h = fingerprint(values->data() + size_t(k) * plane, plane * sizeof(float), h);
+  return h;
+}
+
+std::string anisotropy_line(uint64_t h) {
+  char text[128];
+  std::snprintf(text, sizeof text, "anisotropy = tti (epsilon, delta, theta, phi), fingerprint %016llx\n",
+                static_cast<unsigned long long>(h));
+  return text;
+}
+
+} // namespace
+
+std::string anisotropy_identity(const VelocityModel& model) {
+  if (model.anisotropy.empty()) return "";
+  return anisotropy_line(add_anisotropy_planes(model.anisotropy, size_t(model.nx) * size_t(model.ny),
+                                               0, model.nz, kFingerprintSeed));
+}
+
+std::string anisotropy_identity(const SlabModel& part, MPI_Comm group) {
+  if (!part.tti) return ""; // the same on every rank of the group: nobody waits below
+  int size = 1;
+  const int rank = group_rank(group, &size);
+  uint64_t h = kFingerprintSeed;
+  if (rank > 0)
+    check_mpi(MPI_Recv(&h, 1, MPI_UINT64_T, rank - 1, 0, group, MPI_STATUS_IGNORE),
+              "MPI_Recv (anisotropy fingerprint)");
+  h = add_anisotropy_planes(part.planes.anisotropy, size_t(part.shape.nx) * size_t(part.shape.ny),
+                            part.own_first - part.z_first, part.own_end - part.own_first, h);
+  if (rank + 1 < size)
+    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (anisotropy fingerprint)");
+  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (anisotropy fingerprint)");
+  return anisotropy_line(h);
 }
 
 ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part) {

@@ -80,6 +80,16 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
 // with any rank count. Collective over `group`.
 uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group);
 
+// The anisotropy's line of a checkpoint's identity (migration's parameters, modeling's identity):
+// "" for an isotropic model, so isotropic identities are unchanged; else
+// "anisotropy = tti (epsilon, delta, theta, phi), fingerprint <16 hex digits>\n", FNV-1a over the
+// model planes in z order, each plane's /epsilon, /delta, /theta, /phi in turn (as read: only vp is
+// smoothed). A TTI checkpoint then resumes neither an isotropic run of the same /vp nor a TTI run
+// with other anisotropy, and the refusal names the line. The part's runs over the group's ranks'
+// own planes in turn (collective over `group`), equal to the whole model's, as model_fingerprint.
+std::string anisotropy_identity(const VelocityModel& model);
+std::string anisotropy_identity(const SlabModel& part, MPI_Comm group);
+
 // The velocity extremes a run checks and sizes its grid with: the part's (reduced over the group)
 // when the model is split, else the whole model's slowest and fastest velocity.
 ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part);

@@ -106,18 +106,10 @@ TtiChoice choose_tti_backend(const BackendOptions& options, std::ostream& log) {
 
 } // namespace
 
-std::string tti_backend(const BackendOptions& options, std::ostream& log) {
-  if (!choose_tti_backend(options, log).gpu) return "cpu";
-  // The slab code is the backends' own (docs/decomposition.md, TTI), but the GPU halo transports
-  // (kernels/cuda/halo_exchange_cuda.cu) send kHalo planes and the CUDA slab fields are the
-  // acoustic ones: a GPU TTI slab is not wired yet.
-  const std::string why = "the TTI z-slabs step on the CPU reference for now (the GPU halo "
-                          "transports send 4-plane halos; the TTI step needs 8)";
-  if (options.backend == "cuda")
-    throw InputError("--backend cuda with --physics tti and several ranks per shot: " + why +
-                     "; use --backend cpu (or auto), or one rank per shot");
-  log << "rtm: note: --physics tti with several ranks per shot: " << why << "\n";
-  return "cpu";
+TtiBackend tti_backend(const BackendOptions& options, std::ostream& log) {
+  const TtiChoice choice = choose_tti_backend(options, log);
+  if (!choice.gpu) return {"cpu", ""};
+  return {"cuda", choice.variant};
 }
 
 std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,

@@ -30,9 +30,13 @@ std::unique_ptr<Wavefield> make_tti_wavefield(const PropagatorSetup& setup,
                                               const BackendOptions& options, std::ostream& log);
 std::unique_ptr<ShotFields> make_tti_shot_fields(const PropagatorSetup& setup,
                                                  const BackendOptions& options, std::ostream& log);
-// The backend a TTI run's z-slabs (solvers/drivers/decomposed_backend.h) make their local fields
-// on, the options checked as above: "cpu"; where they would choose the GPU, --backend cuda is
-// refused (InputError) and auto says on `log` that the slabs run on the CPU.
-std::string tti_backend(const BackendOptions& options, std::ostream& log);
+// Where a TTI run's z-slabs (solvers/drivers/decomposed_backend.h) make their local fields, the
+// options checked and chosen as above: backend "cpu" (variant empty), or "cuda" with the TTI
+// variant (tti-pipelined for auto) when --backend resolves to cuda.
+struct TtiBackend {
+  std::string backend; // "cpu" or "cuda"
+  std::string variant; // with cuda: a TTI variant name
+};
+TtiBackend tti_backend(const BackendOptions& options, std::ostream& log);
 
 } // namespace rtm
