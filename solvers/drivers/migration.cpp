@@ -537,7 +537,9 @@ struct MigrationRun {
   ShotPrefetch<PreparedShot> prefetch;        // the next shot's PreparedShot, made ahead
   double setup_wait_s = 0, prefetch_s = 0;    // MigrationProfile's, summed over the shots
   // Checkpoint files of one rank per shot written beside the next shot's steps; checkpoint_s is
-  // the loop thread's time in checkpoints (the sums' download, a wait for the write before).
+  // the loop thread's time in checkpoints (a wait for the write before; the sums' snapshot: their
+  // download, or on the GPU only queuing their copy, the first one allocating its pinned buffers).
+  // Declared after `fields`: a write in flight holds a snapshot of them, so it goes first.
   BackgroundCheckpointWriter checkpoint_writer;
   double checkpoint_s = 0;
   // What this group's checkpoints hold: for group 0 the carried shots too.
@@ -805,16 +807,20 @@ void prepare_source(MigrationRun& run) {
                                       : migration_velocity_at(run, gather.source));
 }
 
-// The group's partial sums and finished shots. Every rank of the group downloads (a split
-// propagator assembles the arrays collectively); the leader writes, on the writer's thread while
-// the next shot steps. With the model split over the group (part set) each rank writes its own
-// planes instead (solvers/drivers/slab_checkpoint.h), on this thread: the ranks take turns by MPI.
+// The group's partial sums and finished shots. Every rank of the group takes a snapshot of the
+// sums (a split propagator assembles the arrays collectively; the CUDA backend only queues their
+// copy into pinned memory, which runs beside the next shot's first steps); the leader writes, on
+// the writer's thread while the next shot steps. With the model split over the group (part set)
+// each rank writes its own planes instead (solvers/drivers/slab_checkpoint.h), on this thread: the
+// ranks take turns by MPI.
 void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) {
   const double start = steady_seconds();
   MigrationCheckpoint c;
+  std::unique_ptr<ImageSnapshot> sums;
   if (!run.part) {
-    c.raw_image = run.fields->download_image();
-    c.illumination = run.fields->download_illumination();
+    // The write before is done (and its snapshot taken) before the next snapshot: one at a time.
+    run.checkpoint_writer.finish();
+    sums = run.fields->snapshot_image();
     if (!run.parallel.is_leader()) return;
   }
   c.id = new_checkpoint_id();
@@ -829,7 +835,7 @@ void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) 
   if (run.part)
     write_slab_checkpoint(path, c, own_sums(*run.fields, *run.part), run.parallel.group_comm());
   else
-    run.checkpoint_writer.start(path, std::move(c));
+    run.checkpoint_writer.start(path, std::move(c), std::move(sums));
   run.checkpoint_s += steady_seconds() - start;
 }
 
