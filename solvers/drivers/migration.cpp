@@ -301,9 +301,10 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 // available memory (shared by the ranks on this node), before anything is allocated. A group of
 // several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h): each rank
 // is estimated for its slab (the largest), its model part read with the smoothing's reach.
+// `checkpoints`: the loop writes a checkpoint every few shots (their pinned staging on the GPU).
 void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                             const MigrationParams& params, const ParallelContext& parallel,
-                            const SlabModel* part) {
+                            const SlabModel* part, bool checkpoints) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
   plan.smoothing_reach = part ? part->smoothing_reach : -1;
@@ -320,6 +321,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                      : SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
   plan.ring_precision = params.ring_precision;
+  plan.checkpoint_staging = checkpoints;
   check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
 }
 
@@ -699,10 +701,10 @@ DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
 }
 
 // Both wavefields on one backend and variant, the receivers on the receiver field, the image and
-// (boundary saving) the source field's ring store.
-void make_wavefields(MigrationRun& run) {
+// (boundary saving) the source field's ring store. `checkpoints` as check_migration_memory's.
+void make_wavefields(MigrationRun& run, bool checkpoints) {
   const MigrationParams& params = run.params;
-  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part);
+  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part, checkpoints);
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -1053,7 +1055,7 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   result.memory = run.memory;
   result.data_phase_filter = choose_migration_phase_filter(run);
   run.data_phase_order = data_phase_filter_order(result.data_phase_filter);
-  make_wavefields(run);
+  make_wavefields(run, !control.checkpoint_output.empty() && control.checkpoint_every > 0);
   ShotLoopPlan plan = migration_plan(run, resume_migration(run, control), control.checkpoint_every);
   announce_migration(run, int(unfinished_shots(plan.total, plan.finished).size()), control);
   if (params.profile) run.fields->enable_timing(true);
