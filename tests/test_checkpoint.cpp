@@ -11,6 +11,8 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 #include "io/checkpoint_file.h"
 #include "solvers/contracts/errors.h"
@@ -162,6 +164,49 @@ TEST(BackgroundCheckpointWriter, WritesInOrderAndReportsAFailedWrite) {
   EXPECT_ANY_THROW(writer.finish());
   writer.start(dir / "no-such-directory/image.h5.checkpoint-0.h5", first);
   EXPECT_ANY_THROW(writer.start(path, first)); // the failure before, reported here
+}
+
+// With a snapshot of the sums (ShotFields::snapshot_image: on the GPU a copy still running), the
+// writer's thread takes them, not the caller's, and writes them; a failed take is reported as a
+// failed write.
+TEST(BackgroundCheckpointWriter, TakesTheSumsOfASnapshotOnItsThread) {
+  class RecordingSnapshot final : public ImageSnapshot {
+  public:
+    RecordingSnapshot(Sums sums, std::thread::id& taker) : sums_(std::move(sums)), taker_(taker) {}
+    Sums take() override {
+      taker_ = std::this_thread::get_id();
+      return std::move(sums_);
+    }
+
+  private:
+    Sums sums_;
+    std::thread::id& taker_;
+  };
+  class FailingSnapshot final : public ImageSnapshot {
+    Sums take() override { throw std::runtime_error("the copy failed"); }
+  };
+  TempDir dir;
+  const std::string path = checkpoint_path(dir / "image.h5", 0);
+  const MigrationCheckpoint full = sample_checkpoint(3, 4, 5, {0, 1}, 0.5f);
+  MigrationCheckpoint header = full;
+  header.raw_image.clear();
+  header.illumination.clear();
+  std::thread::id taker;
+  BackgroundCheckpointWriter writer;
+  writer.start(path, header,
+               std::make_unique<RecordingSnapshot>(
+                   ImageSnapshot::Sums{full.raw_image, full.illumination}, taker));
+  writer.finish();
+  EXPECT_NE(taker, std::thread::id());
+  EXPECT_NE(taker, std::this_thread::get_id()) << "taken on the loop's thread";
+  const MigrationCheckpoint read = read_checkpoint(path);
+  EXPECT_EQ(read.raw_image, full.raw_image);
+  EXPECT_EQ(read.illumination, full.illumination);
+  EXPECT_EQ(read.finished, full.finished);
+
+  writer.start(path, header, std::make_unique<FailingSnapshot>());
+  EXPECT_THROW(writer.finish(), std::runtime_error);
+  EXPECT_EQ(read_checkpoint(path).raw_image, full.raw_image) << "the file before is kept";
 }
 
 TEST(CheckpointFile, FindsOnlyCompleteCheckpointsOfTheOutput) {

@@ -106,6 +106,26 @@ TEST(MemoryBudget, ItemsFollowFromTheGrid) {
   EXPECT_EQ(item(estimate_run_memory(plan).host, "snapshots"), 125ull * interior * 4);
 }
 
+// Checkpoints on the GPU stage the image and the illumination through pinned host buffers kept
+// for the run (kernels/cuda/cuda_shot_fields.cuh): two more copies of the box on the host, counted
+// only where a backend makes them (the CUDA backend, acoustic, one rank per shot).
+TEST(MemoryBudget, CheckpointStagingCountsTwoPinnedCopiesOfTheBox) {
+  RunMemoryPlan plan = plan_for(100, 1000);
+  plan.box = Box{10, 90, 10, 90, 0, 90};
+  const uint64_t box = 80 * 80 * 90;
+  const uint64_t without = estimate_run_memory(plan).host_bytes();
+  EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "checkpoint staging (pinned image and illumination)"));
+  plan.checkpoint_staging = true;
+  const MemoryEstimate staged = estimate_run_memory(plan);
+  EXPECT_EQ(item(staged.host, "checkpoint staging (pinned image and illumination)"), 2 * box * 4);
+  EXPECT_EQ(staged.host_bytes(), without + 2 * box * 4);
+  plan.tti = true; // the TTI fields download their sums without staging
+  EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "checkpoint staging (pinned image and illumination)"));
+  plan.tti = false;
+  plan.ranks_per_shot = 2; // nor does the z-slab split
+  EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "checkpoint staging (pinned image and illumination)"));
+}
+
 TEST(MemoryBudget, RunThatFitsIsAccepted) {
   const RunMemoryPlan plan = plan_for(100, 1000);
   EXPECT_EQ(refusal(plan, 80 * kGiB, 100 * kGiB), "");
@@ -185,6 +205,10 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
                                  memory_size_string(estimate_run_memory(plan).host_bytes()) +
                                  " of host memory but "));
   EXPECT_THAT(message, HasSubstr(memory_size_string(host_available_bytes()) + " are available"));
+  // The CPU backend stages no checkpoints in pinned memory: not counted for it.
+  RunMemoryPlan staged = plan;
+  staged.checkpoint_staging = true;
+  EXPECT_EQ(run_refusal(staged, "cpu"), message);
   EXPECT_EQ(run_refusal(plan_for(50, 100), "cpu"), "") << "a small run fits";
   // Ranks on one node share its memory: each is given its share.
   const std::string shared = run_refusal(plan, "cpu", 4);

@@ -93,6 +93,7 @@ TEST(Contracts, ShotFieldsCheckTheirArguments) {
   CpuShotFields fields(small_setup());
   const Box box{1, 9, 1, 8, 2, 12};
   EXPECT_TRUE(fields.download_image().empty()) << "no image before allocate_image";
+  EXPECT_TRUE(fields.snapshot_image()->take().image.empty()) << "nothing to snapshot yet";
   EXPECT_THROW(fields.accumulate_image(1.0f), std::logic_error);
   EXPECT_THROW(fields.set_image({}, {}), std::logic_error);
   EXPECT_THROW(fields.allocate_image({0, 13, 0, 1, 0, 1}), std::invalid_argument);
@@ -101,6 +102,12 @@ TEST(Contracts, ShotFieldsCheckTheirArguments) {
   EXPECT_THROW(fields.set_image(right, wrong), std::invalid_argument);
   fields.set_image(right, right);
   EXPECT_EQ(fields.download_illumination(), right);
+  // A snapshot holds the sums of its moment (the CPU's copied at once), not later ones.
+  std::unique_ptr<ImageSnapshot> snapshot = fields.snapshot_image();
+  fields.accumulate_image(1.0f);
+  const ImageSnapshot::Sums sums = snapshot->take();
+  EXPECT_EQ(sums.image, right);
+  EXPECT_EQ(sums.illumination, right);
   EXPECT_THROW(fields.inject_born_source(), std::logic_error);
   EXPECT_THROW(fields.set_born_perturbation(box, wrong), std::invalid_argument);
   EXPECT_THROW(fields.set_born_perturbation({0, 1, 0, 1, 0, 15}, std::vector<float>(15)),

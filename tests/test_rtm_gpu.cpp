@@ -2,12 +2,16 @@
 // reconstruction, the Born dot-product test, and migrated images. Skipped where no GPU is usable.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 #include <vector>
 
+#include "io/checkpoint_file.h"
 #include "solvers/drivers/born.h"
 #include "solvers/drivers/migration.h"
 #include "tests/rtm_test_problem.h"
@@ -220,6 +224,50 @@ TEST(RtmGpu, ManyShotsOverlappedImageAsTheCpuSequentialRun) {
     EXPECT_TRUE(gpu.profile.overlap_shots);
     EXPECT_GT(gpu.profile.prefetch_s, 0.0) << which;
   }
+}
+
+// A checkpoint every shot (`rtm migrate`'s default): on the GPU the sums go to the host through
+// pinned buffers on a copy stream while the next shot steps (kernels/cuda/cuda_shot_fields.cuh).
+// The run's image is that of a run without checkpoints bit for bit (one variant, sources and
+// receivers on nodes: no atomic sums in another order), and the last checkpoint, written before
+// the last shot, holds the first two shots' sums bit for bit.
+TEST(RtmGpu, CheckpointsEveryShotChangeNoImageAndHoldTheirShotsSums) {
+  SKIP_WITHOUT_GPU();
+  const ModelShape shape{40, 24, 36, 10, 10, 10};
+  const VelocityModel truth = layered_model(shape, {200}, {2000, 2700});
+  ModelingParams modeling;
+  modeling.backend.backend = "cpu";
+  modeling.wavelet.f0 = 18;
+  modeling.boundary.width = 16;
+  modeling.record_time = 0.4;
+  std::ostringstream log;
+  const ShotFile shots = model_shots(truth, default_line_survey(truth, 3, 30.0, 1), modeling, log);
+  const VelocityModel migration = constant_model(shape, 2000);
+  MigrationParams params;
+  params.boundary.width = 16;
+  params.backend.backend = "cuda";
+  params.backend.variant = "regqueue_vec4";
+  const MigrationResult plain = migrate_shots(migration, shots, params, log);
+
+  const std::string output = "/tmp/rtm_gpu_checkpoints_" + std::to_string(getpid()) + ".h5";
+  MigrationControl control;
+  control.checkpoint_output = output;
+  control.checkpoint_every = 1;
+  control.identity = migration_identity(migration, shots, "shots.h5", params);
+  const MigrationResult checkpointed = migrate_shots(migration, shots, params, log, nullptr, control);
+  const MigrationCheckpoint last = read_checkpoint(checkpoint_path(output, 0));
+  std::remove(checkpoint_path(output, 0).c_str());
+  EXPECT_TRUE(checkpointed.raw_image == plain.raw_image) << "relative L2 "
+      << relative_l2(checkpointed.raw_image, plain.raw_image);
+  EXPECT_TRUE(checkpointed.illumination == plain.illumination);
+
+  ShotFile first_two = shots;
+  first_two.shots.resize(2);
+  const MigrationResult two = migrate_shots(migration, first_two, params, log);
+  EXPECT_EQ(last.finished, (std::vector<long long>{0, 1}));
+  EXPECT_TRUE(last.raw_image == two.raw_image) << "relative L2 " << relative_l2(last.raw_image, two.raw_image);
+  EXPECT_TRUE(last.illumination == two.illumination);
+  EXPECT_GT(relative_l2(two.raw_image, plain.raw_image), 1e-3) << "the third shot adds to the sums";
 }
 
 } // namespace

@@ -213,6 +213,67 @@ TEST_P(RtmOps, ImagingConditionMatchesTheReference) {
   EXPECT_EQ(max_abs(gpu->download_illumination()), 0.0);
 }
 
+// snapshot_image (a checkpoint's copy of the sums): the GPU queues the copy into pinned host memory
+// on a stream of its own and returns, so it must follow the imaging queued before it and precede
+// the imaging queued after it. The accumulations here are queued without the host waiting in
+// between (one state for all), the snapshot between them: its sums are the reference's after the
+// first four, the sums downloaded at the end the reference's after all six, through both ways of
+// imaging (accumulate_image, and step_both with its weight). One snapshot at a time.
+TEST_P(RtmOps, ImageSnapshotHoldsTheSumsOfItsPlaceInTheQueue) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu = cuda::make_shot_fields(setup, GetParam(), {}, 0);
+  CpuShotFields cpu(setup);
+  const Box& box = kBoxes[0];
+  gpu->allocate_image(box);
+  cpu.allocate_image(box);
+  const State s = set_random_state(gpu->source(), rng), r = set_random_state(gpu->receiver(), rng);
+  cpu.source().set_state(s.prev, s.cur);
+  cpu.receiver().set_state(r.prev, r.cur);
+  const std::vector<float> images = random_signed_values(size_t(box.cells()), rng);
+  const std::vector<float> ills = random_signed_values(size_t(box.cells()), rng);
+  gpu->set_image(images, ills); // non-zero sums, so that a copy of the wrong moment shows
+  cpu.set_image(images, ills);
+  for (const float w : {1.5f, 2.0f, 3.25f, 0.75f}) {
+    gpu->accumulate_image(w);
+    cpu.accumulate_image(w);
+  }
+  const std::vector<float> cpu_image_4 = cpu.download_image(), cpu_ill_4 = cpu.download_illumination();
+  std::unique_ptr<ImageSnapshot> snapshot = gpu->snapshot_image();
+  EXPECT_THROW(gpu->snapshot_image(), std::logic_error) << "the one before is still held";
+  gpu->accumulate_image(4.0f);
+  gpu->step_both(5.0f); // images, then steps both fields
+  cpu.accumulate_image(4.0f);
+  cpu.step_both(5.0f);
+  ImageSnapshot::Sums sums = snapshot->take();
+  EXPECT_THROW(snapshot->take(), std::logic_error) << "taken once";
+  ASSERT_EQ(int64_t(sums.image.size()), box.cells());
+  ASSERT_EQ(int64_t(sums.illumination.size()), box.cells());
+  const double e_image = max_relative_difference(sums.image, cpu_image_4);
+  const double e_ill = max_relative_difference(sums.illumination, cpu_ill_4);
+  const std::vector<float> image = gpu->download_image(), ill = gpu->download_illumination();
+  const double e_image_6 = max_relative_difference(image, cpu.download_image());
+  const double e_ill_6 = max_relative_difference(ill, cpu.download_illumination());
+  std::printf("%s: snapshot vs CPU after 4 accumulations: image %.3g, illumination %.3g; after 6: "
+              "%.3g, %.3g (max relative difference)\n",
+              GetParam().c_str(), e_image, e_ill, e_image_6, e_ill_6);
+  EXPECT_LE(e_image, 1e-6);
+  EXPECT_LE(e_ill, 1e-6);
+  EXPECT_LE(e_image_6, 1e-6);
+  EXPECT_LE(e_ill_6, 1e-6);
+  // Taken, the next snapshot is allowed: the sums as they are now, as download_image gives them.
+  snapshot.reset();
+  ImageSnapshot::Sums again = gpu->snapshot_image()->take();
+  EXPECT_EQ(again.image, image);
+  EXPECT_EQ(again.illumination, ill);
+  // A snapshot dropped untaken frees the buffers too.
+  gpu->snapshot_image().reset();
+  EXPECT_EQ(gpu->snapshot_image()->take().image, image);
+}
+
 // set_image replaces both sums exactly (a resumed migration continues from them), and the next
 // accumulation adds onto them as the reference does.
 TEST_P(RtmOps, SetImageRestoresTheSumsExactly) {

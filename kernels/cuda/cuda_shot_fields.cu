@@ -2,6 +2,7 @@
 // source between the source and the receiver field, and the image arrays.
 #include "kernels/cuda/cuda_shot_fields.cuh"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -11,6 +12,76 @@
 #include "kernels/cuda/rtm_ops.cuh"
 
 namespace rtm::cuda {
+
+// Pinned host copies of the image and the illumination, and the event that marks the copy into
+// them done. Pinned, the device-to-host copy runs at the bus's speed and asynchronously (a
+// pageable copy goes through the driver's bounce buffer at a tenth of it and holds the host).
+// Shared by the fields and the snapshot not yet taken, so either may go first.
+struct PinnedSums {
+  int device = 0;
+  size_t count = 0; // floats per array
+  float* image = nullptr;
+  float* illumination = nullptr;
+  cudaEvent_t copied = nullptr;
+  std::atomic<bool> held{false}; // a snapshot is reading (or will read) the buffers
+
+  PinnedSums() = default;
+  PinnedSums(const PinnedSums&) = delete;
+  PinnedSums& operator=(const PinnedSums&) = delete;
+  ~PinnedSums() {
+    cudaSetDevice(device);
+    if (copied) {
+      cudaEventSynchronize(copied); // a copy into the buffers may still run
+      cudaEventDestroy(copied);
+    }
+    if (image) cudaFreeHost(image);
+    if (illumination) cudaFreeHost(illumination);
+  }
+};
+
+namespace {
+
+std::shared_ptr<PinnedSums> make_pinned_sums(int device, size_t count) {
+  auto sums = std::make_shared<PinnedSums>();
+  sums->device = device;
+  sums->count = count;
+  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&sums->image), count * sizeof(float),
+                           cudaHostAllocDefault));
+  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&sums->illumination), count * sizeof(float),
+                           cudaHostAllocDefault));
+  CUDA_CHECK(cudaEventCreateWithFlags(&sums->copied, cudaEventDisableTiming));
+  return sums;
+}
+
+// take() waits for the copy and copies the pinned buffers out (on the caller's thread: the
+// checkpoint writer's), then frees them for the next snapshot.
+class PinnedImageSnapshot final : public ImageSnapshot {
+public:
+  explicit PinnedImageSnapshot(std::shared_ptr<PinnedSums> sums) : sums_(std::move(sums)) {}
+  ~PinnedImageSnapshot() override { release(); }
+
+  Sums take() override {
+    if (!sums_) throw std::logic_error("ImageSnapshot::take: the sums were taken already");
+    CUDA_CHECK(cudaSetDevice(sums_->device));
+    CUDA_CHECK(cudaEventSynchronize(sums_->copied));
+    Sums out;
+    out.image.assign(sums_->image, sums_->image + sums_->count);
+    out.illumination.assign(sums_->illumination, sums_->illumination + sums_->count);
+    release();
+    return out;
+  }
+
+private:
+  void release() {
+    if (!sums_) return;
+    sums_->held = false;
+    sums_.reset();
+  }
+
+  std::shared_ptr<PinnedSums> sums_;
+};
+
+} // namespace
 
 CudaShotFields::CudaShotFields(std::unique_ptr<CudaWavefield> source,
                                std::unique_ptr<CudaWavefield> receiver)
@@ -24,14 +95,26 @@ CudaShotFields::CudaShotFields(std::unique_ptr<CudaWavefield> source,
   CUDA_CHECK(cudaSetDevice(receiver_->device()));
   CUDA_CHECK(cudaEventCreateWithFlags(&source_ready_, cudaEventDisableTiming));
   CUDA_CHECK(cudaEventCreateWithFlags(&receiver_done_, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&sums_ready_, cudaEventDisableTiming));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
 }
 
 CudaShotFields::~CudaShotFields() {
   cudaSetDevice(receiver_->device());
   cudaStreamSynchronize(receiver_->stream_); // queued imaging may still use the arrays
   cudaStreamSynchronize(source_->stream_);
+  cudaStreamSynchronize(copy_stream_);       // and a snapshot's copy read them
+  cudaStreamDestroy(copy_stream_);
   cudaEventDestroy(source_ready_);
   cudaEventDestroy(receiver_done_);
+  cudaEventDestroy(sums_ready_);
+}
+
+void CudaShotFields::wait_for_snapshot_copy() {
+  if (!copy_pending_) return;
+  // Once waited for, everything queued on the stream later follows the copy too.
+  CUDA_CHECK(cudaStreamWaitEvent(receiver_->stream_, pinned_->copied, 0));
+  copy_pending_ = false;
 }
 
 void CudaShotFields::begin_handoff() {
@@ -48,6 +131,8 @@ void CudaShotFields::do_allocate_image(const Box& box) {
   CudaWavefield& r = *receiver_;
   CUDA_CHECK(cudaSetDevice(r.device_));
   CUDA_CHECK(cudaStreamSynchronize(r.stream_)); // queued imaging may still use the old arrays
+  CUDA_CHECK(cudaStreamSynchronize(copy_stream_)); // and a snapshot's copy read them
+  copy_pending_ = false;
   image_ = DeviceBuffer();
   illumination_ = DeviceBuffer();
   const size_t bytes = size_t(box.cells()) * sizeof(float);
@@ -64,6 +149,7 @@ void CudaShotFields::do_allocate_image(const Box& box) {
 void CudaShotFields::do_accumulate_image(float weight) {
   CudaWavefield& r = *receiver_;
   CUDA_CHECK(cudaSetDevice(r.device_));
+  wait_for_snapshot_copy();
   begin_handoff();
   r.begin_timed();
   accumulate_image_box(r.layout(), image_box(), source_->cur_, r.cur_, r.row_->storage, weight,
@@ -83,10 +169,36 @@ std::vector<float> CudaShotFields::do_download_image(bool illumination) const {
   return host;
 }
 
+std::unique_ptr<ImageSnapshot> CudaShotFields::do_snapshot_image() {
+  CudaWavefield& r = *receiver_;
+  const size_t count = image_.bytes() / sizeof(float);
+  if (count == 0) return std::make_unique<ReadyImageSnapshot>(ImageSnapshot::Sums{});
+  if (pinned_ && pinned_->held)
+    throw std::logic_error(name() + "::snapshot_image: the snapshot before is still held; take or "
+                                    "drop it first");
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  if (!pinned_ || pinned_->count != count) { // the first snapshot, or another image box
+    pinned_.reset();
+    pinned_ = make_pinned_sums(r.device_, count);
+  }
+  // Behind the imaging queued so far on the receiver's stream, which goes on meanwhile.
+  CUDA_CHECK(cudaEventRecord(sums_ready_, r.stream_));
+  CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, sums_ready_, 0));
+  CUDA_CHECK(cudaMemcpyAsync(pinned_->image, image_.data(), image_.bytes(), cudaMemcpyDeviceToHost,
+                             copy_stream_));
+  CUDA_CHECK(cudaMemcpyAsync(pinned_->illumination, illumination_.data(), illumination_.bytes(),
+                             cudaMemcpyDeviceToHost, copy_stream_));
+  CUDA_CHECK(cudaEventRecord(pinned_->copied, copy_stream_));
+  copy_pending_ = true;
+  pinned_->held = true;
+  return std::make_unique<PinnedImageSnapshot>(pinned_);
+}
+
 void CudaShotFields::do_set_image(const std::vector<float>& image,
                                   const std::vector<float>& illumination) {
   cudaStream_t stream = receiver_->stream_;
   CUDA_CHECK(cudaSetDevice(receiver_->device_));
+  wait_for_snapshot_copy();
   CUDA_CHECK(cudaMemcpyAsync(image_.data(), image.data(), image_.bytes(), cudaMemcpyHostToDevice,
                              stream));
   CUDA_CHECK(cudaMemcpyAsync(illumination_.data(), illumination.data(), illumination_.bytes(),
@@ -148,6 +260,7 @@ void CudaShotFields::do_step_both(float weight) {
     a.illumination = illumination_.as<float>();
   }
   const int nz = r.layout().nz;
+  if (weight > 0) wait_for_snapshot_copy();
   begin_handoff(); // the source field's queued work (its injection, the ring) first
   r.begin_timed();
   launch_fused_backward(a, r.stream_);

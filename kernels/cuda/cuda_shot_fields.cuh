@@ -2,6 +2,8 @@
 // illumination and the Born perturbation in device memory. Both fields run the same kernel and
 // storage on the same device, so the two-field operations read the other field's memory directly;
 // the two streams wait for each other through events, so nothing synchronises the host.
+// Snapshots of the sums for checkpoints go through pinned host buffers on a copy stream of their
+// own, so that the next shot's steps start while the copy runs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +14,8 @@
 #include "kernels/cuda/cuda_propagator.cuh"
 
 namespace rtm::cuda {
+
+struct PinnedSums; // the pinned host copies of the sums (cuda_shot_fields.cu)
 
 class CudaShotFields final : public ShotFields {
 public:
@@ -29,6 +33,9 @@ private:
   void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void do_inject_born_source() override;
+  // The copy into pinned host buffers (made at the first snapshot, kept for the run), queued on
+  // copy_stream_ behind the imaging queued so far; the host does not wait.
+  std::unique_ptr<ImageSnapshot> do_snapshot_image() override;
   // One kernel for both fields' steps and the imaging (kernels/cuda/fused_backward.cuh) where
   // the variant has one; the separate calls otherwise.
   void do_step_both(float image_weight) override;
@@ -38,12 +45,21 @@ private:
   // source's stream wait for this operation (its next step overwrites the field read).
   void begin_handoff();
   void end_handoff();
+  // Before the receiver's stream writes the image or the illumination: a snapshot's copy still
+  // reading them goes first (the stream waits on the device; the host does not).
+  void wait_for_snapshot_copy();
 
   std::unique_ptr<CudaWavefield> source_, receiver_;
   // Imaging (float [z][y][x] over image_box()) and the Born perturbation (float over born_box()),
   // on the receiver's device.
   DeviceBuffer image_, illumination_, born_m_;
   cudaEvent_t source_ready_ = nullptr, receiver_done_ = nullptr;
+  // Snapshots: sums_ready_ marks the imaging a copy must follow; copy_pending_ says the receiver's
+  // stream has not waited for the last copy yet.
+  cudaStream_t copy_stream_ = nullptr;
+  cudaEvent_t sums_ready_ = nullptr;
+  std::shared_ptr<PinnedSums> pinned_;
+  bool copy_pending_ = false;
 };
 
 // Both fields running `variant` ("auto" chooses once, for the source field) with `options`.

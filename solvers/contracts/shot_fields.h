@@ -12,13 +12,38 @@
 // field as the scattered one.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm {
+
+// The image and the illumination as they were when ShotFields::snapshot_image was called, on
+// their way to host memory: take() waits for the copy (where it is not done yet) and hands both
+// arrays over, once, on any thread. A migration's checkpoint is written from one
+// (solvers/drivers/checkpoint_writer.h) while the next shot steps.
+class ImageSnapshot {
+public:
+  struct Sums {
+    std::vector<float> image, illumination;
+  };
+  virtual ~ImageSnapshot() = default;
+  virtual Sums take() = 0;
+};
+
+// A snapshot whose copy is done: the arrays downloaded before it was made.
+class ReadyImageSnapshot final : public ImageSnapshot {
+public:
+  explicit ReadyImageSnapshot(Sums sums) : sums_(std::move(sums)) {}
+  Sums take() override { return std::move(sums_); }
+
+private:
+  Sums sums_;
+};
 
 class ShotFields {
 public:
@@ -51,6 +76,17 @@ public:
   }
   std::vector<float> download_illumination() const {
     return has_image_ ? do_download_image(true) : std::vector<float>();
+  }
+  // Both, as download_image and download_illumination give them now, for a checkpoint; the
+  // operations after the return may change the sums without changing the snapshot. The CUDA
+  // backend queues the copy (into pinned host memory of its own, on a copy stream) and returns at
+  // once, its next imaging waiting on the device for the copy; the others copy before the return
+  // (the z-slab split collectively, as download_image). One snapshot at a time: the one before must
+  // be taken or dropped first (the CUDA backend throws std::logic_error otherwise). A snapshot must
+  // not outlive its fields. Empty arrays before allocate_image.
+  std::unique_ptr<ImageSnapshot> snapshot_image() {
+    if (!has_image_) return std::make_unique<ReadyImageSnapshot>(ImageSnapshot::Sums{});
+    return do_snapshot_image();
   }
   // Replaces the image and the illumination (dense over the box of allocate_image) with saved
   // ones, so that a resumed migration accumulates onto exactly the sums it had reached
@@ -125,6 +161,11 @@ private:
   virtual void do_inject_born_source() = 0;
 
 protected:
+  // Both arrays downloaded now; a backend that can copy them beside its next steps overrides it.
+  virtual std::unique_ptr<ImageSnapshot> do_snapshot_image() {
+    ImageSnapshot::Sums sums{do_download_image(false), do_download_image(true)};
+    return std::make_unique<ReadyImageSnapshot>(std::move(sums));
+  }
   // The separate calls; a backend overrides it with a fused pass where it has one (and calls
   // this where it has none).
   virtual void do_step_both(float image_weight) {

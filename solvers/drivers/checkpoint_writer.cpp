@@ -15,9 +15,17 @@ BackgroundCheckpointWriter::~BackgroundCheckpointWriter() {
   if (pending_.valid()) pending_.wait();
 }
 
-double BackgroundCheckpointWriter::start(std::string path, MigrationCheckpoint checkpoint) {
+double BackgroundCheckpointWriter::start(std::string path, MigrationCheckpoint checkpoint,
+                                         std::unique_ptr<ImageSnapshot> sums) {
   const double waited = finish();
-  pending_ = std::async(std::launch::async, [path = std::move(path), c = std::move(checkpoint)] {
+  pending_ = std::async(std::launch::async, [path = std::move(path), c = std::move(checkpoint),
+                                             sums = std::move(sums)]() mutable {
+    if (sums) {
+      ImageSnapshot::Sums taken = sums->take();
+      sums.reset(); // its host buffers free for the next snapshot before the write
+      c.raw_image = std::move(taken.image);
+      c.illumination = std::move(taken.illumination);
+    }
     write_checkpoint(path, c);
   });
   return waited;

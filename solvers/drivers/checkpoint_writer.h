@@ -1,7 +1,8 @@
 // A migration's checkpoint files written on a thread of their own, so that the next shot steps
-// while the file of the shots before is written (docs/rtm.md, section 11b). The partial sums are
-// copied to the host on the loop's thread (the device is shared with the steps, and a split
-// propagator assembles them collectively); only the HDF5 write runs beside the steps.
+// while the file of the shots before is written (docs/rtm.md, section 11b). The copy of the partial
+// sums is started on the loop's thread (ShotFields::snapshot_image: a split propagator assembles
+// them collectively there, the others download them there, the CUDA backend only queues the copy);
+// the writer's thread waits for the copy (ImageSnapshot::take), fills the checkpoint and writes it.
 //
 // One write at a time: start() and finish() wait for the write before and rethrow its error, so a
 // full disk stops the run at the next checkpoint or at the end, never silently. The files are
@@ -11,9 +12,11 @@
 #pragma once
 
 #include <future>
+#include <memory>
 #include <string>
 
 #include "io/checkpoint_file.h"
+#include "solvers/contracts/shot_fields.h"
 
 namespace rtm {
 
@@ -26,8 +29,10 @@ public:
   ~BackgroundCheckpointWriter();
 
   // Writes `checkpoint` to `path` on the writer's thread, after the write before has finished.
-  // Returns the seconds spent waiting for that one.
-  double start(std::string path, MigrationCheckpoint checkpoint);
+  // With `sums`, its raw image and illumination are taken from them there first. Returns the
+  // seconds spent waiting for the write before.
+  double start(std::string path, MigrationCheckpoint checkpoint,
+               std::unique_ptr<ImageSnapshot> sums = nullptr);
   // Waits for the write in flight, if any, and rethrows its error. Returns the seconds waited.
   double finish();
 

@@ -229,6 +229,10 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     e.host.push_back({"shot data (muted copy and series)", 2 * receivers * nt * f32});
     // raw image, illumination, normalised and filtered image
     e.host.push_back({"image and illumination", 4 * box_cells * f32});
+    // Pinned copies of both for the checkpoints, alive until the end, when the four above are.
+    // (A checkpoint's own arrays, 2 x the box while it is written, fit in the four during the loop.)
+    if (plan.checkpoint_staging && !plan.tti)
+      e.host.push_back({"checkpoint staging (pinned image and illumination)", 2 * box_cells * f32});
     if (plan.storage == SourceWavefieldStorage::snapshots) {
       const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
       const uint64_t count = (nt + interval - 1) / interval;
@@ -302,6 +306,7 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   RunMemoryPlan device_plan = plan;
   device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
   device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
+  device_plan.checkpoint_staging = plan.checkpoint_staging && resolved == "cuda"; // the only one
   if (resolved == "cuda") check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
   const int sharing = std::max(ranks_on_node, 1);
   const uint64_t host_share = host_available_bytes() / uint64_t(sharing);

@@ -59,6 +59,11 @@ struct RunMemoryPlan {
   // coefficient arrays and the two-field scratch of pass 1 per propagator, and an 8-cell ring of both
   // fields in the boundary store.
   bool tti = false;
+  // A migration that writes a checkpoint every few shots: on the CUDA backend (check_run_memory
+  // keeps it for that one only) the image and the illumination are copied out through pinned host
+  // buffers kept for the run (kernels/cuda/cuda_shot_fields.cuh), beside the image arrays. Not for
+  // TTI or a grid split into z-slabs, which download the sums without them.
+  bool checkpoint_staging = false;
 };
 
 struct MemoryItem {
@@ -81,7 +86,8 @@ struct MemoryEstimate {
 // boundary store (ring cells x (nt - 1) steps in the field's element size, plus the ring's cell
 // list) or the box staging buffer snapshots are copied through. Host: v2dt2 and its padded copy,
 // the gathers (modeling: all shots; migration: one shot's muted copy and its series), the image
-// arrays of migration, and the snapshots (ceil(nt / interval) copies of the box, float32).
+// arrays of migration (with checkpoint_staging also their pinned copies), and the snapshots
+// (ceil(nt / interval) copies of the box, float32).
 //
 // With ranks_per_shot > 1, one rank's share (the largest), the same items on its slab's local grid
 // (own and ghost planes): its part of the boundary ring, its own planes of the image, its planes of

@@ -301,9 +301,10 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 // available memory (shared by the ranks on this node), before anything is allocated. A group of
 // several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h): each rank
 // is estimated for its slab (the largest), its model part read with the smoothing's reach.
+// `checkpoints`: the loop writes a checkpoint every few shots (their pinned staging on the GPU).
 void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                             const MigrationParams& params, const ParallelContext& parallel,
-                            const SlabModel* part) {
+                            const SlabModel* part, bool checkpoints) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
   plan.smoothing_reach = part ? part->smoothing_reach : -1;
@@ -320,6 +321,7 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                      : SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
   plan.ring_precision = params.ring_precision;
+  plan.checkpoint_staging = checkpoints;
   check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
 }
 
@@ -539,7 +541,9 @@ struct MigrationRun {
   ShotPrefetch<PreparedShot> prefetch;        // the next shot's PreparedShot, made ahead
   double setup_wait_s = 0, prefetch_s = 0;    // MigrationProfile's, summed over the shots
   // Checkpoint files of one rank per shot written beside the next shot's steps; checkpoint_s is
-  // the loop thread's time in checkpoints (the sums' download, a wait for the write before).
+  // the loop thread's time in checkpoints (a wait for the write before; the sums' snapshot: their
+  // download, or on the GPU only queuing their copy, the first one allocating its pinned buffers).
+  // Declared after `fields`: a write in flight holds a snapshot of them, so it goes first.
   BackgroundCheckpointWriter checkpoint_writer;
   double checkpoint_s = 0;
   // What this group's checkpoints hold: for group 0 the carried shots too.
@@ -699,10 +703,10 @@ DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
 }
 
 // Both wavefields on one backend and variant, the receivers on the receiver field, the image and
-// (boundary saving) the source field's ring store.
-void make_wavefields(MigrationRun& run) {
+// (boundary saving) the source field's ring store. `checkpoints` as check_migration_memory's.
+void make_wavefields(MigrationRun& run, bool checkpoints) {
   const MigrationParams& params = run.params;
-  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part);
+  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part, checkpoints);
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -807,16 +811,20 @@ void prepare_source(MigrationRun& run) {
                                       : migration_velocity_at(run, gather.source));
 }
 
-// The group's partial sums and finished shots. Every rank of the group downloads (a split
-// propagator assembles the arrays collectively); the leader writes, on the writer's thread while
-// the next shot steps. With the model split over the group (part set) each rank writes its own
-// planes instead (solvers/drivers/slab_checkpoint.h), on this thread: the ranks take turns by MPI.
+// The group's partial sums and finished shots. Every rank of the group takes a snapshot of the
+// sums (a split propagator assembles the arrays collectively; the CUDA backend only queues their
+// copy into pinned memory, which runs beside the next shot's first steps); the leader writes, on
+// the writer's thread while the next shot steps. With the model split over the group (part set)
+// each rank writes its own planes instead (solvers/drivers/slab_checkpoint.h), on this thread: the
+// ranks take turns by MPI.
 void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) {
   const double start = steady_seconds();
   MigrationCheckpoint c;
+  std::unique_ptr<ImageSnapshot> sums;
   if (!run.part) {
-    c.raw_image = run.fields->download_image();
-    c.illumination = run.fields->download_illumination();
+    // The write before is done (and its snapshot taken) before the next snapshot: one at a time.
+    run.checkpoint_writer.finish();
+    sums = run.fields->snapshot_image();
     if (!run.parallel.is_leader()) return;
   }
   c.id = new_checkpoint_id();
@@ -831,7 +839,7 @@ void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) 
   if (run.part)
     write_slab_checkpoint(path, c, own_sums(*run.fields, *run.part), run.parallel.group_comm());
   else
-    run.checkpoint_writer.start(path, std::move(c));
+    run.checkpoint_writer.start(path, std::move(c), std::move(sums));
   run.checkpoint_s += steady_seconds() - start;
 }
 
@@ -1049,7 +1057,7 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   result.memory = run.memory;
   result.data_phase_filter = choose_migration_phase_filter(run);
   run.data_phase_order = data_phase_filter_order(result.data_phase_filter);
-  make_wavefields(run);
+  make_wavefields(run, !control.checkpoint_output.empty() && control.checkpoint_every > 0);
   ShotLoopPlan plan = migration_plan(run, resume_migration(run, control), control.checkpoint_every);
   announce_migration(run, int(unfinished_shots(plan.total, plan.finished).size()), control);
   if (params.profile) run.fields->enable_timing(true);
