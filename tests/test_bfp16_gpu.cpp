@@ -1,5 +1,7 @@
-// The bfp16 variant (block floating point wavefields, kernels/cuda/bfp16.cu) against the CPU
-// reference and its CPU twin (label gpu; each test skips where no GPU is usable).
+// The bfp16 variants (block floating point wavefields: kernels/cuda/bfp16.cu, and the same storage
+// and arithmetic on tma_ring's bulk-copy ring, kernels/cuda/bfp16_tma.cu) against the CPU
+// reference and its CPU twin (label gpu; each test skips where no GPU is usable; the _tma
+// kernels need compute capability 9.0, as tma_ring).
 //
 // What is checked, and why it can fail:
 // - One step from fresh random fields (magnitudes in [0.1, 1], random signs, interior only: bfp16
@@ -18,6 +20,9 @@
 // - The point workload: GPU against float32 after 200 steps, within a factor of the CPU twin's
 //   error (tests/support/bfp16_emulation.h), and below the 1e-3 goal.
 // - Damping, plane ranges (exponents shifted with the planes), point sets, health, refusals.
+// - The _tma kernels against the register-queue kernels of the same storage: bit for bit, since
+//   they decode the same bytes and sum in the same order (plane_laplacian, advance_four and the
+//   encode of bfp16_io.cuh), so a misplaced exponent byte or mantissa shows up as a difference.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,6 +30,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/cpu_propagator.h"
@@ -41,11 +47,13 @@ namespace {
 
 using test::fresh_seed;
 
-// Both block floating point kernels: float32 v2dt2, and v2dt2 in 16 bits (bfp16_model16). Every
-// v2dt2 here is already a 16-bit block value (bfp16::quantise_model), so both run the CPU
-// reference's very model and the comparisons check the wavefield storage; the model's own
-// rounding is measured apart (tests/test_bfp16.cpp).
-const std::vector<std::string> kVariants = {"bfp16", "bfp16_model16"};
+// The block floating point kernels: float32 v2dt2, and v2dt2 in 16 bits (bfp16_model16), each as
+// the register-queue kernel and on the bulk-copy ring (_tma: the same format and arithmetic, so
+// the same bounds). Every v2dt2 here is already a 16-bit block value (bfp16::quantise_model), so
+// all run the CPU reference's very model and the comparisons check the wavefield storage; the
+// model's own rounding is measured apart (tests/test_bfp16.cpp).
+const std::vector<std::string> kVariants = {"bfp16", "bfp16_model16", "bfp16_tma",
+                                            "bfp16_model16_tma"};
 constexpr int kSteps = 12;
 
 struct Shape {
@@ -349,6 +357,66 @@ TEST_P(Bfp16Gpu, RefusesWhatItDoesNotSupport) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, Bfp16Gpu, ::testing::ValuesIn(kVariants),
                          [](const auto& test) { return test.param; });
+
+// The bulk-copy kernels (bfp16_tma.cu) against the register-queue kernels (bfp16.cu) on the same
+// state: the same fields bit for bit after a few steps, undamped and damped, on shapes whose
+// exponent rows start at every offset within a 4-byte word (the ring copies exponents in aligned
+// words) and with plane ranges (exponent arrays shifted by whole planes, so starting on odd
+// 2-byte boundaries).
+class Bfp16TmaVsRegisterQueue
+    : public ::testing::TestWithParam<std::tuple<std::pair<std::string, std::string>, Shape>> {};
+
+TEST_P(Bfp16TmaVsRegisterQueue, SameFieldsBitForBit) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto& [pair, shape] = GetParam();
+  const auto& [register_queue, ring] = pair;
+  for (bool damped : {false, true}) {
+    SCOPED_TRACE(damped ? "damped" : "undamped");
+    const PropagatorSetup setup = make_setup(shape, rng, damped);
+    const GridLayout& g = setup.layout;
+    const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
+    auto a = cuda::make_wavefield(setup, register_queue, {}, 0);
+    auto b = cuda::make_wavefield(setup, ring, {}, 0);
+    a->set_state(prev0, cur0);
+    b->set_state(prev0, cur0);
+    const int split = g.nz / 3 + 1;
+    for (int s = 0; s < 4; ++s) {
+      a->step();
+      if (s % 2 == 0 || split >= g.nz) {
+        b->step();
+      } else {
+        b->step_planes(0, split);
+        b->step_planes(split, g.nz);
+        b->finish_step();
+      }
+    }
+    std::vector<float> a_prev, a_cur, b_prev, b_cur;
+    a->get_state(a_prev, a_cur);
+    b->get_state(b_prev, b_cur);
+    int64_t differ = 0;
+    for (size_t n = 0; n < a_cur.size(); ++n) differ += a_cur[n] != b_cur[n] || a_prev[n] != b_prev[n];
+    EXPECT_EQ(differ, 0) << "values that differ between " << register_queue << " and " << ring;
+    EXPECT_GT(rms(g, b_cur), 0.0) << "the ring kernel wrote p[n+1]";
+  }
+}
+
+const std::pair<std::string, std::string> kTmaPairs[] = {{"bfp16", "bfp16_tma"},
+                                                         {"bfp16_model16", "bfp16_model16_tma"}};
+// Pitches 96, 128, 160, 32 and 224 elements: exponent rows of 6, 8, 10, 2 and 14 bytes, so rows
+// (and, for 6, 10 and 14, planes too) start 0 or 2 bytes into a 4-byte word; tiles that end past
+// the row (64-cell tiles over 67, 130, 5 and 200 cells); rows of a tile below the grid.
+const Shape kTmaShapes[] = {{67, 45, 53}, {120, 13, 35}, {130, 9, 37}, {5, 6, 7}, {200, 21, 40}};
+
+INSTANTIATE_TEST_SUITE_P(Pairs, Bfp16TmaVsRegisterQueue,
+                         ::testing::Combine(::testing::ValuesIn(kTmaPairs), ::testing::ValuesIn(kTmaShapes)),
+                         [](const auto& test) {
+                           const Shape& s = std::get<1>(test.param);
+                           return std::get<0>(test.param).second + "_" + std::to_string(s.nx) + "x" +
+                                  std::to_string(s.ny) + "x" + std::to_string(s.nz);
+                         });
 
 } // namespace
 } // namespace rtm
