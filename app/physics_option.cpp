@@ -35,10 +35,6 @@ bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
   if (ranks_per_shot > 1)
     info << "rtm: TTI on z-slabs of " << ranks_per_shot << " ranks per shot: halos of " << kTtiRing
          << " planes of p and q (the step's two passes reach that far)\n";
-  // Said at every TTI run until the operator is fixed (docs/physics.md, TTI, "Known defect").
-  info << "rtm: note: the TTI operator lets a grid-scale (checkerboard) mode travel, which point "
-          "sources excite: expect grid-scale noise in TTI traces and images (docs/physics.md, TTI, "
-          "\"Known defect\")\n";
   return true;
 }
 

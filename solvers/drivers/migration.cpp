@@ -1,4 +1,5 @@
 #include "solvers/contracts/tti_ring.h"
+#include "solvers/drivers/tti_setup.h"
 #include "solvers/drivers/migration.h"
 
 #include <algorithm>
@@ -676,6 +677,15 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   // model is refused before any shot runs, naming the shot and the receiver.
   for (const ShotGather& gather : run.shots.shots)
     locate_shot_receivers(run, gather);
+  // TTI: migration injects the sources and, backwards, the receivers.
+  if (!run.sim.model.anisotropy.empty()) {
+    std::vector<Position> injected = run.shots.receivers;
+    for (const ShotGather& gather : run.shots.shots) {
+      injected.push_back(gather.source);
+      injected.insert(injected.end(), gather.receivers.begin(), gather.receivers.end());
+    }
+    note_shear_artefact_at_points(run.sim.model, injected, run.info);
+  }
 }
 
 // The data's phase correction (docs/rtm.md, 6a): one filter for every shot, chosen from the

@@ -18,6 +18,7 @@
 #include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/time_dispersion.h"
+#include "solvers/drivers/tti_setup.h"
 #include "solvers/drivers/wavelet.h"
 
 namespace rtm {
@@ -408,6 +409,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   }
   const std::vector<PointStencil> sources =
       locate_points(sim, acq.sources, "source", params.point_interpolation);
+  note_shear_artefact_at_points(model, acq.sources, info); // TTI; modeling injects the sources only
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
   ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,

@@ -106,6 +106,36 @@ TtiChoice choose_tti_backend(const BackendOptions& options, std::ostream& log) {
 
 } // namespace
 
+size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vector<Position>& points,
+                                     std::ostream& info) {
+  const Anisotropy& a = model.anisotropy;
+  if (a.epsilon.size() != size_t(model.cells()) || a.delta.size() != size_t(model.cells()) || points.empty())
+    return 0;
+  constexpr double kElliptic = 1e-3; // epsilon - delta below this: elliptic for the artefact's sake
+  size_t count = 0;
+  double worst = 0;
+  for (const Position& zyx : points) {
+    auto cell = [](double x, double origin, double h, int n) {
+      return std::clamp(int(std::lround((x - origin) / h)), 0, n - 1);
+    };
+    const size_t c = (size_t(cell(zyx[0], model.oz, model.dz, model.nz)) * size_t(model.ny) +
+                      size_t(cell(zyx[1], model.oy, model.dy, model.ny))) * size_t(model.nx) +
+                     size_t(cell(zyx[2], model.ox, model.dx, model.nx));
+    const double gap = double(a.epsilon[c]) - double(a.delta[c]);
+    if (gap > kElliptic) {
+      ++count;
+      worst = std::max(worst, gap);
+    }
+  }
+  if (count > 0)
+    info << "rtm: note: " << count << " of " << points.size()
+         << " sources and receivers sit where epsilon > delta (up to epsilon - delta = " << worst
+         << "): there a point excites the pseudo-acoustic shear artefact, which leaves grid-scale noise in "
+            "TTI traces and images; make the model elliptic (delta = epsilon) around the acquisition, "
+            "e.g. in the layer that holds it (docs/physics.md, TTI, \"The shear artefact\")\n";
+  return count;
+}
+
 TtiBackend tti_backend(const BackendOptions& options, std::ostream& log) {
   const TtiChoice choice = choose_tti_backend(options, log);
   if (!choice.gpu) return {"cpu", ""};

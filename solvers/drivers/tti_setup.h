@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/tti.h"
@@ -22,6 +23,16 @@ TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
 // compute_v2dt2_planes does for vp: bit for bit those planes of compute_tti_coefficients.
 TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const VelocityModel& planes,
                                                int z_first, int k_begin, int k_end);
+
+// The pseudo-acoustic system's shear artefact (docs/physics.md, TTI, "The shear artefact"): a point
+// injected where epsilon > delta excites a slow wave whose wavelength along the axis has no lower
+// bound, so it leaves grid-scale noise in traces and images. Says on `info` how many of `points`
+// (sources and receivers of the run: migration injects both) sit where epsilon - delta exceeds
+// 1e-3 (nearest model cell), the largest difference there and the remedy (delta = epsilon around
+// the acquisition). Nothing for an isotropic model or one whose anisotropy this rank does not hold
+// (a z-slab run's ranks read their planes only). Returns the number of such points.
+size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vector<Position>& points,
+                                     std::ostream& info);
 
 // A TTI wavefield / shot fields for a setup with TTI coefficients: on the GPU when options.backend
 // resolves to cuda (the CUDA TTI wavefield running options.variant: tti-pipelined, the default for
