@@ -20,6 +20,8 @@
 // - The point workload: GPU against float32 after 200 steps, within a factor of the CPU twin's
 //   error (tests/support/bfp16_emulation.h), and below the 1e-3 goal.
 // - Damping, plane ranges (exponents shifted with the planes), point sets, health, refusals.
+// - First of all, one step of each _tma kernel on the smallest grid (one tile), bit for bit against
+//   its register-queue twin: a fault of the copy engine shows there under its own name.
 // - The _tma kernels against the register-queue kernels of the same storage: bit for bit, since
 //   they decode the same bytes and sum in the same order (plane_laplacian, advance_four and the
 //   encode of bfp16_io.cuh), so a misplaced exponent byte or mantissa shows up as a difference.
@@ -126,6 +128,39 @@ States after_steps(const PropagatorSetup& setup, const std::string& variant, con
 // The bound on the relative L2 error after kSteps steps, 2 (N + 1) 2^-15 max|p| / rms(p) (above).
 double steps_bound(const GridLayout& g, const std::vector<float>& cpu_cur) {
   return 2.0 * (kSteps + 1) * std::ldexp(1.0, -15) * max_abs(g, cpu_cur) / rms(g, cpu_cur);
+}
+
+// First (a plain TEST runs before the parameterised suites) and smallest: one step of each
+// bulk-copy kernel on a grid of one tile and one z chunk, bit for bit against the register-queue
+// kernel of the same storage. A copy the copy engine refuses stops the kernel with an illegal
+// instruction, and that error sticks to the process's CUDA context, so every later GPU test of a
+// --gtest_filter run fails with it too; this test names the kernel that faulted first.
+TEST(Bfp16TmaFirst, OneStepOnOneTileIsTheRegisterQueueStep) {
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const PropagatorSetup setup = make_setup({5, 6, 7}, rng, false);
+  const GridLayout& g = setup.layout;
+  const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
+  const std::pair<std::string, std::string> pairs[] = {{"bfp16", "bfp16_tma"},
+                                                       {"bfp16_model16", "bfp16_model16_tma"}};
+  for (const auto& [register_queue, ring] : pairs) {
+    SCOPED_TRACE(ring + ": its first step, 5x6x7 cells");
+    auto a = cuda::make_wavefield(setup, register_queue, {}, 0);
+    auto b = cuda::make_wavefield(setup, ring, {}, 0);
+    a->set_state(prev0, cur0);
+    b->set_state(prev0, cur0);
+    a->step();
+    b->step();
+    std::vector<float> a_prev, a_cur, b_prev, b_cur;
+    a->get_state(a_prev, a_cur);
+    b->get_state(b_prev, b_cur); // a kernel fault surfaces here, as a CudaError naming the error
+    int64_t differ = 0;
+    for (size_t n = 0; n < a_cur.size(); ++n) differ += a_cur[n] != b_cur[n] || a_prev[n] != b_prev[n];
+    EXPECT_EQ(differ, 0) << "values that differ between " << register_queue << " and " << ring;
+    EXPECT_GT(rms(g, b_cur), 0.0) << ring << " wrote p[n+1]";
+  }
 }
 
 class Bfp16VsCpu : public ::testing::TestWithParam<std::tuple<std::string, Shape>> {};

@@ -6,10 +6,13 @@
 // mantissas with their exponents (8.25), as bfp16 and bfp16_model16 do.
 //
 // What moves, per plane, into the slots of two rings (one mbarrier per slot):
-//   - p[n]: the 72x24 box of int16 mantissas (the block's 64x16 cells with 4-cell x and y halos)
-//     by one bulk tensor copy, in a ring of kPSlots slots, used twice as in tma_ring: as the
-//     queue's front (the thread's own 4 cells, decoded into the float register queue) and, 4
-//     planes later, for its halo pieces;
+//   - p[n]: the 80x24 box of int16 mantissas (the block's 64x16 cells with 4-cell x and y halos,
+//     and 4 more unused cells each side in x) by one bulk tensor copy, in a ring of kPSlots
+//     slots, used twice as in tma_ring: as the queue's front (the thread's own 4 cells, decoded
+//     into the float register queue) and, 4 planes later, for its halo pieces. The box starts at
+//     x0 - 8, not x0 - 4: the copy engine needs a box's first x coordinate at a multiple of 16
+//     bytes (it stops the kernel with an illegal instruction otherwise), and x0 - 4 is 8 bytes
+//     into the int16 tensor's row (tma_ring's float boxes start 0 or 16 bytes into theirs);
 //   - p[n-1] and v2dt2: their 64x16 boxes (int16, and float or uint16) in a ring of kCellSlots;
 //   - the exponents of every row of those boxes. An exponent row of the padded layout is pitch/16
 //     bytes long, which is no multiple of 16, and the copy engine needs every stride of a tensor
@@ -48,12 +51,16 @@ template <int kBXp, int kBYp, int kPSlotsp, int kCellSlotsp, bool kModel16p> str
   static constexpr int kBX = kBXp, kBY = kBYp; // threads; 4 cells each along x
   static constexpr int kThreads = kBX * kBY;
   static constexpr int kTileX = 4 * kBX, kTileY = kBY;
-  static constexpr int kRowCells = kTileX + 2 * kHalo; // a p row with its x halos
+  static constexpr int kRowCells = kTileX + 2 * kHalo; // a float tile row: the tile's x halos
   static constexpr int kRows = kTileY + 2 * kHalo;
-  static constexpr int kTileCells = kRowCells * kRows; // the p box, and the float tile
+  static constexpr int kTileCells = kRowCells * kRows; // the float tile
+  // A p box row: cells x0 - 2 kHalo .. x0 + kTileX + 2 kHalo - 1, so that it starts on a 16-byte
+  // boundary (the file's header); the cell of float tile column c is box column c + kHalo.
+  static constexpr int kPRowCells = kTileX + 4 * kHalo;
+  static constexpr int kPBoxCells = kPRowCells * kRows;
   static constexpr int kCells = kTileX * kTileY;       // the p[n-1] and v2dt2 boxes
   static constexpr int kPSlots = kPSlotsp, kCellSlots = kCellSlotsp;
-  static constexpr int kPSlotBytes = kTileCells * int(sizeof(int16_t));
+  static constexpr int kPSlotBytes = kPBoxCells * int(sizeof(int16_t));
   static constexpr int kModelBytes = kModel16 ? int(sizeof(uint16_t)) : int(sizeof(float));
   // A cell slot: the p[n-1] mantissas, then v2dt2 (float, or uint16 mantissas).
   static constexpr int kCellSlotBytes = kCells * (int(sizeof(int16_t)) + kModelBytes);
@@ -79,9 +86,14 @@ template <int kBXp, int kBYp, int kPSlotsp, int kCellSlotsp, bool kModel16p> str
   static_assert(kPSlotBytes % 128 == 0 && kCellSlotBytes % 128 == 0 &&
                     kCells * sizeof(int16_t) % 128 == 0,
                 "copy destinations stay 128-byte aligned");
-  static_assert(kRowCells * sizeof(int16_t) % 16 == 0 && kTileX * sizeof(int16_t) % 16 == 0,
+  static_assert(kPRowCells * sizeof(int16_t) % 16 == 0 && kTileX * sizeof(int16_t) % 16 == 0,
                 "a box row is a multiple of 16 bytes (the copy engine's rule)");
-  static_assert(kRowCells <= 256 && kRows <= 256, "a copy box is at most 256 cells a side");
+  // Every box starts at a tile's x0 (cells) or 2 kHalo cells left of it (p), and the 16-bit
+  // tensors start at x = -2 kHalo on a 16-byte boundary: the copies' first x coordinates, x0 for
+  // p and x0 + 2 kHalo for the cells (and x0 + kHalo in a float tensor), are multiples of 16 bytes.
+  static_assert(2 * kHalo * sizeof(int16_t) % 16 == 0 && kHalo * sizeof(float) % 16 == 0,
+                "every copy's first x coordinate on a 16-byte boundary (the copy engine's rule)");
+  static_assert(kPRowCells <= 256 && kRows <= 256, "a copy box is at most 256 cells a side");
   static_assert(kFloatTileBytes % 16 == 0 && kBarriersAt % 8 == 0, "float4 tiles, 8-byte barriers");
   static_assert(kPSlots >= 2 * kHalo, "the prologue holds the queue's first 8 planes at once");
   static_assert(kPExpJobs + kCellExpJobs <= kThreads, "one exponent word per thread and fill");
@@ -182,15 +194,15 @@ __global__ void __launch_bounds__(Shape::kThreads)
 
   // p plane number q counts from k_begin - 4 (q = 0): grid plane k_begin - 4 + q, tensor z
   // coordinate k_begin + q; the int16 tensor's x coordinate of cell x is x + 2 kHalo
-  // (bulk_tensor_copy.cuh), so the box from x0 - 4 starts at x0 + kHalo. Cell planes count from
+  // (bulk_tensor_copy.cuh), so the box from x0 - 2 kHalo starts at x0. Cell planes count from
   // k_begin (m = 0). Every thread calls these (block-uniform conditions): the issuer asks the copy
   // engine, the exponent threads copy their words; each arrives once on the slot's barrier.
   auto request_p = [&](int q) {
     const int s = q % kPSlots;
     if (issuer) {
       mbarrier_arrive_expect_bytes(&p_full[s], S::kPSlotBytes);
-      bulk_tensor_load_3d(p_ring + s * S::kPSlotBytes, &p_map, x0 + kHalo, y0, k_begin + q,
-                          &p_full[s], l2_evict_last_policy());
+      bulk_tensor_load_3d(p_ring + s * S::kPSlotBytes, &p_map, x0, y0, k_begin + q, &p_full[s],
+                          l2_evict_last_policy());
     }
     if (p_exp_job) {
       copy_exponent_word(q, s, S::kPExpSlotBytes);
@@ -221,13 +233,15 @@ __global__ void __launch_bounds__(Shape::kThreads)
   auto wait_cells = [&](int m) { mbarrier_wait(&cell_full[m % kCellSlots], (m / kCellSlots) & 1); };
 
   const uint32_t plane_low = uint32_t(plane_blocks); // address_low's step per plane
-  // 4 cells of p plane q, row r of the box, from column c (cell x0 - kHalo + c; c a multiple of
-  // 4), decoded. `first_low`: address_low of the row's first block (x0 - 4) in plane q = 0.
+  // 4 cells of p plane q, row r of the box, from float tile column c (cell x0 - kHalo + c, box
+  // column c + kHalo; c a multiple of 4), decoded. `first_low`: address_low of the row's first
+  // block (x0 - 16 .. x0 - 1) in plane q = 0.
   auto p_cells = [&](int q, int r, int c, uint32_t first_low) {
     const unsigned char* slot = p_ring + (q % kPSlots) * S::kPSlotBytes;
     const int8_t* exps =
         reinterpret_cast<const int8_t*>(p_exp_ring + (q % kPSlots) * S::kPExpSlotBytes);
-    const uint2 q4 = *reinterpret_cast<const uint2*>(slot + (r * kRowCells + c) * sizeof(int16_t));
+    const uint2 q4 =
+        *reinterpret_cast<const uint2*>(slot + (r * S::kPRowCells + c + kHalo) * sizeof(int16_t));
     // The row's first block lies at byte (address & 3) of its words; the block of cell
     // x0 - kHalo + c, (c + 12) / 16 blocks further.
     const int byte = int((first_low + uint32_t(q) * plane_low) & 3u) + ((c + 3 * kHalo) >> 4);
@@ -360,7 +374,7 @@ void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
       tma_ring::prepare_bulk_copy_kernel(kernel, Shape::kThreads, Shape::kSharedBytes, name);
   const GridLayout& g = a.layout;
   const CUtensorMap p_map = make_plane_tensor_map(static_cast<const int16_t*>(a.p_cur), g,
-                                                  Shape::kRowCells, Shape::kRows);
+                                                  Shape::kPRowCells, Shape::kRows);
   const CUtensorMap prev_map =
       make_plane_tensor_map(static_cast<const int16_t*>(a.p_prev_next), g, kTileX, kTileY);
   // bfp16_model16_tma: v2dt2 points at the model's uint16 mantissas (copied as 16-bit bits).
@@ -377,10 +391,10 @@ void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
 }
 
 // tma_ring's block (16x16 threads, 64x16 cells), rings at least as deep in bytes in flight: the p
-// slots are half as large (3456 B), so 16 of them (11 planes in flight) and 4 cell slots (3 in
-// flight); powers of two, so that slot numbers and phases are masks and shifts (12 slots cost
-// ~20 more instructions a plane). 96.7 KB (bfp16_tma) / 89.2 KB (bfp16_model16_tma) of shared
-// memory: 2 blocks per SM as tma_ring (100-116 registers a thread, no spills).
+// slots are about half as large (3840 B), so 16 of them (11 planes in flight) and 4 cell slots (3
+// in flight); powers of two, so that slot numbers and phases are masks and shifts (12 slots cost
+// ~20 more instructions a plane). 102.7 KB (bfp16_tma) / 95.2 KB (bfp16_model16_tma) of shared
+// memory: 2 blocks per SM as tma_ring (113-119 registers a thread, no spills).
 using Bfp16Shape = Bfp16RingShape<16, 16, 16, 4, false>;
 using Bfp16Model16Shape = Bfp16RingShape<16, 16, 16, 4, true>;
 

@@ -70,7 +70,10 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 }
 
 // Copies the box at tensor coordinates (c0, c1, c2) to `dst` (128-byte aligned shared memory);
-// completion is counted in bytes on `bar`.
+// completion is counted in bytes on `bar`. c0 times the element size must be a multiple of 16
+// bytes (the box's first row starts on a 16-byte boundary of a row): otherwise the copy stops the
+// kernel with an illegal instruction (cudaErrorIllegalInstruction). c1 and c2 are free, and a box
+// may reach outside the tensor (those cells read as zeros).
 __device__ __forceinline__ void bulk_tensor_load_3d(void* dst, const CUtensorMap* map, int c0,
                                                     int c1, int c2, uint64_t* bar) {
   asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
