@@ -27,8 +27,11 @@
 //   encode of bfp16_io.cuh), so a misplaced exponent byte or mantissa shows up as a difference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
@@ -452,6 +455,73 @@ INSTANTIATE_TEST_SUITE_P(Pairs, Bfp16TmaVsRegisterQueue,
                            return std::get<0>(test.param).second + "_" + std::to_string(s.nx) + "x" +
                                   std::to_string(s.ny) + "x" + std::to_string(s.nz);
                          });
+
+// The same pairs on the bench's point workload, run past the moment the wavefront reaches the
+// grid's faces, bit for bit at every checkpoint. On the H200, bfp16_tma and bfp16_model16_tma
+// matched their twins on every small shape above and yet drifted from them at 512^3 once the
+// wavefront reached the faces (docs/tuning-log.md section 11). This shape has what 512^3 has and
+// the small shapes lack, at 1/14 of its cells: rows of whole tiles (nx a multiple of 64: the right
+// halo lies in a block of its own; ny a multiple of 16), rows of pitch / 16 = 18 exponent bytes
+// (2 mod 4, as 512^3's 34) and planes of a multiple of 4 of them (as 512^3's 17,680), several z
+// chunks per tile column with a shorter last one (290 planes: 8 chunks of 33 and one of 26 for
+// the ring kernels on a 132-SM GPU; the small shapes all ran in one chunk), more blocks than fit on
+// the GPU at once (288 > 2 per SM x 132), hundreds of steps, and the four fields stepping side by
+// side, each on its own stream, as `rtm bench --error-vs-steps` runs them. The source sits in the
+// centre cell: the front reaches the y faces after ~180 steps, x after ~340, z after ~390.
+// A difference names its first step and cell (with the cell's distance to the nearest face and
+// its tile) so that the cause can be located.
+TEST(Bfp16TmaPointWorkload, PastTheFacesBitForBit) {
+  SKIP_WITHOUT_GPU();
+  constexpr int kNx = 256, kNy = 128, kNz = 290, kPointSteps = 440, kCheckEvery = 40;
+  const test::PointWorkload w = test::bfp16_point_workload(kNx, kNy, kNz, kPointSteps);
+  const GridLayout& g = w.setup.layout;
+  struct Run {
+    std::unique_ptr<Wavefield> field;
+    std::unique_ptr<PointSet> source;
+    std::vector<float> prev, cur;
+  };
+  std::vector<Run> runs; // each pair's register-queue kernel, then its ring kernel
+  for (const auto& [register_queue, ring] : kTmaPairs)
+    for (const std::string& variant : {register_queue, ring}) {
+      Run r;
+      r.field = cuda::make_wavefield(w.setup, variant, {}, 0);
+      r.source = r.field->add_points({w.source}, kPointSteps);
+      r.source->upload_series(w.series);
+      runs.push_back(std::move(r));
+    }
+  std::vector<bool> reported(runs.size() / 2, false);
+  for (int s = 0; s < kPointSteps; ++s) {
+    for (Run& r : runs) { // no synchronisation between checkpoints
+      r.source->inject(s, w.scale);
+      r.field->step();
+    }
+    if ((s + 1) % kCheckEvery != 0 && s + 1 != kPointSteps) continue;
+    for (Run& r : runs) r.field->get_state(r.prev, r.cur);
+    for (size_t p = 0; p < reported.size(); ++p) {
+      const Run& a = runs[2 * p];
+      const Run& b = runs[2 * p + 1];
+      int64_t differ = 0, first = -1;
+      for (size_t n = 0; n < a.cur.size(); ++n)
+        if (a.cur[n] != b.cur[n] || a.prev[n] != b.prev[n]) {
+          if (first < 0) first = int64_t(n);
+          ++differ;
+        }
+      if (differ == 0 || reported[p]) continue;
+      reported[p] = true;
+      const int64_t rel = first - g.offset;
+      const int i = int(rel % g.pitch) - kHalo, j = int((rel % g.plane) / g.pitch) - kHalo;
+      const int k = int(rel / g.plane) - kHalo;
+      const int to_face = std::min({i, kNx - 1 - i, j, kNy - 1 - j, k, kNz - 1 - k});
+      ADD_FAILURE() << kTmaPairs[p].second << " differs from " << kTmaPairs[p].first << " after "
+                    << s + 1 << " steps in " << differ << " values; the first at cell (" << i << ", "
+                    << j << ", " << k << "), " << to_face << " cells from the nearest face, tile ("
+                    << (i >> 6) << ", " << (j >> 4) << "): " << a.cur[size_t(first)] << " / "
+                    << a.prev[size_t(first)] << " vs " << b.cur[size_t(first)] << " / "
+                    << b.prev[size_t(first)] << " (p[n] / p[n-1])";
+    }
+  }
+  for (const Run& r : runs) EXPECT_GT(rms(g, r.cur), 0.0) << "the wave reached the fields";
+}
 
 } // namespace
 } // namespace rtm
