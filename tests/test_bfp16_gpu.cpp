@@ -1,7 +1,5 @@
-// The bfp16 variants (block floating point wavefields: kernels/cuda/bfp16.cu, and the same storage
-// and arithmetic on tma_ring's bulk-copy ring, kernels/cuda/bfp16_tma.cu) against the CPU
-// reference and its CPU twin (label gpu; each test skips where no GPU is usable; the _tma
-// kernels need compute capability 9.0, as tma_ring).
+// The bfp16 variant (block floating point wavefields, kernels/cuda/bfp16.cu) against the CPU
+// reference and its CPU twin (label gpu; each test skips where no GPU is usable).
 //
 // What is checked, and why it can fail:
 // - One step from fresh random fields (magnitudes in [0.1, 1], random signs, interior only: bfp16
@@ -20,22 +18,13 @@
 // - The point workload: GPU against float32 after 200 steps, within a factor of the CPU twin's
 //   error (tests/support/bfp16_emulation.h), and below the 1e-3 goal.
 // - Damping, plane ranges (exponents shifted with the planes), point sets, health, refusals.
-// - First of all, one step of each _tma kernel on the smallest grid (one tile), bit for bit against
-//   its register-queue twin: a fault of the copy engine shows there under its own name.
-// - The _tma kernels against the register-queue kernels of the same storage: bit for bit, since
-//   they decode the same bytes and sum in the same order (plane_laplacian, advance_four and the
-//   encode of bfp16_io.cuh), so a misplaced exponent byte or mantissa shows up as a difference.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <limits>
-#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "kernels/cpu/cpu_propagator.h"
@@ -52,13 +41,11 @@ namespace {
 
 using test::fresh_seed;
 
-// The block floating point kernels: float32 v2dt2, and v2dt2 in 16 bits (bfp16_model16), each as
-// the register-queue kernel and on the bulk-copy ring (_tma: the same format and arithmetic, so
-// the same bounds). Every v2dt2 here is already a 16-bit block value (bfp16::quantise_model), so
-// all run the CPU reference's very model and the comparisons check the wavefield storage; the
-// model's own rounding is measured apart (tests/test_bfp16.cpp).
-const std::vector<std::string> kVariants = {"bfp16", "bfp16_model16", "bfp16_tma",
-                                            "bfp16_model16_tma"};
+// Both block floating point kernels: float32 v2dt2, and v2dt2 in 16 bits (bfp16_model16). Every
+// v2dt2 here is already a 16-bit block value (bfp16::quantise_model), so both run the CPU
+// reference's very model and the comparisons check the wavefield storage; the model's own
+// rounding is measured apart (tests/test_bfp16.cpp).
+const std::vector<std::string> kVariants = {"bfp16", "bfp16_model16"};
 constexpr int kSteps = 12;
 
 struct Shape {
@@ -131,39 +118,6 @@ States after_steps(const PropagatorSetup& setup, const std::string& variant, con
 // The bound on the relative L2 error after kSteps steps, 2 (N + 1) 2^-15 max|p| / rms(p) (above).
 double steps_bound(const GridLayout& g, const std::vector<float>& cpu_cur) {
   return 2.0 * (kSteps + 1) * std::ldexp(1.0, -15) * max_abs(g, cpu_cur) / rms(g, cpu_cur);
-}
-
-// First (a plain TEST runs before the parameterised suites) and smallest: one step of each
-// bulk-copy kernel on a grid of one tile and one z chunk, bit for bit against the register-queue
-// kernel of the same storage. A copy the copy engine refuses stops the kernel with an illegal
-// instruction, and that error sticks to the process's CUDA context, so every later GPU test of a
-// --gtest_filter run fails with it too; this test names the kernel that faulted first.
-TEST(Bfp16TmaFirst, OneStepOnOneTileIsTheRegisterQueueStep) {
-  SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  const PropagatorSetup setup = make_setup({5, 6, 7}, rng, false);
-  const GridLayout& g = setup.layout;
-  const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-  const std::pair<std::string, std::string> pairs[] = {{"bfp16", "bfp16_tma"},
-                                                       {"bfp16_model16", "bfp16_model16_tma"}};
-  for (const auto& [register_queue, ring] : pairs) {
-    SCOPED_TRACE(ring + ": its first step, 5x6x7 cells");
-    auto a = cuda::make_wavefield(setup, register_queue, {}, 0);
-    auto b = cuda::make_wavefield(setup, ring, {}, 0);
-    a->set_state(prev0, cur0);
-    b->set_state(prev0, cur0);
-    a->step();
-    b->step();
-    std::vector<float> a_prev, a_cur, b_prev, b_cur;
-    a->get_state(a_prev, a_cur);
-    b->get_state(b_prev, b_cur); // a kernel fault surfaces here, as a CudaError naming the error
-    int64_t differ = 0;
-    for (size_t n = 0; n < a_cur.size(); ++n) differ += a_cur[n] != b_cur[n] || a_prev[n] != b_prev[n];
-    EXPECT_EQ(differ, 0) << "values that differ between " << register_queue << " and " << ring;
-    EXPECT_GT(rms(g, b_cur), 0.0) << ring << " wrote p[n+1]";
-  }
 }
 
 class Bfp16VsCpu : public ::testing::TestWithParam<std::tuple<std::string, Shape>> {};
@@ -395,133 +349,6 @@ TEST_P(Bfp16Gpu, RefusesWhatItDoesNotSupport) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, Bfp16Gpu, ::testing::ValuesIn(kVariants),
                          [](const auto& test) { return test.param; });
-
-// The bulk-copy kernels (bfp16_tma.cu) against the register-queue kernels (bfp16.cu) on the same
-// state: the same fields bit for bit after a few steps, undamped and damped, on shapes whose
-// exponent rows start at every offset within a 4-byte word (the ring copies exponents in aligned
-// words) and with plane ranges (exponent arrays shifted by whole planes, so starting on odd
-// 2-byte boundaries).
-class Bfp16TmaVsRegisterQueue
-    : public ::testing::TestWithParam<std::tuple<std::pair<std::string, std::string>, Shape>> {};
-
-TEST_P(Bfp16TmaVsRegisterQueue, SameFieldsBitForBit) {
-  SKIP_WITHOUT_GPU();
-  const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  const auto& [pair, shape] = GetParam();
-  const auto& [register_queue, ring] = pair;
-  for (bool damped : {false, true}) {
-    SCOPED_TRACE(damped ? "damped" : "undamped");
-    const PropagatorSetup setup = make_setup(shape, rng, damped);
-    const GridLayout& g = setup.layout;
-    const std::vector<float> prev0 = random_field(g, rng), cur0 = random_field(g, rng);
-    auto a = cuda::make_wavefield(setup, register_queue, {}, 0);
-    auto b = cuda::make_wavefield(setup, ring, {}, 0);
-    a->set_state(prev0, cur0);
-    b->set_state(prev0, cur0);
-    const int split = g.nz / 3 + 1;
-    for (int s = 0; s < 4; ++s) {
-      a->step();
-      if (s % 2 == 0 || split >= g.nz) {
-        b->step();
-      } else {
-        b->step_planes(0, split);
-        b->step_planes(split, g.nz);
-        b->finish_step();
-      }
-    }
-    std::vector<float> a_prev, a_cur, b_prev, b_cur;
-    a->get_state(a_prev, a_cur);
-    b->get_state(b_prev, b_cur);
-    int64_t differ = 0;
-    for (size_t n = 0; n < a_cur.size(); ++n) differ += a_cur[n] != b_cur[n] || a_prev[n] != b_prev[n];
-    EXPECT_EQ(differ, 0) << "values that differ between " << register_queue << " and " << ring;
-    EXPECT_GT(rms(g, b_cur), 0.0) << "the ring kernel wrote p[n+1]";
-  }
-}
-
-const std::pair<std::string, std::string> kTmaPairs[] = {{"bfp16", "bfp16_tma"},
-                                                         {"bfp16_model16", "bfp16_model16_tma"}};
-// Pitches 96, 128, 160, 32 and 224 elements: exponent rows of 6, 8, 10, 2 and 14 bytes, so rows
-// (and, for 6, 10 and 14, planes too) start 0 or 2 bytes into a 4-byte word; tiles that end past
-// the row (64-cell tiles over 67, 130, 5 and 200 cells); rows of a tile below the grid.
-const Shape kTmaShapes[] = {{67, 45, 53}, {120, 13, 35}, {130, 9, 37}, {5, 6, 7}, {200, 21, 40}};
-
-INSTANTIATE_TEST_SUITE_P(Pairs, Bfp16TmaVsRegisterQueue,
-                         ::testing::Combine(::testing::ValuesIn(kTmaPairs), ::testing::ValuesIn(kTmaShapes)),
-                         [](const auto& test) {
-                           const Shape& s = std::get<1>(test.param);
-                           return std::get<0>(test.param).second + "_" + std::to_string(s.nx) + "x" +
-                                  std::to_string(s.ny) + "x" + std::to_string(s.nz);
-                         });
-
-// The same pairs on the bench's point workload, run past the moment the wavefront reaches the
-// grid's faces, bit for bit at every checkpoint. On the H200, bfp16_tma and bfp16_model16_tma
-// matched their twins on every small shape above and yet drifted from them at 512^3 once the
-// wavefront reached the faces (docs/tuning-log.md section 11). This shape has what 512^3 has and
-// the small shapes lack, at 1/14 of its cells: rows of whole tiles (nx a multiple of 64: the right
-// halo lies in a block of its own; ny a multiple of 16), rows of pitch / 16 = 18 exponent bytes
-// (2 mod 4, as 512^3's 34) and planes of a multiple of 4 of them (as 512^3's 17,680), several z
-// chunks per tile column with a shorter last one (290 planes: 8 chunks of 33 and one of 26 for
-// the ring kernels on a 132-SM GPU; the small shapes all ran in one chunk), more blocks than fit on
-// the GPU at once (288 > 2 per SM x 132), hundreds of steps, and the four fields stepping side by
-// side, each on its own stream, as `rtm bench --error-vs-steps` runs them. The source sits in the
-// centre cell: the front reaches the y faces after ~180 steps, x after ~340, z after ~390.
-// A difference names its first step and cell (with the cell's distance to the nearest face and
-// its tile) so that the cause can be located.
-TEST(Bfp16TmaPointWorkload, PastTheFacesBitForBit) {
-  SKIP_WITHOUT_GPU();
-  constexpr int kNx = 256, kNy = 128, kNz = 290, kPointSteps = 440, kCheckEvery = 40;
-  const test::PointWorkload w = test::bfp16_point_workload(kNx, kNy, kNz, kPointSteps);
-  const GridLayout& g = w.setup.layout;
-  struct Run {
-    std::unique_ptr<Wavefield> field;
-    std::unique_ptr<PointSet> source;
-    std::vector<float> prev, cur;
-  };
-  std::vector<Run> runs; // each pair's register-queue kernel, then its ring kernel
-  for (const auto& [register_queue, ring] : kTmaPairs)
-    for (const std::string& variant : {register_queue, ring}) {
-      Run r;
-      r.field = cuda::make_wavefield(w.setup, variant, {}, 0);
-      r.source = r.field->add_points({w.source}, kPointSteps);
-      r.source->upload_series(w.series);
-      runs.push_back(std::move(r));
-    }
-  std::vector<bool> reported(runs.size() / 2, false);
-  for (int s = 0; s < kPointSteps; ++s) {
-    for (Run& r : runs) { // no synchronisation between checkpoints
-      r.source->inject(s, w.scale);
-      r.field->step();
-    }
-    if ((s + 1) % kCheckEvery != 0 && s + 1 != kPointSteps) continue;
-    for (Run& r : runs) r.field->get_state(r.prev, r.cur);
-    for (size_t p = 0; p < reported.size(); ++p) {
-      const Run& a = runs[2 * p];
-      const Run& b = runs[2 * p + 1];
-      int64_t differ = 0, first = -1;
-      for (size_t n = 0; n < a.cur.size(); ++n)
-        if (a.cur[n] != b.cur[n] || a.prev[n] != b.prev[n]) {
-          if (first < 0) first = int64_t(n);
-          ++differ;
-        }
-      if (differ == 0 || reported[p]) continue;
-      reported[p] = true;
-      const int64_t rel = first - g.offset;
-      const int i = int(rel % g.pitch) - kHalo, j = int((rel % g.plane) / g.pitch) - kHalo;
-      const int k = int(rel / g.plane) - kHalo;
-      const int to_face = std::min({i, kNx - 1 - i, j, kNy - 1 - j, k, kNz - 1 - k});
-      ADD_FAILURE() << kTmaPairs[p].second << " differs from " << kTmaPairs[p].first << " after "
-                    << s + 1 << " steps in " << differ << " values; the first at cell (" << i << ", "
-                    << j << ", " << k << "), " << to_face << " cells from the nearest face, tile ("
-                    << (i >> 6) << ", " << (j >> 4) << "): " << a.cur[size_t(first)] << " / "
-                    << a.prev[size_t(first)] << " vs " << b.cur[size_t(first)] << " / "
-                    << b.prev[size_t(first)] << " (p[n] / p[n-1])";
-    }
-  }
-  for (const Run& r : runs) EXPECT_GT(rms(g, r.cur), 0.0) << "the wave reached the fields";
-}
 
 } // namespace
 } // namespace rtm

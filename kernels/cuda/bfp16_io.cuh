@@ -82,7 +82,7 @@ __device__ __forceinline__ int bfp16_block_exponent_4_lanes(uint32_t m) {
 // row's interior goes on past them: x + 4 <= nx, x the first cell's) and the exponent by the
 // block's first thread. Halo mantissas stay zero. Every lane of the warp
 // must call it. kStreaming: the mantissas with a streaming store (not read again in the step).
-// Shared by bfp16.cu and bfp16_tma.cu.
+// Used by bfp16.cu (kept apart so that another kernel of the same storage can share it).
 template <bool kStreaming = false>
 __device__ __forceinline__ void bfp16_encode_store_four(const float (&next)[4], int last_lane,
                                                         bool inside, int x, int nx,

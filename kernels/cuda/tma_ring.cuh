@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(Shape::kThreads)
 // Blocks of a bulk-copy kernel (`threads` threads, `shared_bytes` of dynamic shared memory)
 // resident per SM, after checking that the GPU has the bulk tensor copy (compute capability 9.0)
 // and allowing the kernel that much shared memory. Once per kernel: the callers keep the answer in
-// a function-local static. Shared with bfp16_tma.cu.
+// a function-local static.
 template <class Kernel>
 int prepare_bulk_copy_kernel(Kernel kernel, int threads, size_t shared_bytes, const char* name) {
   int device = 0, major = 0;
@@ -217,7 +217,7 @@ int prepare_bulk_copy_kernel(Kernel kernel, int threads, size_t shared_bytes, co
 }
 
 // The grid of a ring kernel: tiles of tile_x x tile_y cells, z in chunks of `chunk` planes (set
-// here). Shared with bfp16_tma.cu.
+// here).
 inline dim3 ring_grid(const GridLayout& g, int tile_x, int tile_y, int resident_per_sm,
                       int sm_count, int& chunk) {
   const int blocks_x = (g.nx + tile_x - 1) / tile_x, blocks_y = (g.ny + tile_y - 1) / tile_y;

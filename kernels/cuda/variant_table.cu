@@ -30,8 +30,6 @@ StepFunction launch_fp16_storage;
 StepFunction launch_half_v2dt2;
 StepFunction launch_bfp16;
 StepFunction launch_bfp16_model16;
-StepFunction launch_bfp16_tma;
-StepFunction launch_bfp16_model16_tma;
 
 namespace {
 
@@ -96,12 +94,6 @@ std::vector<VariantRow> build_rows() {
       kernel("bfp16_model16", R::other, Storage::bfp16, launch_bfp16_model16,
              "bfp16 with v2dt2 read as unsigned 16-bit mantissas and an exponent per 16 cells: "
              "8.25 bytes per cell", Storage::bfp16),
-      kernel("bfp16_tma", R::other, Storage::bfp16, launch_bfp16_tma,
-             "bfp16 on tma_ring's ring: int16 planes by bulk tensor copies, exponents by 4-byte "
-             "cp.async, mbarriers: 10.19 bytes per cell", Storage::fp32),
-      kernel("bfp16_model16_tma", R::other, Storage::bfp16, launch_bfp16_model16_tma,
-             "bfp16_tma with v2dt2 read as unsigned 16-bit mantissas and exponents: 8.25 bytes per "
-             "cell", Storage::bfp16),
   };
 }
 

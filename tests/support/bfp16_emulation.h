@@ -24,14 +24,13 @@ struct PointWorkload {
   float scale = 0;           // 1 / h^3
 };
 
-// On an nx x ny x nz box, the source in its centre cell.
-inline PointWorkload bfp16_point_workload(int nx, int ny, int nz, int steps) {
+inline PointWorkload bfp16_point_workload(int n, int steps) {
   const double h = 10, v = 2000, dt = 0.3985 * h / v, f0 = v / (5 * h * 2.5), t0 = 1.2 / f0;
   PointWorkload w;
-  w.setup.layout = make_layout(nx, ny, nz);
+  w.setup.layout = make_layout(n, n, n);
   w.setup.weights = make_laplacian_weights(h, h, h);
   w.setup.v2dt2.assign(size_t(w.setup.layout.interior_cells()), float(v * v * dt * dt));
-  w.source = point_at_cell(nx / 2, ny / 2, nz / 2);
+  w.source = point_at_cell(n / 2, n / 2, n / 2);
   for (int s = 0; s < steps; ++s) {
     const double a = M_PI * f0 * (s * dt - t0);
     w.series.push_back(float((1 - 2 * a * a) * std::exp(-a * a)));
@@ -39,7 +38,6 @@ inline PointWorkload bfp16_point_workload(int nx, int ny, int nz, int steps) {
   w.scale = float(1.0 / (h * h * h));
   return w;
 }
-inline PointWorkload bfp16_point_workload(int n, int steps) { return bfp16_point_workload(n, n, n, steps); }
 
 // p[n] after all steps of `w` on the CPU reference; `bfp16`: both fields quantised as bfp16 stores
 // them after every injection and every step (the GPU quantises the injected blocks and each new
