@@ -7,13 +7,17 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "solvers/contracts/errors.h"
 #include "solvers/drivers/acquisition.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/modeling.h"
+#include "solvers/drivers/shot_prefetch.h"
 
 namespace rtm {
 namespace {
@@ -57,6 +61,40 @@ ShotFile moving_spreads(const ShotFile& shared) {
   return moving;
 }
 
+// The shot loop names the shot about to run and then the next one before the first runs
+// (ShotLoopBody::prepare_shot): both jobs must be held, each run on a thread of its own, and each
+// shot's result handed to that shot.
+TEST(ShotPrefetch, HoldsTheShotAboutToRunAndTheNextOneTogether) {
+  const std::thread::id caller = std::this_thread::get_id();
+  auto job = [caller](int shot) {
+    return [caller, shot] { return std::this_thread::get_id() == caller ? -1 : 10 * shot; };
+  };
+  ShotPrefetch<int> prefetch;
+  prefetch.start(3, job(3)); // the group's first shot
+  prefetch.start(5, job(5)); // the one taken ahead
+  EXPECT_TRUE(prefetch.holds(3));
+  EXPECT_TRUE(prefetch.holds(5));
+  EXPECT_EQ(prefetch.take(3), 30);
+  EXPECT_FALSE(prefetch.holds(3));
+  prefetch.start(7, job(7)); // named as shot 5 starts
+  EXPECT_EQ(prefetch.take(5), 50);
+  EXPECT_EQ(prefetch.take(7), 70);
+  EXPECT_FALSE(prefetch.holds(7));
+  EXPECT_THROW(prefetch.take(7), std::logic_error);
+}
+
+TEST(ShotPrefetch, KeepsAtMostTheLastTwoAndRethrowsAtTake) {
+  ShotPrefetch<int> prefetch;
+  prefetch.start(0, [] { return 0; });
+  prefetch.start(1, [] { return 1; });
+  prefetch.start(2, []() -> int { throw InputError("shot 2's data"); });
+  EXPECT_FALSE(prefetch.holds(0)); // never taken: dropped by the third start
+  EXPECT_TRUE(prefetch.holds(1));
+  EXPECT_THROW(prefetch.take(2), InputError); // and shot 1's, started before it, dropped
+  EXPECT_FALSE(prefetch.holds(1));
+  prefetch.start(4, [] { return 4; }); // never taken: waited for by the destructor
+}
+
 MigrationParams small_params(bool overlap) {
   MigrationParams params;
   params.backend.backend = "cpu";
@@ -83,17 +121,20 @@ TEST(ShotOverlap, SharedSpreadImageEqualsTheSequentialRunBitForBit) {
       migrate_shots(s.migration, s.shots, small_params(false), sequential_log);
   expect_same_images(overlapped, sequential);
 
-  // The profile: the set-up of shots 2..4 was made ahead (on the prefetch thread), none in the
-  // sequential run; the idle line and the PERFORMANCE fields are printed.
+  // The profile: the set-up of shots 2..4 was made ahead (on the prefetch thread), and the first
+  // shot's there too (waited for whole), none in the sequential run; the idle line and the
+  // PERFORMANCE fields are printed.
   const MigrationProfile& p = overlapped.profile;
   EXPECT_TRUE(p.overlap_shots);
   EXPECT_EQ(p.shots, 4);
+  EXPECT_EQ(p.prefetched_shots, 4);
   EXPECT_GT(p.prefetch_s, 0.0);
   EXPECT_GT(p.setup_wait_s, 0.0);
   EXPECT_LE(p.setup_wait_s, p.host_s() + 1e-3);
   EXPECT_NEAR(p.idle_fraction(), p.host_s() / p.loop_s, 1e-12);
   EXPECT_FALSE(sequential.profile.overlap_shots);
   EXPECT_EQ(sequential.profile.prefetch_s, 0.0);
+  EXPECT_EQ(sequential.profile.prefetched_shots, 0);
   const std::string report = overlapped_log.str();
   for (const char* expected : {"of which shot set-up", "rtm: profile: idle ", "idle_fraction=",
                                "setup_wait_s=", "prefetch_s=", "overlap_shots=1"})

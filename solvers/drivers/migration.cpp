@@ -541,6 +541,7 @@ struct MigrationRun {
   std::unique_ptr<PointSet> own_receiver_set; // a shot's own receivers
   ShotPrefetch<PreparedShot> prefetch;        // the next shot's PreparedShot, made ahead
   double setup_wait_s = 0, prefetch_s = 0;    // MigrationProfile's, summed over the shots
+  int prefetched_shots = 0;                   // MigrationProfile's
   // Checkpoint files of one rank per shot written beside the next shot's steps; checkpoint_s is
   // the loop thread's time in checkpoints (a wait for the write before; the sums' snapshot: their
   // download, or on the GPU only queuing their copy, the first one allocating its pinned buffers).
@@ -905,7 +906,8 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   const int nt = run.nt;
   PreparedShot shot;
   if (run.prefetch.holds(s)) {
-    shot = run.prefetch.take();
+    shot = run.prefetch.take(s);
+    ++run.prefetched_shots;
     // Hidden behind the shot before: what it took less what this thread waited for it here
     // (the group's first shot has nothing before it, and is waited for whole).
     run.prefetch_s += std::max(0.0, shot.seconds - (steady_seconds() - start));
@@ -985,6 +987,7 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.overlap_shots = run.params.overlap_shots;
   profile.setup_wait_s = run.setup_wait_s;
   profile.prefetch_s = run.prefetch_s;
+  profile.prefetched_shots = run.prefetched_shots;
   profile.checkpoint_s = run.checkpoint_s;
 }
 
@@ -1157,8 +1160,8 @@ void print_migration_profile(const MigrationProfile& p, std::ostream& out) {
   std::snprintf(line, sizeof line,
                 "rtm: profile: idle %.2f%% of the loop (%.3f s: the device or the stepping thread "
                 "waiting for the host); shot set-up hidden behind the steps %.3f s on the prefetch "
-                "thread\n",
-                100.0 * p.idle_fraction(), p.host_s(), p.prefetch_s);
+                "thread (%d shot(s) set up there)\n",
+                100.0 * p.idle_fraction(), p.host_s(), p.prefetch_s, p.prefetched_shots);
   out << line;
   std::snprintf(line, sizeof line,
                 "rtm: profile: outside the loop: %.3f s before (propagators, stores), %.3f s after "

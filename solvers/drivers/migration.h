@@ -188,10 +188,13 @@ struct MigrationProfile {
   // the loop's own thread before each shot's first step could be queued (waiting for the set-up
   // made ahead, or making it there; the point sets and their data), the host-only time between
   // shots; `prefetch_s` the set-up made ahead on the prefetch thread while the shot before stepped
-  // (its time less any wait for it on the loop's thread: the part hidden behind the steps).
+  // (its time less any wait for it on the loop's thread: the part hidden behind the steps);
+  // `prefetched_shots` how many shots took their set-up from the prefetch thread (all but each
+  // group's first when the overlap is on, its first included: that one is waited for whole).
   bool overlap_shots = false;
   double setup_wait_s = 0;
   double prefetch_s = 0;
+  int prefetched_shots = 0;
   // The loop thread's time in checkpoints (MigrationControl::checkpoint_every): the partial sums'
   // download and any wait for the file before; the file itself is written beside the steps.
   double checkpoint_s = 0;
