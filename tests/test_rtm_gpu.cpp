@@ -223,6 +223,7 @@ TEST(RtmGpu, ManyShotsOverlappedImageAsTheCpuSequentialRun) {
     EXPECT_LE(e_ill, 1e-4) << which;
     EXPECT_TRUE(gpu.profile.overlap_shots);
     EXPECT_GT(gpu.profile.prefetch_s, 0.0) << which;
+    EXPECT_EQ(gpu.profile.prefetched_shots, 4) << which; // every shot's set-up made ahead
   }
 }
 

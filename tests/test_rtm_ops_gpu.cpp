@@ -218,7 +218,9 @@ TEST_P(RtmOps, ImagingConditionMatchesTheReference) {
 // the imaging queued after it. The accumulations here are queued without the host waiting in
 // between (one state for all), the snapshot between them: its sums are the reference's after the
 // first four, the sums downloaded at the end the reference's after all six, through both ways of
-// imaging (accumulate_image, and step_both with its weight). One snapshot at a time.
+// imaging (accumulate_image, and step_both with its weight). One snapshot at a time. The pinned
+// buffers are made ahead (prepare_snapshots, as the migration driver does before its loop), and
+// made again by the snapshot itself after allocate_image changed the box.
 TEST_P(RtmOps, ImageSnapshotHoldsTheSumsOfItsPlaceInTheQueue) {
   SKIP_WITHOUT_GPU();
   const uint64_t seed = fresh_seed();
@@ -230,6 +232,7 @@ TEST_P(RtmOps, ImageSnapshotHoldsTheSumsOfItsPlaceInTheQueue) {
   const Box& box = kBoxes[0];
   gpu->allocate_image(box);
   cpu.allocate_image(box);
+  gpu->prepare_snapshots();
   const State s = set_random_state(gpu->source(), rng), r = set_random_state(gpu->receiver(), rng);
   cpu.source().set_state(s.prev, s.cur);
   cpu.receiver().set_state(r.prev, r.cur);
@@ -244,6 +247,7 @@ TEST_P(RtmOps, ImageSnapshotHoldsTheSumsOfItsPlaceInTheQueue) {
   const std::vector<float> cpu_image_4 = cpu.download_image(), cpu_ill_4 = cpu.download_illumination();
   std::unique_ptr<ImageSnapshot> snapshot = gpu->snapshot_image();
   EXPECT_THROW(gpu->snapshot_image(), std::logic_error) << "the one before is still held";
+  EXPECT_THROW(gpu->prepare_snapshots(), std::logic_error) << "a snapshot is still held";
   gpu->accumulate_image(4.0f);
   gpu->step_both(5.0f); // images, then steps both fields
   cpu.accumulate_image(4.0f);
@@ -272,6 +276,13 @@ TEST_P(RtmOps, ImageSnapshotHoldsTheSumsOfItsPlaceInTheQueue) {
   // A snapshot dropped untaken frees the buffers too.
   gpu->snapshot_image().reset();
   EXPECT_EQ(gpu->snapshot_image()->take().image, image);
+  // Another box: the next snapshot makes buffers of its size (the new sums, zero).
+  const Box& other = kBoxes[1];
+  ASSERT_NE(other.cells(), box.cells());
+  gpu->allocate_image(other);
+  ImageSnapshot::Sums zero = gpu->snapshot_image()->take();
+  EXPECT_EQ(zero.image, std::vector<float>(size_t(other.cells()), 0.0f));
+  EXPECT_EQ(zero.illumination, std::vector<float>(size_t(other.cells()), 0.0f));
 }
 
 // set_image replaces both sums exactly (a resumed migration continues from them), and the next

@@ -177,10 +177,7 @@ std::unique_ptr<ImageSnapshot> CudaShotFields::do_snapshot_image() {
     throw std::logic_error(name() + "::snapshot_image: the snapshot before is still held; take or "
                                     "drop it first");
   CUDA_CHECK(cudaSetDevice(r.device_));
-  if (!pinned_ || pinned_->count != count) { // the first snapshot, or another image box
-    pinned_.reset();
-    pinned_ = make_pinned_sums(r.device_, count);
-  }
+  ensure_pinned_sums(); // made before the loop where the driver called prepare_snapshots
   // Behind the imaging queued so far on the receiver's stream, which goes on meanwhile.
   CUDA_CHECK(cudaEventRecord(sums_ready_, r.stream_));
   CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, sums_ready_, 0));
@@ -192,6 +189,24 @@ std::unique_ptr<ImageSnapshot> CudaShotFields::do_snapshot_image() {
   copy_pending_ = true;
   pinned_->held = true;
   return std::make_unique<PinnedImageSnapshot>(pinned_);
+}
+
+void CudaShotFields::do_prepare_snapshots() {
+  if (image_.bytes() == 0) return;
+  if (pinned_ && pinned_->held)
+    throw std::logic_error(name() + "::prepare_snapshots: a snapshot is still held; take or drop "
+                                    "it first");
+  CUDA_CHECK(cudaSetDevice(receiver_->device_));
+  ensure_pinned_sums();
+}
+
+void CudaShotFields::ensure_pinned_sums() {
+  const size_t count = image_.bytes() / sizeof(float);
+  if (pinned_ && pinned_->count == count) return;
+  // Not held (checked by the callers), and no copy into the old buffers pending: allocate_image,
+  // the only way to another box, waited for the copy stream.
+  pinned_.reset();
+  pinned_ = make_pinned_sums(receiver_->device_, count);
 }
 
 void CudaShotFields::do_set_image(const std::vector<float>& image,

@@ -33,9 +33,13 @@ private:
   void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void do_inject_born_source() override;
-  // The copy into pinned host buffers (made at the first snapshot, kept for the run), queued on
-  // copy_stream_ behind the imaging queued so far; the host does not wait.
+  // The copy into pinned host buffers (made by prepare_snapshots before the loop, or else at the
+  // first snapshot; kept for the run), queued on copy_stream_ behind the imaging queued so far; the
+  // host does not wait.
   std::unique_ptr<ImageSnapshot> do_snapshot_image() override;
+  void do_prepare_snapshots() override;
+  // pinned_ sized for the image box now (made, or made again after allocate_image changed it).
+  void ensure_pinned_sums();
   // One kernel for both fields' steps and the imaging (kernels/cuda/fused_backward.cuh) where
   // the variant has one; the separate calls otherwise.
   void do_step_both(float image_weight) override;

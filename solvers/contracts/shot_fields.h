@@ -88,6 +88,14 @@ public:
     if (!has_image_) return std::make_unique<ReadyImageSnapshot>(ImageSnapshot::Sums{});
     return do_snapshot_image();
   }
+  // Makes ready now what snapshot_image needs for the image box of allocate_image (the CUDA
+  // backend: its pinned host buffers, kept for the run), so that the first snapshot allocates
+  // nothing: a driver that takes snapshots calls it before its loop. Nothing to do on the other
+  // backends, nor before allocate_image; a later allocate_image with another box makes the next
+  // snapshot allocate again.
+  void prepare_snapshots() {
+    if (has_image_) do_prepare_snapshots();
+  }
   // Replaces the image and the illumination (dense over the box of allocate_image) with saved
   // ones, so that a resumed migration accumulates onto exactly the sums it had reached
   // (solvers/drivers/migration.h). std::invalid_argument when a size differs from the box's.
@@ -166,6 +174,7 @@ protected:
     ImageSnapshot::Sums sums{do_download_image(false), do_download_image(true)};
     return std::make_unique<ReadyImageSnapshot>(std::move(sums));
   }
+  virtual void do_prepare_snapshots() {}
   // The separate calls; a backend overrides it with a fused pass where it has one (and calls
   // this where it has none).
   virtual void do_step_both(float image_weight) {

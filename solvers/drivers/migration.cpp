@@ -544,7 +544,7 @@ struct MigrationRun {
   int prefetched_shots = 0;                   // MigrationProfile's
   // Checkpoint files of one rank per shot written beside the next shot's steps; checkpoint_s is
   // the loop thread's time in checkpoints (a wait for the write before; the sums' snapshot: their
-  // download, or on the GPU only queuing their copy, the first one allocating its pinned buffers).
+  // download, or on the GPU only queuing their copy into pinned buffers made before the loop).
   // Declared after `fields`: a write in flight holds a snapshot of them, so it goes first.
   BackgroundCheckpointWriter checkpoint_writer;
   double checkpoint_s = 0;
@@ -731,6 +731,9 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
+  // The checkpoints' pinned buffers on the GPU (check_migration_memory counted them), here before
+  // the loop rather than at its first checkpoint (docs/rtm.md, section 11b).
+  if (checkpoints) run.fields->prepare_snapshots();
   if (params.reconstruction == Reconstruction::boundary)
     run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps,
                                                             params.ring_precision);
