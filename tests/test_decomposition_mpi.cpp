@@ -21,32 +21,11 @@
 #include "solvers/drivers/born.h"
 #include "kernels/mpi/decomposed_propagator.h"
 #include "solvers/drivers/decomposed_backend.h"
+#include "tests/support/mpi_backend_under_test.h"
 #include "tests/support/mpi_test_main.h"
-#ifdef RTM_HAVE_CUDA
-#include "kernels/cuda/cuda_backend.h"
-#endif
 
 namespace rtm::test {
 namespace {
-
-std::string test_backend() {
-  const char* b = std::getenv("RTM_TEST_BACKEND");
-  return b ? b : "cpu";
-}
-
-BackendOptions backend_options() {
-  BackendOptions options;
-  options.backend = test_backend();
-  options.variant = "auto";
-  if (const char* v = std::getenv("RTM_TEST_VARIANT")) options.variant = v;
-  if (const char* t = std::getenv("RTM_TEST_HALO_TRANSPORT")) options.halo_transport = t;
-  // One GPU per rank on one node.
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &options.device);
-  MPI_Comm_free(&node);
-  return options;
-}
 
 // Equal bit for bit on the CPU; within 1e-6 of the largest |value| on a GPU (2e-3 for fp16 storage).
 void expect_same(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
@@ -283,25 +262,6 @@ TEST(DecomposedHealth, FindsTheSameWorstCellAsTheUndividedGrid) {
   }
 }
 
-// GPU runs need one usable GPU per rank; elsewhere every test skips itself.
-class GpuPerRank : public ::testing::Environment {
-public:
-  void SetUp() override {
-    if (test_backend() == "cpu") return;
-#ifdef RTM_HAVE_CUDA
-    // Decided together: a rank that skipped while the others ran would leave them waiting in
-    // the propagators' collective calls (e.g. two ranks on a machine with one GPU).
-    const cuda::DeviceInfo info = cuda::query_device(backend_options().device);
-    int usable = info.available ? 1 : 0, all_usable = 0;
-    MPI_Allreduce(&usable, &all_usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_usable)
-      GTEST_SKIP() << "not every rank has a usable GPU"
-                   << (info.available ? "" : " (this one: " + info.why_unavailable + ")");
-#else
-    GTEST_SKIP() << "this build has no CUDA kernels";
-#endif
-  }
-};
 
 } // namespace
 } // namespace rtm::test

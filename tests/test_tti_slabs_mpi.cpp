@@ -31,33 +31,12 @@
 #include "solvers/drivers/modeling.h"
 #include "solvers/drivers/slab_model.h"
 #include "tests/support/anisotropic_model.h"
+#include "tests/support/mpi_backend_under_test.h"
 #include "tests/support/mpi_test_main.h"
 #include "tests/support/shared_temp_path.h"
-#ifdef RTM_HAVE_CUDA
-#include "kernels/cuda/device_info.h"
-#endif
 
 namespace rtm::test {
 namespace {
-
-std::string test_backend() {
-  const char* b = std::getenv("RTM_TEST_BACKEND");
-  return b ? b : "cpu";
-}
-
-// The backend under test (the CPU unless RTM_TEST_BACKEND says cuda), on this rank's GPU: one GPU
-// per rank of a node, as test_decomposition_mpi sets it up.
-BackendOptions backend_options() {
-  BackendOptions options;
-  options.backend = test_backend();
-  if (const char* v = std::getenv("RTM_TEST_VARIANT")) options.variant = v; // a TTI variant or auto
-  if (const char* t = std::getenv("RTM_TEST_HALO_TRANSPORT")) options.halo_transport = t;
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &options.device);
-  MPI_Comm_free(&node);
-  return options;
-}
 
 // On the GPU the split and the undivided run differ only in the order of the point sets' atomic
 // adds (sources and receivers whose stencils share cells; the TTI step computes each cell the same
@@ -337,26 +316,6 @@ TEST(TtiSlabModel, SlabReadsModelAsOneRank) {
   if (parallel.is_root()) std::remove(path.c_str());
 }
 
-// GPU runs need one usable GPU per rank; elsewhere every test skips itself (as in
-// test_decomposition_mpi).
-class GpuPerRank : public ::testing::Environment {
-public:
-  void SetUp() override {
-    if (test_backend() == "cpu") return;
-#ifdef RTM_HAVE_CUDA
-    // Decided together: a rank that skipped while the others ran would leave them waiting in the
-    // collective calls.
-    const cuda::DeviceInfo info = cuda::query_device(backend_options().device);
-    int usable = info.available ? 1 : 0, all_usable = 0;
-    MPI_Allreduce(&usable, &all_usable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_usable)
-      GTEST_SKIP() << "not every rank has a usable GPU"
-                   << (info.available ? "" : " (this one: " + info.why_unavailable + ")");
-#else
-    GTEST_SKIP() << "this build has no CUDA kernels";
-#endif
-  }
-};
 
 } // namespace
 } // namespace rtm::test
