@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "io/anisotropy_file.h"
 #include "io/checkpoint_file.h"
@@ -187,26 +188,40 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
       local_tti);
 }
 
-uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
-  const VelocityModel& model = part.shape;
+namespace {
+
+// A fingerprint continued over the ranks of `group` in rank order: rank r continues rank r - 1's
+// value with `add(rank, h)` (rank 0 from kFingerprintSeed), and the last rank's value is every
+// rank's. `what` names it in MPI errors.
+template <class Add> uint64_t fingerprint_over_ranks(MPI_Comm group, const char* what, Add add) {
   int size = 1;
   const int rank = group_rank(group, &size);
   uint64_t h = kFingerprintSeed;
   if (rank > 0)
     check_mpi(MPI_Recv(&h, 1, MPI_UINT64_T, rank - 1, 0, group, MPI_STATUS_IGNORE),
-              "MPI_Recv (model fingerprint)");
-  auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
-  if (rank == 0) {
-    for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
-    for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
-  }
-  const size_t plane = size_t(model.nx) * size_t(model.ny);
-  add(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
-      size_t(part.own_end - part.own_first) * plane * sizeof(float));
+              (std::string("MPI_Recv (") + what + ")").c_str());
+  h = add(rank, h);
   if (rank + 1 < size)
-    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (model fingerprint)");
-  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (model fingerprint)");
+    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), (std::string("MPI_Send (") + what + ")").c_str());
+  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), (std::string("MPI_Bcast (") + what + ")").c_str());
   return h;
+}
+
+} // namespace
+
+uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
+  const VelocityModel& model = part.shape;
+  return fingerprint_over_ranks(group, "model fingerprint", [&](int rank, uint64_t h) {
+    auto add = [&h](const void* data, size_t n) { h = fingerprint(data, n, h); };
+    if (rank == 0) {
+      for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
+      for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
+    }
+    const size_t plane = size_t(model.nx) * size_t(model.ny);
+    add(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
+        size_t(part.own_end - part.own_first) * plane * sizeof(float));
+    return h;
+  });
 }
 
 namespace {
@@ -237,18 +252,10 @@ std::string anisotropy_identity(const VelocityModel& model) {
 
 std::string anisotropy_identity(const SlabModel& part, MPI_Comm group) {
   if (!part.tti) return ""; // the same on every rank of the group: nobody waits below
-  int size = 1;
-  const int rank = group_rank(group, &size);
-  uint64_t h = kFingerprintSeed;
-  if (rank > 0)
-    check_mpi(MPI_Recv(&h, 1, MPI_UINT64_T, rank - 1, 0, group, MPI_STATUS_IGNORE),
-              "MPI_Recv (anisotropy fingerprint)");
-  h = add_anisotropy_planes(part.planes.anisotropy, size_t(part.shape.nx) * size_t(part.shape.ny),
-                            part.own_first - part.z_first, part.own_end - part.own_first, h);
-  if (rank + 1 < size)
-    check_mpi(MPI_Send(&h, 1, MPI_UINT64_T, rank + 1, 0, group), "MPI_Send (anisotropy fingerprint)");
-  check_mpi(MPI_Bcast(&h, 1, MPI_UINT64_T, size - 1, group), "MPI_Bcast (anisotropy fingerprint)");
-  return anisotropy_line(h);
+  return anisotropy_line(fingerprint_over_ranks(group, "anisotropy fingerprint", [&](int, uint64_t h) {
+    return add_anisotropy_planes(part.planes.anisotropy, size_t(part.shape.nx) * size_t(part.shape.ny),
+                                 part.own_first - part.z_first, part.own_end - part.own_first, h);
+  }));
 }
 
 ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part) {
