@@ -172,6 +172,20 @@ TEST(RtmGpu, MovingSpreadModelsAndMigratesAsTheCpu) {
   EXPECT_LE(e_image, 1e-3);
 }
 
+// The many-shot tests' data: `count` shots on a line over a two-layer model of kLineShape,
+// modeled on the CPU (18 Hz, 16-cell layers, 0.4 s).
+const ModelShape kLineShape{40, 24, 36, 10, 10, 10};
+ShotFile line_shots(int count) {
+  const VelocityModel truth = layered_model(kLineShape, {200}, {2000, 2700});
+  ModelingParams modeling;
+  modeling.backend.backend = "cpu";
+  modeling.wavelet.f0 = 18;
+  modeling.boundary.width = 16;
+  modeling.record_time = 0.4;
+  std::ostringstream log;
+  return model_shots(truth, default_line_survey(truth, count, 30.0, 1), modeling, log);
+}
+
 // Many shots (docs/rtm.md, "Many shots"): the next shot's set-up made on the prefetch thread and
 // the point sets replaced in place from pinned staging on the fields' streams, for the shared
 // spread and for per-shot spreads whose sizes change (n, n/2, n/2, n: replaced where the size
@@ -179,15 +193,9 @@ TEST(RtmGpu, MovingSpreadModelsAndMigratesAsTheCpu) {
 // the tolerances above, and the profile counts the set-up made ahead.
 TEST(RtmGpu, ManyShotsOverlappedImageAsTheCpuSequentialRun) {
   SKIP_WITHOUT_GPU();
-  const ModelShape shape{40, 24, 36, 10, 10, 10};
-  const VelocityModel truth = layered_model(shape, {200}, {2000, 2700});
-  ModelingParams modeling;
-  modeling.backend.backend = "cpu";
-  modeling.wavelet.f0 = 18;
-  modeling.boundary.width = 16;
-  modeling.record_time = 0.4;
+  const ModelShape shape = kLineShape;
+  const ShotFile shared = line_shots(4);
   std::ostringstream log;
-  const ShotFile shared = model_shots(truth, default_line_survey(truth, 4, 30.0, 1), modeling, log);
   ShotFile moving = shared;
   const size_t n = shared.receivers.size(), nt = size_t(shared.nt);
   for (size_t shot = 0; shot < moving.shots.size(); ++shot) {
@@ -234,15 +242,9 @@ TEST(RtmGpu, ManyShotsOverlappedImageAsTheCpuSequentialRun) {
 // the last shot, holds the first two shots' sums bit for bit.
 TEST(RtmGpu, CheckpointsEveryShotChangeNoImageAndHoldTheirShotsSums) {
   SKIP_WITHOUT_GPU();
-  const ModelShape shape{40, 24, 36, 10, 10, 10};
-  const VelocityModel truth = layered_model(shape, {200}, {2000, 2700});
-  ModelingParams modeling;
-  modeling.backend.backend = "cpu";
-  modeling.wavelet.f0 = 18;
-  modeling.boundary.width = 16;
-  modeling.record_time = 0.4;
+  const ModelShape shape = kLineShape;
+  const ShotFile shots = line_shots(3);
   std::ostringstream log;
-  const ShotFile shots = model_shots(truth, default_line_survey(truth, 3, 30.0, 1), modeling, log);
   const VelocityModel migration = constant_model(shape, 2000);
   MigrationParams params;
   params.boundary.width = 16;
