@@ -1,12 +1,20 @@
 #include "solvers/contracts/velocity_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 
 namespace rtm {
+
+int64_t VelocityModel::nearest_cell(const Position& zyx) const {
+  auto cell = [](double x, double o, double d, int n) {
+    return std::clamp(int(std::lround((x - o) / d)), 0, n - 1);
+  };
+  return (int64_t(cell(zyx[0], oz, dz, nz)) * ny + cell(zyx[1], oy, dy, ny)) * nx + cell(zyx[2], ox, dx, nx);
+}
 
 float VelocityModel::vmin() const {
   if (vp.empty()) throw std::logic_error("VelocityModel::vmin: the model has no values");

@@ -26,6 +26,9 @@ struct VelocityModel {
   float at(int i, int j, int k) const { return vp[(int64_t(k) * ny + j) * nx + i]; }
   float vmin() const;
   float vmax() const;
+  // The index into vp (and the anisotropy arrays) of the cell nearest to a position, clamped to
+  // the model.
+  int64_t nearest_cell(const Position& zyx) const;
 };
 
 // P velocities of seismic media lie between these (m/s): dry soil and air-filled sediment near

@@ -291,11 +291,7 @@ std::string megabytes(int64_t bytes) {
 
 // The migration velocity at a position (nearest cell), for the direct-wave mute.
 double velocity_at(const VelocityModel& m, const Position& zyx) {
-  auto cell = [](double x, double o, double d, int n) {
-    return std::clamp(int(std::lround((x - o) / d)), 0, n - 1);
-  };
-  return m.at(cell(zyx[2], m.ox, m.dx, m.nx), cell(zyx[1], m.oy, m.dy, m.ny),
-              cell(zyx[0], m.oz, m.dz, m.nz));
+  return m.vp[size_t(m.nearest_cell(zyx))];
 }
 
 // Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's

@@ -115,12 +115,7 @@ size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vect
   size_t count = 0;
   double worst = 0;
   for (const Position& zyx : points) {
-    auto cell = [](double x, double origin, double h, int n) {
-      return std::clamp(int(std::lround((x - origin) / h)), 0, n - 1);
-    };
-    const size_t c = (size_t(cell(zyx[0], model.oz, model.dz, model.nz)) * size_t(model.ny) +
-                      size_t(cell(zyx[1], model.oy, model.dy, model.ny))) * size_t(model.nx) +
-                     size_t(cell(zyx[2], model.ox, model.dx, model.nx));
+    const size_t c = size_t(model.nearest_cell(zyx));
     const double gap = double(a.epsilon[c]) - double(a.delta[c]);
     if (gap > kElliptic) {
       ++count;
