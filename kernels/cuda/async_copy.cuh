@@ -1,11 +1,8 @@
 // cp.async (sm_80+): copies from global to shared memory that run in the background, tracked in
-// per-thread commit groups (or reported on a shared-memory barrier), so a kernel can fetch the next
-// plane while it computes this one.
+// per-thread commit groups, so a kernel can fetch the next plane while it computes this one.
 #pragma once
 
 #include <cuda_runtime.h>
-
-#include <cstdint>
 
 namespace rtm::cuda {
 
@@ -18,27 +15,6 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool val
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst_shared),
                "l"(src_global), "r"(src_bytes)
                : "memory");
-}
-
-// Copies 4 bytes from global `src` to shared `dst` (both 4-byte aligned), through L1 (the only
-// path for copies under 16 bytes). When `valid` is false nothing is read and `dst` is zero-filled
-// (src must still be a legal pointer).
-__device__ __forceinline__ void cp_async_4(void* dst, const void* src, bool valid) {
-  const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  const size_t src_global = __cvta_generic_to_global(src);
-  const int src_bytes = valid ? 4 : 0;
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_shared),
-               "l"(src_global), "r"(src_bytes)
-               : "memory");
-}
-
-// Instead of commit groups: an arrival on the shared-memory barrier `bar` once every cp.async this
-// thread issued so far has landed, the data then visible to the threads that wait on the barrier's
-// phase (bulk_tensor_copy.cuh, mbarrier_wait). `noinc`: the arrival is one of those the barrier
-// was initialised to expect, so the phase cannot complete without it.
-__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint64_t* bar) {
-  const unsigned bar_shared = static_cast<unsigned>(__cvta_generic_to_shared(bar));
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar_shared) : "memory");
 }
 
 // Closes the group of copies this thread issued since the last commit (possibly empty).

@@ -199,8 +199,26 @@ __global__ void __launch_bounds__(kBX* kBY, kMinBlocks)
                            advance_cell<kDamped>(row[6], p_prev.z, v.z, lap[2], e.z),
                            advance_cell<kDamped>(row[7], p_prev.w, v.w, lap[3], e.w)};
     // The block's exponent from its interior cells only (every lane takes part in the shuffles).
-    bfp16_encode_store_four(next, last_lane, cells_inside, x, g.nx, (tx & 3) == 0, p_prev_next, e_prev_next,
-                            cell_index + k * plane);
+    uint32_t m = 0;
+#pragma unroll
+    for (int l = 0; l < 4; ++l)
+      if (l <= last_lane) m = max(m, bfp16::magnitude_bits(next[l]));
+    const int block_e = bfp16_block_exponent_4_lanes(m);
+    if (cells_inside) {
+      int16_t q[4];
+#pragma unroll
+      for (int l = 0; l < 4; ++l) q[l] = bfp16::encode(next[l], block_e);
+      const int64_t at = cell_index + k * plane;
+      if (x + 4 <= g.nx) {
+        *reinterpret_cast<uint2*>(p_prev_next + at) = bfp16_pack(q[0], q[1], q[2], q[3]);
+      } else {
+        // The row's last cells: write only the interior ones (halo mantissas stay zero).
+#pragma unroll
+        for (int l = 0; l < 4; ++l)
+          if (l <= last_lane) p_prev_next[at + l] = q[l];
+      }
+      if ((tx & 3) == 0) e_prev_next[at >> 4] = int8_t(block_e);
+    }
 
     if constexpr (kDepth == 1) {
       current = incoming;

@@ -75,43 +75,4 @@ __device__ __forceinline__ int bfp16_block_exponent_4_lanes(uint32_t m) {
   return bfp16::block_exponent(m);
 }
 
-// p[n+1] of a thread's 4 cells `next`, elements at .. at+3 of the field (q, e): encoded in the
-// 16-cell block that the thread shares with 3 neighbouring lanes (lanes 4m .. 4m+3 of the warp),
-// the block's exponent taken from its interior cells only (lanes 0 .. last_lane of each thread,
-// last_lane -1 for none), the interior mantissas stored (all 4 with one 8-byte store where the
-// row's interior goes on past them: x + 4 <= nx, x the first cell's) and the exponent by the
-// block's first thread. Halo mantissas stay zero. Every lane of the warp
-// must call it. kStreaming: the mantissas with a streaming store (not read again in the step).
-// Used by bfp16.cu (kept apart so that another kernel of the same storage can share it).
-template <bool kStreaming = false>
-__device__ __forceinline__ void bfp16_encode_store_four(const float (&next)[4], int last_lane,
-                                                        bool inside, int x, int nx,
-                                                        bool first_of_block, int16_t* q, int8_t* e,
-                                                        int64_t at) {
-  uint32_t m = 0;
-#pragma unroll
-  for (int l = 0; l < 4; ++l)
-    if (l <= last_lane) m = max(m, bfp16::magnitude_bits(next[l]));
-  const int block_e = bfp16_block_exponent_4_lanes(m);
-  if (inside) {
-    int16_t c[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) c[l] = bfp16::encode(next[l], block_e);
-    if (x + 4 <= nx) {
-      uint2* dst = reinterpret_cast<uint2*>(q + at);
-      const uint2 packed = bfp16_pack(c[0], c[1], c[2], c[3]);
-      if (kStreaming)
-        __stcs(dst, packed);
-      else
-        *dst = packed;
-    } else {
-      // The row's last cells: write only the interior ones (halo mantissas stay zero).
-#pragma unroll
-      for (int l = 0; l < 4; ++l)
-        if (l <= last_lane) q[at + l] = c[l];
-    }
-    if (first_of_block) e[at >> 4] = int8_t(block_e);
-  }
-}
-
 } // namespace rtm::cuda

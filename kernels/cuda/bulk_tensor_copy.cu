@@ -45,11 +45,4 @@ CUtensorMap make_plane_tensor_map(const __half* array, const GridLayout& g, int 
   return encode_planes(start, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, sizeof(__half), g, box_x, box_y);
 }
 
-CUtensorMap make_plane_tensor_map(const int16_t* array, const GridLayout& g, int box_x, int box_y) {
-  // As for half: 16-bit elements, the nearest 16-byte aligned start is x = -2 kHalo.
-  static_assert((kRowAlignFloats - 2 * kHalo) * sizeof(int16_t) % 16 == 0, "aligned tensor start");
-  const int16_t* start = array + g.index(-2 * kHalo, -kHalo, -kHalo);
-  return encode_planes(start, CU_TENSOR_MAP_DATA_TYPE_UINT16, sizeof(int16_t), g, box_x, box_y);
-}
-
 } // namespace rtm::cuda

@@ -25,10 +25,6 @@ CUtensorMap make_plane_tensor_map(const float* array, const GridLayout& g, int b
 // left, at (-2 kHalo, -kHalo, -kHalo), the nearest cell whose address is 16-byte aligned: its
 // coordinates are (x + 2 kHalo, y + kHalo, z + kHalo).
 CUtensorMap make_plane_tensor_map(const __half* array, const GridLayout& g, int box_x, int box_y);
-// The same for 16-bit integers (bfp16's mantissas, solvers/contracts/bfp16.h: int16, or uint16 for
-// bfp16_model16's v2dt2, passed as int16_t; the copy moves bits): the tensor starts at
-// (-2 kHalo, -kHalo, -kHalo) as for half.
-CUtensorMap make_plane_tensor_map(const int16_t* array, const GridLayout& g, int box_x, int box_y);
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));

@@ -24,7 +24,6 @@
 #include <cuda.h>
 
 #include <algorithm>
-#include <string>
 
 #include "kernels/cuda/bulk_tensor_copy.cuh"
 #include "kernels/cuda/cuda_check.cuh"
@@ -199,43 +198,22 @@ __global__ void __launch_bounds__(Shape::kThreads)
 #endif
 }
 
-// Blocks of a bulk-copy kernel (`threads` threads, `shared_bytes` of dynamic shared memory)
-// resident per SM, after checking that the GPU has the bulk tensor copy (compute capability 9.0)
-// and allowing the kernel that much shared memory. Once per kernel: the callers keep the answer in
-// a function-local static.
-template <class Kernel>
-int prepare_bulk_copy_kernel(Kernel kernel, int threads, size_t shared_bytes, const char* name) {
-  int device = 0, major = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major < 9)
-    throw CudaError(std::string(name) + " needs the bulk tensor copy of compute capability 9.0 "
-                    "or later; this GPU is " + std::to_string(major) + ".x");
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  int(shared_bytes)));
-  return blocks_per_sm(kernel, threads, shared_bytes);
-}
-
-// The grid of a ring kernel: tiles of tile_x x tile_y cells, z in chunks of `chunk` planes (set
-// here).
-inline dim3 ring_grid(const GridLayout& g, int tile_x, int tile_y, int resident_per_sm,
-                      int sm_count, int& chunk) {
-  const int blocks_x = (g.nx + tile_x - 1) / tile_x, blocks_y = (g.ny + tile_y - 1) / tile_y;
-  const int chunks = choose_z_chunks(int64_t(blocks_x) * blocks_y, resident_per_sm * sm_count,
-                                     g.nz, kMinChunk);
-  // Chunks of at most kMaxChunk planes even where fewer would fill the GPU: blocks that start
-  // together stay closer in z, so a tile's halo rows are still in L2 when its neighbours read them
-  // (docs/tuning-log.md section 7: 1024x1024x512 0.80 -> 0.86 of the streaming limit).
-  chunk = std::min((g.nz + chunks - 1) / chunks, kMaxChunk);
-  return dim3(blocks_x, blocks_y, (g.nz + chunk - 1) / chunk);
-}
-
 template <class Shape, bool kDamped>
 void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   constexpr int kThreads = Shape::kThreads, kTileX = Shape::kTileX, kTileY = Shape::kTileY;
   constexpr size_t kSharedBytes = Shape::kSharedBytes;
   const auto kernel = tma_ring_kernel<Shape, kDamped>;
-  static const int resident_per_sm = prepare_bulk_copy_kernel(kernel, kThreads, kSharedBytes, name);
+  static const int resident_per_sm = [&] {
+    int device = 0, major = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (major < 9)
+      throw CudaError(std::string(name) + " needs the bulk tensor copy of compute capability 9.0 "
+                      "or later; this GPU is " + std::to_string(major) + ".x");
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    int(kSharedBytes)));
+    return blocks_per_sm(kernel, kThreads, kSharedBytes);
+  }();
   const GridLayout& g = a.layout;
   const CUtensorMap p_map = make_plane_tensor_map(static_cast<const float*>(a.p_cur), g,
                                                   Shape::kRowFloats, Shape::kRows);
@@ -243,8 +221,14 @@ void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
                                                      kTileX, kTileY);
   const CUtensorMap v2dt2_map = make_plane_tensor_map(static_cast<const typename Shape::TM*>(a.v2dt2),
                                                       g, kTileX, kTileY);
-  int chunk = 0;
-  const dim3 grid = ring_grid(g, kTileX, kTileY, resident_per_sm, a.sm_count, chunk);
+  const int blocks_x = (g.nx + kTileX - 1) / kTileX, blocks_y = (g.ny + kTileY - 1) / kTileY;
+  const int chunks = choose_z_chunks(int64_t(blocks_x) * blocks_y, resident_per_sm * a.sm_count,
+                                     g.nz, kMinChunk);
+  // Chunks of at most kMaxChunk planes even where fewer would fill the GPU: blocks that start
+  // together stay closer in z, so a tile's halo rows are still in L2 when its neighbours read them
+  // (docs/tuning-log.md section 7: 1024x1024x512 0.80 -> 0.86 of the streaming limit).
+  const int chunk = std::min((g.nz + chunks - 1) / chunks, kMaxChunk);
+  const dim3 grid(blocks_x, blocks_y, (g.nz + chunk - 1) / chunk);
   kernel<<<grid, dim3(Shape::kBX, Shape::kBY), kSharedBytes, stream>>>(
       p_map, prev_map, v2dt2_map, g, a.weights, static_cast<float*>(a.p_prev_next), a.damp_x,
       a.damp_y, a.damp_z, chunk);
