@@ -101,8 +101,10 @@ protected:
     }
   }
 
+  // Four shots are enough: the signal lands in the second, the resumed run does the other two. More
+  // would only slow every test here (the sanitized suite runs each of them).
   static std::vector<std::string> model_args(const std::string& output) {
-    return {"model", "-m", "model.h5", "-o", output, "--shots", "12", "--record-time", "0.25",
+    return {"model", "-m", "model.h5", "-o", output, "--shots", "4", "--record-time", "0.25",
             "--boundary-width", "8", "--backend", "cpu"};
   }
 
@@ -183,7 +185,7 @@ protected:
 TEST_F(ResumeTest, KilledRunResumesToTheUninterruptedImage) {
   // The uninterrupted run's progress inside the shot went to its log as plain lines.
   const std::string whole_log = read_text((dir_ / "whole.log").string());
-  EXPECT_THAT(whole_log, ::testing::ContainsRegex("rtm: shot [0-9]+/12, step [0-9]+/566, [0-9.]+ "
+  EXPECT_THAT(whole_log, ::testing::ContainsRegex("rtm: shot [0-9]+/4, step [0-9]+/566, [0-9.]+ "
                                                   "Gcells/s, ~[0-9.]+ s left \\(run: ~[0-9.]+ s\\)\n"));
   EXPECT_THAT(whole_log, ::testing::Not(HasSubstr("\r"))); // not a terminal: no in-place line
 
@@ -211,7 +213,7 @@ TEST_F(ResumeTest, SigtermAndSigintStopCleanlyWithACheckpoint) {
                 ::testing::AllOf(HasSubstr(signal == SIGTERM
                                                ? "rtm: SIGTERM: finishing shot "
                                                : "rtm: Ctrl-C (SIGINT): finishing shot "),
-                                 HasSubstr(" of 12, then a checkpoint; "),
+                                 HasSubstr(" of 4, then a checkpoint; "),
                                  HasSubstr(signal == SIGTERM ? "SIGTERM again" : "Ctrl-C again"),
                                  HasSubstr("to stop now and lose that shot\n"),
                                  HasSubstr(signal == SIGTERM ? "stopped by SIGTERM" : "stopped by SIGINT"),
