@@ -284,6 +284,30 @@ TEST(MemoryBudget, HalfPrecisionVariantsStoreTwoBytes) {
   }
 }
 
+// half_v2dt2 and bfp16_model16 keep, besides the propagator's float32 v2dt2 (which the points, the
+// ring and the imaging use), the copy their step kernel reads (kernels/cuda/cuda_propagator.cu):
+// the estimate counts it per propagator, and a variant without one adds nothing.
+TEST(MemoryBudget, TheStepKernelsOwnModelCopyIsCounted) {
+  EXPECT_EQ(kernel_model_copy_bytes("auto"), 0.0);
+  EXPECT_EQ(kernel_model_copy_bytes("cpu"), 0.0);
+  if (cuda_built()) {
+    EXPECT_EQ(kernel_model_copy_bytes("half_v2dt2"), 2.0);
+    EXPECT_EQ(kernel_model_copy_bytes("bfp16_model16"), 2.0 + 1.0 / 16);
+    for (const char* none : {"tma_ring", "regqueue_vec4", "fp16_storage", "bfp16", "tti-pipelined"})
+      EXPECT_EQ(kernel_model_copy_bytes(none), 0.0) << none;
+  }
+  RunMemoryPlan plan = plan_for(100, 1000);
+  const uint64_t padded = uint64_t(plan.layout.size);
+  const MemoryEstimate without = estimate_run_memory(plan);
+  EXPECT_FALSE(has_item(without.device, "v2dt2 as the step kernel reads it"));
+  plan.model_copy_bytes = 2;
+  const MemoryEstimate with = estimate_run_memory(plan);
+  EXPECT_EQ(item(with.device, "v2dt2 as the step kernel reads it"), 2 * padded * 2); // 2 propagators
+  EXPECT_EQ(with.device_bytes() - without.device_bytes(), 2 * padded * 2);
+  plan.migration = false; // modeling: one propagator
+  EXPECT_EQ(item(estimate_run_memory(plan).device, "v2dt2 as the step kernel reads it"), padded * 2);
+}
+
 // bfp16 (block floating point): 2-byte mantissas plus an exponent byte per 16 elements in each
 // wavefield, and a float32 v2dt2 (kernels/cuda/bfp16.cu).
 TEST(MemoryBudget, BlockFloatingPointCountsExponentsAndAFloatModel) {

@@ -50,6 +50,9 @@ struct VariantInfo {
                              // "float32+half_v2dt2": float32 fields, v2dt2 read as half by the step
   int element_bytes = 4;     // bytes per element of the wavefields: 4 float32, 2 half
   int model_bytes = 4;       // bytes per element of the v2dt2 the step kernel reads
+  // Device bytes per cell of the second v2dt2 kept beside the propagator's own when the step kernel
+  // reads another type (half_v2dt2: half, bfp16_model16: 16-bit mantissas and exponents); 0 if none.
+  double model_copy_bytes = 0;
   double bytes_per_cell = 0; // device-memory traffic per cell per step at the ideal: 4 arrays
                              // (3 x element_bytes + model_bytes)
   double flops_per_cell = 0;

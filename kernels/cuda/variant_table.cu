@@ -58,6 +58,7 @@ VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLaunc
   const double model_exponent_bytes = kernel_model == Storage::bfp16 ? 1.0 / 16 : 0.0;
   r.info.bytes_per_cell = (kArraysPerCell - 1) * (r.info.element_bytes + exponent_bytes) +
                           r.info.model_bytes + model_exponent_bytes;
+  r.info.model_copy_bytes = kernel_model != own_model ? r.info.model_bytes + model_exponent_bytes : 0.0;
   r.info.flops_per_cell = kFlops;
   r.storage = storage;
   r.kernel_model = kernel_model;

@@ -116,6 +116,16 @@ bool wavefield_block_exponents(const std::string& variant) {
 #endif
 }
 
+double kernel_model_copy_bytes(const std::string& variant) {
+  if (variant == "auto" || variant == "cpu") return 0;
+#ifdef RTM_HAVE_CUDA
+  if (cuda::is_tti_variant(variant)) return 0;
+  return find_cuda_variant(variant).kernel->model_copy_bytes;
+#else
+  return 0;
+#endif
+}
+
 void check_variant_operations(const std::string& variant, bool migration, bool cpml, bool tti,
                               const std::string& context) {
   if (!wavefield_block_exponents(variant)) return;

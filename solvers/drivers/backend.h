@@ -50,6 +50,9 @@ int wavefield_element_bytes(const std::string& variant);
 // elements besides the 2-byte mantissas, v2dt2 in float32); false for "auto", "cpu" and any name in
 // a build without CUDA.
 bool wavefield_block_exponents(const std::string& variant);
+// Device bytes per cell of the second v2dt2 a variant keeps for its step kernel (half_v2dt2: 2,
+// bfp16_model16: 2 + 1/16); 0 for every other variant, "auto", "cpu" and a build without CUDA.
+double kernel_model_copy_bytes(const std::string& variant);
 // Refuses (InputError naming the variant and what it supports), before a run starts, a block
 // floating point variant (bfp16, bfp16_model16) asked for what it does not offer: migration or
 // Born (`migration`), the C-PML (`cpml`), TTI (`tti`). Nothing for any other variant.

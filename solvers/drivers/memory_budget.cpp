@@ -1,6 +1,7 @@
 #include "solvers/drivers/memory_budget.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -100,6 +101,9 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
       e.device.push_back({"TTI coefficients and pass-1 scratch",
                         propagators * (5 + 2 * uint64_t(kTtiScratchArrays)) * padded * f32});
     e.device.push_back({"v2dt2", propagators * padded * element});
+    if (plan.model_copy_bytes > 0)
+      e.device.push_back({"v2dt2 as the step kernel reads it",
+                          propagators * uint64_t(std::ceil(double(padded) * plan.model_copy_bytes))});
     e.device.push_back({"damping profiles", propagators * damping});
     if (plan.cpml) {
       const int z_layers = (s.z_begin == 0 ? box.z0 : 0) + (s.z_end == g.nz ? g.nz - box.z1 : 0);
@@ -191,6 +195,9 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     e.device.push_back({"TTI coefficients and pass-1 scratch",
                         propagators * (5 + 2 * uint64_t(kTtiScratchArrays)) * padded * f32});
   e.device.push_back({"v2dt2", propagators * padded * (plan.block_exponents ? f32 : element)});
+  if (plan.model_copy_bytes > 0)
+    e.device.push_back({"v2dt2 as the step kernel reads it",
+                        propagators * uint64_t(std::ceil(double(padded) * plan.model_copy_bytes))});
   e.device.push_back({"damping profiles", propagators * damping});
   if (plan.cpml) {
     // Per axis, the layer cells (the grid less the box along that axis) with their guard cells
@@ -306,6 +313,7 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   RunMemoryPlan device_plan = plan;
   device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
   device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
+  device_plan.model_copy_bytes = resolved == "cuda" ? kernel_model_copy_bytes(backend.variant) : 0;
   device_plan.checkpoint_staging = plan.checkpoint_staging && resolved == "cuda"; // the only one
   if (resolved == "cuda") check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
   const int sharing = std::max(ranks_on_node, 1);

@@ -38,6 +38,9 @@ struct RunMemoryPlan {
   // bfp16 (block floating point, solvers/contracts/bfp16.h): an exponent byte per 16 elements of
   // each wavefield on top of field_bytes, and v2dt2 in float32 (4 bytes, not field_bytes).
   bool block_exponents = false;
+  // Bytes per cell of the second v2dt2 some variants keep for their step kernel, per propagator
+  // (kernel_model_copy_bytes(): half_v2dt2 2, bfp16_model16 2 + 1/16); 0: none.
+  double model_copy_bytes = 0;
   bool migration = true;    // false: forward modeling only (one wavefield, no image)
   SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
   int snapshot_interval = 1; // snapshots: steps between kept source fields
