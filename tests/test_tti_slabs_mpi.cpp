@@ -30,6 +30,7 @@
 #include "solvers/drivers/decomposed_backend.h"
 #include "solvers/drivers/modeling.h"
 #include "solvers/drivers/slab_model.h"
+#include "solvers/drivers/tti_setup.h"
 #include "tests/support/anisotropic_model.h"
 #include "tests/support/mpi_backend_under_test.h"
 #include "tests/support/mpi_test_main.h"
@@ -273,6 +274,37 @@ TEST(TtiSlabModel, SlabReadsMigrateAsOneRank) {
   EXPECT_NE(one.parameters.find("anisotropy = tti"), std::string::npos) << one.parameters;
   EXPECT_EQ(split.parameters, one.parameters);
   EXPECT_EQ(split.model_fingerprint, one.model_fingerprint);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (parallel.is_root()) std::remove(path.c_str());
+}
+
+// The shear-artefact note on a model held in slabs: each rank counts the points in its own
+// planes, the group adds them up. The upper half of the model is made elliptic (delta = epsilon),
+// one point sits in each plane and one below the model (its nearest cell: the last plane), so the
+// note must count the lower half's 20 points and that one, as the one-rank note does.
+TEST(TtiSlabModel, ShearArtefactNoteCountsThePointsOfEverySlab) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 or more ranks";
+  const ParallelContext parallel(world_size());
+  const std::string path = shared_temp_stem("rtm_tti_slabs_note") + ".h5";
+  VelocityModel model = tti_model();
+  const size_t plane = size_t(kNx) * kNy;
+  for (size_t c = 0; c < plane * (kNz / 2); ++c) model.anisotropy.delta[c] = model.anisotropy.epsilon[c];
+  if (parallel.is_root()) write_velocity_model(path, model);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  std::vector<Position> points;
+  for (int k = 0; k < kNz; ++k) points.push_back({k * 10.0, 45.0, 95.0});
+  points.push_back({(kNz + 3) * 10.0, 45.0, 95.0});
+  VelocityModel whole = read_velocity_model(path);
+  read_anisotropy(path, whole);
+  std::ostringstream one_rank, split;
+  EXPECT_EQ(note_shear_artefact_at_points(whole, points, one_rank), size_t(kNz / 2 + 1));
+  const SlabModel part = read_slab_model(path, "vp", VelocityCheck::plausible, 0.0, boundary(false),
+                                         parallel.group_comm(), true);
+  EXPECT_LT(part.own_end - part.own_first, kNz) << "one rank holds every plane: nothing is added up";
+  EXPECT_EQ(note_shear_artefact_at_points(part, points, parallel.group_comm(), split), size_t(kNz / 2 + 1));
+  EXPECT_EQ(split.str(), one_rank.str());
+  EXPECT_NE(split.str().find("21 of 41 sources and receivers"), std::string::npos) << split.str();
   MPI_Barrier(MPI_COMM_WORLD);
   if (parallel.is_root()) std::remove(path.c_str());
 }

@@ -675,13 +675,14 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   for (const ShotGather& gather : run.shots.shots)
     locate_shot_receivers(run, gather);
   // TTI: migration injects the sources and, backwards, the receivers.
-  if (!run.sim.model.anisotropy.empty()) {
+  if (!run.sim.model.anisotropy.empty() || (run.part && run.part->tti)) {
     std::vector<Position> injected = run.shots.receivers;
     for (const ShotGather& gather : run.shots.shots) {
       injected.push_back(gather.source);
       injected.insert(injected.end(), gather.receivers.begin(), gather.receivers.end());
     }
-    note_shear_artefact_at_points(run.sim.model, injected, run.info);
+    if (run.part) note_shear_artefact_at_points(*run.part, injected, run.parallel.group_comm(), run.info);
+    else note_shear_artefact_at_points(run.sim.model, injected, run.info);
   }
 }
 

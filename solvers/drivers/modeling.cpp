@@ -409,7 +409,9 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   }
   const std::vector<PointStencil> sources =
       locate_points(sim, acq.sources, "source", params.point_interpolation);
-  note_shear_artefact_at_points(model, acq.sources, info); // TTI; modeling injects the sources only
+  // TTI; modeling injects the sources only.
+  if (part) note_shear_artefact_at_points(*part, acq.sources, parallel.group_comm(), info);
+  else note_shear_artefact_at_points(model, acq.sources, info);
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
   ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,

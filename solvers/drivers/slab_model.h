@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,5 +94,12 @@ std::string anisotropy_identity(const SlabModel& part, MPI_Comm group);
 // The velocity extremes a run checks and sizes its grid with: the part's (reduced over the group)
 // when the model is split, else the whole model's slowest and fastest velocity.
 ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part);
+
+// note_shear_artefact_at_points (solvers/drivers/tti_setup.h) for a model held in z-slabs: each rank
+// counts the points in its own planes, the group adds them up, and every rank says the same note
+// on `info` (the run's, which only world rank 0 prints). Collective over `group` when part.tti;
+// nothing otherwise. Returns the group's count.
+size_t note_shear_artefact_at_points(const SlabModel& part, const std::vector<Position>& points,
+                                     MPI_Comm group, std::ostream& info);
 
 } // namespace rtm

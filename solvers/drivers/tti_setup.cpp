@@ -106,29 +106,46 @@ TtiChoice choose_tti_backend(const BackendOptions& options, std::ostream& log) {
 
 } // namespace
 
+ShearArtefactPoints shear_artefact_points(const VelocityModel& shape, const Anisotropy& a, int a_first,
+                                          int z_begin, int z_end, const std::vector<Position>& points) {
+  const int64_t plane = int64_t(shape.nx) * shape.ny;
+  ShearArtefactPoints found;
+  if (plane == 0 || a.epsilon.size() != a.delta.size() || a.epsilon.size() % size_t(plane) != 0) return found;
+  const int a_end = a_first + int(a.epsilon.size() / size_t(plane));
+  z_begin = std::max(z_begin, a_first);
+  z_end = std::min(z_end, a_end);
+  constexpr double kElliptic = 1e-3; // epsilon - delta below this: elliptic for the artefact's sake
+  for (const Position& zyx : points) {
+    const int64_t c = shape.nearest_cell(zyx); // of the whole model: its plane decides whose it is
+    const int k = int(c / plane);
+    if (k < z_begin || k >= z_end) continue;
+    const size_t local = size_t(c - int64_t(a_first) * plane);
+    const double gap = double(a.epsilon[local]) - double(a.delta[local]);
+    if (gap > kElliptic) {
+      ++found.count;
+      found.worst = std::max(found.worst, gap);
+    }
+  }
+  return found;
+}
+
 size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vector<Position>& points,
                                      std::ostream& info) {
   const Anisotropy& a = model.anisotropy;
   if (a.epsilon.size() != size_t(model.cells()) || a.delta.size() != size_t(model.cells()) || points.empty())
     return 0;
-  constexpr double kElliptic = 1e-3; // epsilon - delta below this: elliptic for the artefact's sake
-  size_t count = 0;
-  double worst = 0;
-  for (const Position& zyx : points) {
-    const size_t c = size_t(model.nearest_cell(zyx));
-    const double gap = double(a.epsilon[c]) - double(a.delta[c]);
-    if (gap > kElliptic) {
-      ++count;
-      worst = std::max(worst, gap);
-    }
-  }
-  if (count > 0)
-    info << "rtm: note: " << count << " of " << points.size()
-         << " sources and receivers sit where epsilon > delta (up to epsilon - delta = " << worst
-         << "): there a point excites the pseudo-acoustic shear artefact, which leaves grid-scale noise in "
-            "TTI traces and images; make the model elliptic (delta = epsilon) around the acquisition, "
-            "e.g. in the layer that holds it (docs/physics.md, TTI, \"The shear artefact\")\n";
-  return count;
+  const ShearArtefactPoints found = shear_artefact_points(model, a, 0, 0, model.nz, points);
+  note_shear_artefact(found, points.size(), info);
+  return found.count;
+}
+
+void note_shear_artefact(const ShearArtefactPoints& found, size_t points, std::ostream& info) {
+  if (found.count == 0) return;
+  info << "rtm: note: " << found.count << " of " << points
+       << " sources and receivers sit where epsilon > delta (up to epsilon - delta = " << found.worst
+       << "): there a point excites the pseudo-acoustic shear artefact, which leaves grid-scale noise in "
+          "TTI traces and images; make the model elliptic (delta = epsilon) around the acquisition, "
+          "e.g. in the layer that holds it (docs/physics.md, TTI, \"The shear artefact\")\n";
 }
 
 TtiBackend tti_backend(const BackendOptions& options, std::ostream& log) {

@@ -30,9 +30,21 @@ TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const 
 // (sources and receivers of the run: migration injects both) sit where epsilon - delta exceeds
 // 1e-3 (nearest model cell), the largest difference there and the remedy (delta = epsilon around
 // the acquisition). Nothing for an isotropic model or one whose anisotropy this rank does not hold
-// (a z-slab run's ranks read their planes only). Returns the number of such points.
+// (a z-slab run's ranks read their planes only: slab_model.h has the group's count). Returns the
+// number of such points.
 size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vector<Position>& points,
                                      std::ostream& info);
+
+// The pieces of the note, for a model held in z-slabs: the points whose nearest cell of `shape`
+// lies in planes [z_begin, z_end) and where epsilon - delta exceeds 1e-3, `a` holding the planes
+// from `a_first` on (shape's nx x ny cells each); and the note for such a count out of `points`.
+struct ShearArtefactPoints {
+  size_t count = 0;
+  double worst = 0; // the largest epsilon - delta among them
+};
+ShearArtefactPoints shear_artefact_points(const VelocityModel& shape, const Anisotropy& a, int a_first,
+                                          int z_begin, int z_end, const std::vector<Position>& points);
+void note_shear_artefact(const ShearArtefactPoints& found, size_t points, std::ostream& info);
 
 // A TTI wavefield / shot fields for a setup with TTI coefficients: on the GPU when options.backend
 // resolves to cuda (the CUDA TTI wavefield running options.variant: tti-pipelined, the default for
