@@ -59,6 +59,13 @@ cuda::VariantSelection find_cuda_variant(const std::string& variant) {
     throw InputError(std::string("--variant: ") + e.what());
   }
 }
+
+// The acoustic kernel's row of the table; nullptr for "auto" and "cpu" (float32 kernels only) and
+// the TTI variants (float32 fields, their own model arrays).
+const cuda::VariantInfo* acoustic_kernel(const std::string& variant) {
+  if (variant == "auto" || variant == "cpu" || cuda::is_tti_variant(variant)) return nullptr;
+  return find_cuda_variant(variant).kernel;
+}
 } // namespace
 #endif
 
@@ -97,33 +104,27 @@ uint64_t free_device_bytes(const std::string& backend, int device) {
 }
 
 int wavefield_element_bytes(const std::string& variant) {
-  if (variant == "auto" || variant == "cpu") return 4;
 #ifdef RTM_HAVE_CUDA
-  if (cuda::is_tti_variant(variant)) return 4;
-  return find_cuda_variant(variant).kernel->element_bytes;
-#else
-  return 4;
+  if (const cuda::VariantInfo* kernel = acoustic_kernel(variant)) return kernel->element_bytes;
 #endif
+  (void)variant;
+  return 4;
 }
 
 bool wavefield_block_exponents(const std::string& variant) {
-  if (variant == "auto" || variant == "cpu") return false;
 #ifdef RTM_HAVE_CUDA
-  if (cuda::is_tti_variant(variant)) return false; // the TTI kernels store float32
-  return find_cuda_variant(variant).kernel->storage.rfind("bfp16", 0) == 0;
-#else
-  return false;
+  if (const cuda::VariantInfo* kernel = acoustic_kernel(variant)) return kernel->storage.rfind("bfp16", 0) == 0;
 #endif
+  (void)variant;
+  return false;
 }
 
 double kernel_model_copy_bytes(const std::string& variant) {
-  if (variant == "auto" || variant == "cpu") return 0;
 #ifdef RTM_HAVE_CUDA
-  if (cuda::is_tti_variant(variant)) return 0;
-  return find_cuda_variant(variant).kernel->model_copy_bytes;
-#else
-  return 0;
+  if (const cuda::VariantInfo* kernel = acoustic_kernel(variant)) return kernel->model_copy_bytes;
 #endif
+  (void)variant;
+  return 0;
 }
 
 void check_variant_operations(const std::string& variant, bool migration, bool cpml, bool tti,
