@@ -5,7 +5,8 @@
 // one side in shared memory, a thread per layer cell (warps owning a segment of a row and taking
 // their neighbours by shuffles remain for x interiors thinner than kHalo); the y and z layers'
 // threads walk a column through the layer with a register queue of p (2 kHalo cells each way) and
-// of psi[n] (kHalo each way), the y layers' cells inside the z layers a thread each. psi[n] along
+// of psi[n] (kHalo each way) and the loads of the next four cells in flight (a ring of register
+// slots, cpml_walk), the y layers' cells inside the z layers a thread each. psi[n] along
 // the walking axis is computed once per cell, stored for the next step, and used by the same pass
 // for the neighbours' corrections; nothing reads psi[n] that another thread stored, so the two
 // passes of solvers/contracts/cpml.h become one. A cell also in another axis' layers (the edges of
@@ -236,13 +237,46 @@ __global__ void __launch_bounds__(kXThreads)
   p_next[c] = T(p_next_old + v2 * correction); // add_correction on the values loaded first
 }
 
+// x in a register of its own: a copy that ptxas keeps (it coalesces a plain assignment), made
+// when the value has come, so that the register x came in is free for the next load.
+__device__ __forceinline__ float register_copy(float x) {
+  float y;
+  asm volatile("mov.b32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// The loads of one cell of a walk (cpml_walk): p 2 kHalo cells ahead and psi[n-1] kHalo cells
+// ahead (the ends of the queues), and the cell's own zeta, p[n+1] and v2dt2. The fields stay in
+// their storage type until the cell uses them: a conversion right after the load would wait for it.
+template <class T>
+struct WalkLoads {
+  T p_far;
+  float psi_old_far, zeta;
+  T p_next_old, v2;
+};
+// Cells whose loads are in flight while a walk computes one: 4 x ~20 bytes per thread keep the
+// memory busy at 37.5% occupancy, where one cell's (what the loop issued before) capped it near
+// 2.6 TB/s (docs/tuning-log.md section 9a).
+constexpr int kWalkAhead = 4;
+// Slots of the ring: one more than the cells in flight, so that cell t + kWalkAhead's loads go
+// into the slot that cell t - 1 has finished with and cell t's values stay where they were
+// loaded. With kWalkAhead slots the new loads would land in registers still in use by cell t and
+// the compiler would copy them at the loop's back edge, waiting there for every load in flight.
+constexpr int kWalkSlots = kWalkAhead + 1;
+
 // One thread's walk along axis w through the layer cells [first, last) of a column: c0 and q0 are
 // the field and compact indices of the column's position 0 (the compact index less the position's
 // part). other(pos, c, correction) adds the terms of later axes. p and psi[n] ride in register
-// queues: pq[m] holds p at t - 2 kHalo + m, sq[m] psi[n] at t - kHalo + m. The loads of cell t + 1
-// (p, psi[n-1], zeta, p[n+1], v2dt2) are issued before cell t's arithmetic and stores, so that two
-// cells' loads are in flight per thread (one at a time left the y and z layers at 37-40% of the
-// DRAM bandwidth: docs/tuning-log.md section 9).
+// queues: pq[m] holds p at t - 2 kHalo + m, sq[m] psi[n] at t - kHalo + m. Each cell's loads
+// (WalkLoads) are issued kWalkAhead cells ahead into a ring of kWalkSlots register slots, the
+// loop unrolled kWalkSlots times so that every slot is named at compile time (registers, no local
+// memory): while cell t computes and stores, the loads of cells t + 1 .. t + kWalkAhead are in
+// flight. The loads of cell t + kWalkAhead come before cell t's stores in program order: the
+// compiler may not move a load across a store that it cannot prove apart (psi[n], zeta and p[n+1]
+// are stored through pointers that may alias the loads), so program order is issue order. No
+// load reads a value this thread or another stores in the step: p[n], psi[n-1] and v2dt2 are
+// never stored, and zeta and p[n+1] of cell t + kWalkAhead are stored by this thread only, after
+// that load (docs/tuning-log.md section 9a).
 template <class T, class Other>
 __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __restrict__ p_cur,
                                           const T* __restrict__ v2dt2, T* __restrict__ p_next,
@@ -253,46 +287,60 @@ __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __rest
   for (int m = 0; m < kP - 1; ++m) pq[m] = column_p(w, p_cur, c0, first - 2 * kHalo + m);
 #pragma unroll
   for (int m = 0; m < kS - 1; ++m) sq[m] = column_psi(w, q0, first - kHalo + m, &pq[m + kHalo]);
-  // Cell t's loads, issued one cell ahead.
-  auto load_ahead = [&](int t, float& p_far, float& psi_old_far, float& zeta, float& p_next_old,
-                        float& v2) {
-    p_far = column_p(w, p_cur, c0, t + 2 * kHalo);
-    psi_old_far = column_psi_old(w, q0, t + kHalo);
+  auto load = [&](int t, WalkLoads<T>& l) {
+    const int u = t + 2 * kHalo; // as column_p
+    l.p_far = u < w.n + kHalo ? p_cur[c0 + u * w.field_stride] : T(0.0f);
+    l.psi_old_far = column_psi_old(w, q0, t + kHalo);
     const int64_t c = c0 + t * w.field_stride;
-    zeta = w.zeta[q0 + int64_t(w.layer_index(t)) * w.compact_stride];
-    p_next_old = cpml_load(p_next, c);
-    v2 = cpml_load(v2dt2, c);
+    l.zeta = w.zeta[q0 + int64_t(w.layer_index(t)) * w.compact_stride];
+    l.p_next_old = p_next[c];
+    l.v2 = v2dt2[c];
   };
-  float p_far, psi_old_far, zeta, p_next_old, v2;
-  load_ahead(first, p_far, psi_old_far, zeta, p_next_old, v2);
-#pragma unroll 1
-  for (int t = first; t < last; ++t) {
-    pq[kP - 1] = p_far;
-    const float psi_old_at = psi_old_far;
-    float zeta_t = zeta;
-    const float p_next_t = p_next_old, v2_t = v2;
-    if (t + 1 < last) load_ahead(t + 1, p_far, psi_old_far, zeta, p_next_old, v2);
-    sq[kS - 1] = column_psi_from(w, t + kHalo, psi_old_at, &pq[3 * kHalo]);
+  // Cell t from its loads: psi[n] kHalo ahead into the queue, then the correction and the stores.
+  auto cell = [&](int t, const WalkLoads<T>& l) {
+    // p stays in the queue for 4 kHalo cells, so it needs a register of its own: left to itself,
+    // ptxas kept it in the slot's register and copied the slot's next load at the loop's back
+    // edge, waiting there for that load.
+    pq[kP - 1] = register_copy(float(l.p_far));
+    sq[kS - 1] = column_psi_from(w, t + kHalo, l.psi_old_far, &pq[3 * kHalo]);
     const int64_t c = c0 + t * w.field_stride;
     const int64_t q = q0 + int64_t(w.layer_index(t)) * w.compact_stride;
     w.psi_new[q] = sq[kHalo];
     float correction = 0.0f;
-    correction += cpml_axis_correction_at(w, t, zeta_t, [&](int r) { return sq[kHalo + r]; },
+    float zeta = l.zeta;
+    correction += cpml_axis_correction_at(w, t, zeta, [&](int r) { return sq[kHalo + r]; },
                                           [&](int r) { return pq[2 * kHalo + r]; });
-    w.zeta[q] = zeta_t;
+    w.zeta[q] = zeta;
     other(t, c, correction);
-    p_next[c] = T(p_next_t + v2_t * correction); // add_correction on the values loaded ahead
+    p_next[c] = T(float(l.p_next_old) + float(l.v2) * correction); // add_correction, loaded ahead
 #pragma unroll
     for (int m = 0; m < kP - 1; ++m) pq[m] = pq[m + 1];
 #pragma unroll
     for (int m = 0; m < kS - 1; ++m) sq[m] = sq[m + 1];
+  };
+  WalkLoads<T> ring[kWalkSlots] = {};
+#pragma unroll
+  for (int s = 0; s < kWalkAhead; ++s)
+    if (first + s < last) load(first + s, ring[s]);
+  // Cell t0 + s in slot s; the walk may end at any s (a layer of any width, a plane range's end).
+#pragma unroll 1
+  for (int t0 = first; t0 < last; t0 += kWalkSlots) {
+#pragma unroll
+    for (int s = 0; s < kWalkSlots; ++s) {
+      const int t = t0 + s;
+      if (t >= last) break;
+      // Past the walk's end the last cell's loads again (unused): predicated loads spilled.
+      load(min(t + kWalkAhead, last - 1), ring[(s + kWalkAhead) % kWalkSlots]);
+      cell(t, ring[s]);
+    }
   }
 }
 
 // The y layers less the x layers, on the planes between the z layers: a thread per (i, k) walks j
-// through one side's layer (blockIdx.z: 0 low, 1 high).
+// through one side's layer (blockIdx.z: 0 low, 1 high). 3 blocks per SM: the walk's ring takes
+// 76-80 registers (4 blocks would cap them at 64 and spill).
 template <class T>
-__global__ void __launch_bounds__(kWarp* kRowsPerBlock)
+__global__ void __launch_bounds__(kWarp* kRowsPerBlock, 3)
     cpml_y_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
                   const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet planes) {
   const int i = v.x.lo + int(blockIdx.x) * kWarp + int(threadIdx.x);
@@ -330,9 +378,9 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
 }
 
 // The z layers less the x and y layers: a thread per (i, j) walks k through one side's planes
-// inside [k_begin, k_end) (blockIdx.z: 0 low, 1 high).
+// inside [k_begin, k_end) (blockIdx.z: 0 low, 1 high). 3 blocks per SM, as cpml_y_kernel.
 template <class T>
-__global__ void __launch_bounds__(kWarp* kRowsPerBlock, 4)
+__global__ void __launch_bounds__(kWarp* kRowsPerBlock, 3)
     cpml_z_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
                   const T* __restrict__ v2dt2, T* __restrict__ p_next, int k_begin, int k_end) {
   const int i = v.x.lo + int(blockIdx.x) * kWarp + int(threadIdx.x);
