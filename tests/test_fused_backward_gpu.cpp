@@ -109,7 +109,8 @@ TEST_P(FusedBackward, StepBothMatchesTheSeparateCallsOnRandomFields) {
   const Case c = std::get<1>(GetParam());
   const ModelSize m = std::get<2>(GetParam());
   SKIP_WITHOUT_VARIANT(variant);
-  const test::RtmProblem p = test::layered_problem(m.nx, m.ny, m.nz, c.width, 10, false, c.absorber);
+  const test::RtmProblem p =
+      test::layered_problem(m.nx, m.ny, m.nz, c.width, 10, false, c.absorber);
   const PropagatorSetup setup = make_propagator_setup(p.sim);
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));

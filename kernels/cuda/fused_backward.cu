@@ -298,7 +298,7 @@ bool has_fused_backward(const VariantRow& row) {
 }
 
 void launch_fused_backward(const FusedBackwardArgs& a, cudaStream_t stream) {
-  const FusedLauncher fused = fused_launcher(a.variant);
+  const FusedLauncher fused = fused_launcher(a.variant_step);
   if (!fused) throw std::logic_error("launch_fused_backward: the fields' kernel has no fused step");
   fused(a, stream);
 }

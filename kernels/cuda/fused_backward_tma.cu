@@ -44,8 +44,8 @@ template <int kBXp, int kBYp, int kPSlotsp, int kCellSlotsp> struct PairRingShap
   static constexpr size_t kSharedBytes = sizeof(float) * (size_t(kPSlots) * kPSlotFloats +
                                                           size_t(kCellSlots) * kCellSlotFloats) +
                                          sizeof(uint64_t) * (kPSlots + kCellSlots);
-  static_assert(kPTileFloats * sizeof(float) % 128 == 0, "copy destinations stay 128-byte aligned");
-  static_assert(kCellTileFloats * sizeof(float) % 128 == 0, "copy destinations stay 128-byte aligned");
+  static_assert(kPTileFloats * sizeof(float) % 128 == 0, "copies land 128-byte aligned");
+  static_assert(kCellTileFloats * sizeof(float) % 128 == 0, "copies land 128-byte aligned");
   // Planes k .. k+4 are in use while plane k is computed; each slot beyond them holds a plane in
   // flight. (The prologue reads the queues' first 8 planes in two halves of kHalo.)
   static_assert(kPSlots >= kHalo + 1, "the 5 planes in use fit");
@@ -166,7 +166,9 @@ __global__ void __launch_bounds__(Shape::kThreads, kMinBlocks)
   const int p_centre = (ty + kHalo) * kRowFloats + kHalo + 4 * tx;
   const int cell_offset = ty * kTileX + 4 * tx;
   // Field f's (0: S, 1: R) tile of p plane q.
-  auto p_tile = [&](int q, int f) { return p_ring + (q % kPSlots) * kPSlotFloats + f * kPTileFloats; };
+  auto p_tile = [&](int q, int f) {
+    return p_ring + (q % kPSlots) * kPSlotFloats + f * kPTileFloats;
+  };
 
   if (issuer) {
     for (int s = 0; s < kPSlots; ++s) mbarrier_init(&p_full[s], 1);
@@ -249,8 +251,8 @@ __global__ void __launch_bounds__(Shape::kThreads, kMinBlocks)
     // accumulate_image_box reads from memory: the steps leave S[n] and R[n+1] as they are).
     if (kImage && row_in_box && k >= b.z0 && k < b.z1)
       image_four(*reinterpret_cast<const float4*>(centre_s),
-                                 *reinterpret_cast<const float4*>(centre_r), x, j, k, b, weight,
-                                 image, illumination);
+                 *reinterpret_cast<const float4*>(centre_r), x, j, k, b, weight, image,
+                 illumination);
     if (kImage && row_in_box && k + 1 >= b.z0 && k + 1 < b.z1 && m + 1 < planes)
       prefetch_image_four(x, j, k + 1, b, image, illumination);
 
@@ -296,8 +298,8 @@ template <bool kDamped, bool kImage> void launch(const FusedBackwardArgs& a, cud
       tma_ring::ring_chunk(g, int64_t(blocks_x) * blocks_y, resident_per_sm * s.sm_count);
   const dim3 grid(blocks_x, blocks_y, (g.nz + chunk - 1) / chunk);
   kernel<<<grid, dim3(Shape::kBX, Shape::kBY), kSharedBytes, stream>>>(
-      p_map(s.p_cur), p_map(a.receiver_cur), cell_map(s.p_prev_next), cell_map(a.receiver_prev_next),
-      cell_map(s.v2dt2), g, s.weights, static_cast<float*>(s.p_prev_next),
+      p_map(s.p_cur), p_map(a.receiver_cur), cell_map(s.p_prev_next),
+      cell_map(a.receiver_prev_next), cell_map(s.v2dt2), g, s.weights, static_cast<float*>(s.p_prev_next),
       static_cast<float*>(a.receiver_prev_next), s.damp_x, s.damp_y, s.damp_z, chunk, a.box,
       a.weight, a.image, a.illumination);
   CUDA_CHECK_LAUNCH(name);
