@@ -346,7 +346,8 @@ void register_migrate(CLI::App& rtm) {
       ->capture_default_str();
   cmd->add_option("--backward-step", args->backward_step,
                   "Boundary reconstruction: fused (the source and receiver fields' steps and the "
-                  "imaging in one pass where the backend has one: CUDA regqueue_vec4) or separate")
+                  "imaging in one pass where the backend has one: CUDA regqueue_vec4, tma_ring) or "
+                  "separate")
       ->check(CLI::IsMember({"fused", "separate"}))
       ->capture_default_str();
   cmd->add_option("--ring-precision", args->ring_precision,

@@ -254,6 +254,7 @@ void CudaShotFields::do_step_both(float weight) {
   }
   CUDA_CHECK(cudaSetDevice(r.device_));
   FusedBackwardArgs a;
+  a.variant_step = r.row_->launch;
   WaveStepArgs& step = a.source;
   step.layout = r.layout();
   step.weights = r.weights_;

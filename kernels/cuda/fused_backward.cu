@@ -1,4 +1,5 @@
-// The fused backward step (kernels/cuda/fused_backward.cuh): register_queue_kernel
+// The fused backward step (kernels/cuda/fused_backward.cuh) of regqueue_vec4, and the choice of
+// the fused kernel by variant (tma_ring's is in fused_backward_tma.cu). Here: register_queue_kernel
 // (register_queue.cuh) with two fields. Each thread owns kC consecutive cells of one row of both
 // fields and marches along z with a register queue per field; per plane the x-y neighbours of
 // both fields come from shared tiles. What one cell computes, and in which order, is
@@ -12,12 +13,17 @@
 // loads one plane ahead (regqueue_vec4: two; docs/tuning-log.md section 2 found depth 1 as fast).
 #include "kernels/cuda/fused_backward.cuh"
 
+#include <stdexcept>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/plane_stencil.cuh"
 
 namespace rtm::cuda {
 
 void launch_regqueue_vec4(const WaveStepArgs& a, cudaStream_t stream); // regqueue_vec4.cu
+void launch_tma_ring(const WaveStepArgs& a, cudaStream_t stream);      // tma_ring.cu
+void launch_fused_backward_tma_ring(const FusedBackwardArgs& a,
+                                    cudaStream_t stream); // fused_backward_tma.cu
 
 namespace {
 
@@ -264,13 +270,7 @@ void launch(const FusedBackwardArgs& a, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH("fused_backward_kernel");
 }
 
-} // namespace
-
-bool has_fused_backward(const VariantRow& row) {
-  return row.storage == Storage::fp32 && row.launch == &launch_regqueue_vec4;
-}
-
-void launch_fused_backward(const FusedBackwardArgs& a, cudaStream_t stream) {
+void launch_fused_backward_regqueue_vec4(const FusedBackwardArgs& a, cudaStream_t stream) {
   const bool image = a.image != nullptr && a.weight > 0;
   if (a.source.damped()) {
     if (image) launch<true, true>(a, stream);
@@ -279,6 +279,28 @@ void launch_fused_backward(const FusedBackwardArgs& a, cudaStream_t stream) {
     if (image) launch<false, true>(a, stream);
     else launch<false, false>(a, stream);
   }
+}
+
+using FusedLauncher = void (*)(const FusedBackwardArgs& a, cudaStream_t stream);
+
+// The fused step of a step kernel, or null. By launcher, not by name: the presets of a row
+// (compressible, l2_persist) run its kernel, and so its fused step.
+FusedLauncher fused_launcher(StepLauncher step) {
+  if (step == &launch_regqueue_vec4) return &launch_fused_backward_regqueue_vec4;
+  if (step == &launch_tma_ring) return &launch_fused_backward_tma_ring;
+  return nullptr;
+}
+
+} // namespace
+
+bool has_fused_backward(const VariantRow& row) {
+  return row.storage == Storage::fp32 && fused_launcher(row.launch) != nullptr;
+}
+
+void launch_fused_backward(const FusedBackwardArgs& a, cudaStream_t stream) {
+  const FusedLauncher fused = fused_launcher(a.variant_step);
+  if (!fused) throw std::logic_error("launch_fused_backward: the fields' kernel has no fused step");
+  fused(a, stream);
 }
 
 } // namespace rtm::cuda

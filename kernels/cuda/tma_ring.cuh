@@ -24,6 +24,7 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <string>
 
 #include "kernels/cuda/bulk_tensor_copy.cuh"
 #include "kernels/cuda/cuda_check.cuh"
@@ -198,22 +199,37 @@ __global__ void __launch_bounds__(Shape::kThreads)
 #endif
 }
 
+// The resident blocks per SM of a bulk-copy kernel with `shared_bytes` of dynamic shared memory,
+// after refusing a GPU before compute capability 9.0 (CudaError naming `name`) and allowing the
+// kernel that much shared memory. Callers keep the result in a static (once per kernel).
+template <class Kernel>
+int bulk_copy_blocks_per_sm(Kernel kernel, int threads, size_t shared_bytes, const char* name) {
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major < 9)
+    throw CudaError(std::string(name) + " needs the bulk tensor copy of compute capability 9.0 "
+                    "or later; this GPU is " + std::to_string(major) + ".x");
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  int(shared_bytes)));
+  return blocks_per_sm(kernel, threads, shared_bytes);
+}
+
+// The z-chunk length of a ring kernel's grid of `blocks_xy` tiles per plane.
+inline int ring_chunk(const GridLayout& g, int64_t blocks_xy, int resident_blocks) {
+  const int chunks = choose_z_chunks(blocks_xy, resident_blocks, g.nz, kMinChunk);
+  // Chunks of at most kMaxChunk planes even where fewer would fill the GPU: blocks that start
+  // together stay closer in z, so a tile's halo rows are still in L2 when its neighbours read them
+  // (docs/tuning-log.md section 7: 1024x1024x512 0.80 -> 0.86 of the streaming limit).
+  return std::min((g.nz + chunks - 1) / chunks, kMaxChunk);
+}
+
 template <class Shape, bool kDamped>
 void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   constexpr int kThreads = Shape::kThreads, kTileX = Shape::kTileX, kTileY = Shape::kTileY;
   constexpr size_t kSharedBytes = Shape::kSharedBytes;
   const auto kernel = tma_ring_kernel<Shape, kDamped>;
-  static const int resident_per_sm = [&] {
-    int device = 0, major = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    if (major < 9)
-      throw CudaError(std::string(name) + " needs the bulk tensor copy of compute capability 9.0 "
-                      "or later; this GPU is " + std::to_string(major) + ".x");
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    int(kSharedBytes)));
-    return blocks_per_sm(kernel, kThreads, kSharedBytes);
-  }();
+  static const int resident_per_sm = bulk_copy_blocks_per_sm(kernel, kThreads, kSharedBytes, name);
   const GridLayout& g = a.layout;
   const CUtensorMap p_map = make_plane_tensor_map(static_cast<const float*>(a.p_cur), g,
                                                   Shape::kRowFloats, Shape::kRows);
@@ -222,12 +238,7 @@ void launch(const WaveStepArgs& a, cudaStream_t stream, const char* name) {
   const CUtensorMap v2dt2_map = make_plane_tensor_map(static_cast<const typename Shape::TM*>(a.v2dt2),
                                                       g, kTileX, kTileY);
   const int blocks_x = (g.nx + kTileX - 1) / kTileX, blocks_y = (g.ny + kTileY - 1) / kTileY;
-  const int chunks = choose_z_chunks(int64_t(blocks_x) * blocks_y, resident_per_sm * a.sm_count,
-                                     g.nz, kMinChunk);
-  // Chunks of at most kMaxChunk planes even where fewer would fill the GPU: blocks that start
-  // together stay closer in z, so a tile's halo rows are still in L2 when its neighbours read them
-  // (docs/tuning-log.md section 7: 1024x1024x512 0.80 -> 0.86 of the streaming limit).
-  const int chunk = std::min((g.nz + chunks - 1) / chunks, kMaxChunk);
+  const int chunk = ring_chunk(g, int64_t(blocks_x) * blocks_y, resident_per_sm * a.sm_count);
   const dim3 grid(blocks_x, blocks_y, (g.nz + chunk - 1) / chunk);
   kernel<<<grid, dim3(Shape::kBX, Shape::kBY), kSharedBytes, stream>>>(
       p_map, prev_map, v2dt2_map, g, a.weights, static_cast<float*>(a.p_prev_next), a.damp_x,
