@@ -2,16 +2,18 @@
 // The layer cells of a plane range are covered once each by three regions: the x layers (every j),
 // the y layers less the x layers, and the z layers less both. Each region's kernel walks its own
 // axis with p and psi[n] at hand: the x layers' blocks hold p and psi[n] of a group of rows of
-// one side in shared memory, a thread per layer cell (warps owning a segment of a row and taking
-// their neighbours by shuffles remain for x interiors thinner than kHalo); the y and z layers'
-// threads walk a column through the layer with a register queue of p (2 kHalo cells each way) and
-// of psi[n] (kHalo each way) and the loads of the next four cells in flight (a ring of register
-// slots, cpml_walk), the y layers' cells inside the z layers a thread each. psi[n] along
-// the walking axis is computed once per cell, stored for the next step, and used by the same pass
-// for the neighbours' corrections; nothing reads psi[n] that another thread stored, so the two
-// passes of solvers/contracts/cpml.h become one. A cell also in another axis' layers (the edges of
-// the box) adds that axis' term from 4 kHalo + 1 values of p along that axis, recomputing the
-// neighbours' psi[n] from them.
+// one side in shared memory, a thread per layer cell; where the rows hold no cell of the y or z
+// layers a block walks a few planes, loading the next while computing one (warps owning a segment
+// of a row and taking their neighbours by shuffles remain for x interiors thinner than kHalo); the
+// y and z layers' threads walk a column through the layer with a register queue of p (2 kHalo
+// cells each way) and of psi[n] (kHalo each way) and the loads of the next four cells in flight (a
+// ring of register slots, cpml_walk); the y layers' cells inside the z layers (the edges along x)
+// walk z the same way in blocks that share each plane's p and psi[n] along y through shared
+// memory. psi[n] along the walking axis is computed once per cell, stored for the next step, and
+// used by the same pass for the neighbours' corrections; nothing reads psi[n] that another thread
+// stored, so the two passes of solvers/contracts/cpml.h become one. A cell of the x layers also in
+// another axis' layers (the other edges of the box) adds that axis' term from 4 kHalo + 1 values
+// of p along that axis, recomputing the neighbours' psi[n] from them.
 // Every value goes through the per-cell arithmetic of solvers/contracts/cpml.h in its order (the
 // compiler may still contract a multiply-add differently in two kernels: the last bit, which the
 // tests' float32 tolerance against the CPU covers).
@@ -152,7 +154,8 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock)
   correction += cpml_axis_correction_at(x, t, zeta, [&](int r) { return sn[r + kHalo]; },
                                         [&](int r) { return pn[r + kHalo]; });
   x.zeta[q] = zeta;
-  if (v.y.in_layer(j)) correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
+  if (v.y.in_layer(j))
+    correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
   if (v.z.in_layer(k))
     correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
   add_correction(v2dt2, p_next, c, correction);
@@ -176,9 +179,10 @@ struct PlaneSet {
 // (docs/tuning-log.md section 9).
 constexpr int kXThreads = 256;
 
-// kEdges: the rows or planes hold cells also in the y or z layers, which add those terms (an
-// instance of its own: their values took 62 registers, the x term alone far fewer).
-template <bool kEdges, class T>
+// The rows or planes that hold cells also in the y or z layers, which add those terms, a plane per
+// block (cpml_x_walk_kernel takes the others: the edges' values took 62 registers, the x term alone
+// far fewer).
+template <class T>
 __global__ void __launch_bounds__(kXThreads)
     cpml_x_side_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
                        const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet rows,
@@ -229,12 +233,126 @@ __global__ void __launch_bounds__(kXThreads)
   correction += cpml_axis_correction_at(x, t, zeta, [&](int d) { return ss[at + d]; },
                                         [&](int d) { return ps[at + d]; });
   x.zeta[q] = zeta;
-  if constexpr (kEdges) {
-    if (v.y.in_layer(j)) correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
-    if (v.z.in_layer(k))
-      correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
-  }
+  if (v.y.in_layer(j))
+    correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
+  if (v.z.in_layer(k))
+    correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
   p_next[c] = T(p_next_old + v2 * correction); // add_correction on the values loaded first
+}
+
+// Elements of the tile's p a thread of cpml_x_walk_kernel loads into registers: all of them for
+// widths >= 4 (a block's rows x (width + 2 kHalo) <= 3 kXThreads); narrower layers load the rest
+// as they store it.
+constexpr int kXTileLoads = 3;
+// Planes a block of cpml_x_walk_kernel walks.
+constexpr int kXPlanes = 8;
+
+// A thread's loads for one plane of cpml_x_walk_kernel (fields in their storage type until use).
+template <class T>
+struct XWalkLoads {
+  float psi_old, zeta;
+  T p_next_old, v2;
+  T p[kXTileLoads]; // the tile's elements f + n kXThreads
+};
+
+// The x term alone (rows and planes outside the y and z layers): cpml_x_side_kernel's tile and
+// arithmetic, but a block walks up to kXPlanes of `planes` and loads the next plane's values (its
+// cells' and its elements of the tile) while it computes one. A block per plane waited a whole
+// round trip for its loads, then computed and stored with none in flight: 124-129 us a side at
+// 56-62% of the DRAM bandwidth and 72% warps active (H100, docs/tuning-log.md section 9b). The
+// shared memory has two slots that alternate, so that a plane's stores into a slot wait only for
+// the barriers that the plane two back passed after its reads. Indices split into the plane's
+// part (64-bit, once per plane) and the in-plane part (32-bit, fixed per thread): 4 blocks per SM
+// at 64 registers, where 64-bit indices per element took 74.
+template <class T>
+__global__ void __launch_bounds__(kXThreads, 4)
+    cpml_x_walk_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
+                       const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet rows,
+                       const PlaneSet planes, int x0, int width) {
+  extern __shared__ float tile[]; // per slot: p, then psi[n]: block_rows x (width + 2 kHalo) each
+  const int w = width + 2 * kHalo;
+  const int block_rows = kXThreads / width;
+  const int tile_floats = block_rows * w;
+  const int n0 = int(blockIdx.x) * block_rows; // the block's first row in `rows`
+  const int f = int(threadIdx.x);
+  const int r = f / width;      // the thread's row in the block
+  const int u = f - r * width;  // its cell's position in the side's layer
+  const bool active = r < block_rows && n0 + r < rows.count;
+  const int j = rows.plane(n0 + r);
+  const CpmlAxisView& x = v.x;
+  const int t = x0 + u;
+  // g.index(i, j, k) = plane_c(k) + (j + kHalo) pitch + i + kHalo; the compact index
+  // (k ny + j) length + layer_index(i) = plane_q(k) + j length + layer_index(i).
+  auto plane_c = [&](int k) { return g.offset + int64_t(k + kHalo) * g.plane; };
+  auto plane_q = [&](int k) { return int64_t(k) * g.ny * x.length; };
+  const int c_in = int(g.index(t, j, -kHalo) - g.offset);
+  const int q_in = j * x.length + x.layer_index(t);
+  int e_in[kXTileLoads]; // the tile's elements, as c_in; -1: none (beyond the tile or the rows)
+#pragma unroll
+  for (int n = 0; n < kXTileLoads; ++n) {
+    const int e = f + n * kXThreads, er = e / w;
+    e_in[n] = e < tile_floats && n0 + er < rows.count
+                  ? int(g.index(x0 - kHalo + (e - er * w), rows.plane(n0 + er), -kHalo) - g.offset)
+                  : -1;
+  }
+  auto load = [&](int k, XWalkLoads<T>& l) {
+    const int64_t kc = plane_c(k);
+    if (active) {
+      const int64_t c = kc + c_in, q = plane_q(k) + q_in;
+      l.psi_old = x.psi_old[q];
+      l.zeta = x.zeta[q];
+      l.p_next_old = p_next[c];
+      l.v2 = v2dt2[c];
+    }
+#pragma unroll
+    for (int n = 0; n < kXTileLoads; ++n) l.p[n] = e_in[n] >= 0 ? p_cur[kc + e_in[n]] : T(0.0f);
+  };
+  // Plane k from its loads, the tile in ps: cpml_x_side_kernel's steps and arithmetic.
+  auto plane = [&](int k, const XWalkLoads<T>& l, float* ps) {
+    float* ss = ps + tile_floats;
+#pragma unroll
+    for (int n = 0; n < kXTileLoads; ++n) {
+      const int e = f + n * kXThreads;
+      if (e < tile_floats) {
+        ps[e] = float(l.p[n]);
+        ss[e] = 0.0f; // psi[n] outside the side's layer (beyond the face, or in the interior)
+      }
+    }
+    for (int e = f + kXTileLoads * kXThreads; e < tile_floats; e += kXThreads) { // widths < 4
+      const int er = e / w;
+      ps[e] = n0 + er < rows.count
+                  ? cpml_load(p_cur, g.index(x0 - kHalo + (e - er * w), rows.plane(n0 + er), k))
+                  : 0.0f;
+      ss[e] = 0.0f;
+    }
+    __syncthreads();
+    const int at = r * w + u + kHalo; // the cell in the tile
+    float psi = 0.0f;
+    if (active) {
+      const float dp = cpml_first_derivative_at(x, [&](int d) { return ps[at + d]; });
+      psi = cpml_psi_of(x, t, l.psi_old, dp); // as cpml_psi: t is in the layer
+      ss[at] = psi;
+    }
+    __syncthreads();
+    if (!active) return;
+    const int64_t c = plane_c(k) + c_in, q = plane_q(k) + q_in;
+    x.psi_new[q] = psi;
+    float correction = 0.0f;
+    float zeta = l.zeta;
+    correction += cpml_axis_correction_at(x, t, zeta, [&](int d) { return ss[at + d]; },
+                                          [&](int d) { return ps[at + d]; });
+    x.zeta[q] = zeta;
+    p_next[c] = T(float(l.p_next_old) + float(l.v2) * correction); // add_correction, loaded first
+  };
+  const int m0 = int(blockIdx.y) * kXPlanes, m1 = min(m0 + kXPlanes, planes.count);
+  XWalkLoads<T> next = {};
+  load(planes.plane(m0), next);
+#pragma unroll 1
+  for (int m = m0; m < m1; ++m) {
+    const XWalkLoads<T> now = next;               // loaded a plane ago
+    load(planes.plane(min(m + 1, m1 - 1)), next); // past the end the last plane again (unused)
+    plane(planes.plane(m), now, tile + ((m - m0) & 1) * 2 * tile_floats);
+  }
 }
 
 // x in a register of its own: a copy that ptxas keeps (it coalesces a plain assignment), made
@@ -355,26 +473,170 @@ __global__ void __launch_bounds__(kWarp* kRowsPerBlock, 3)
             last, [](int, int64_t, float&) {});
 }
 
-// The y layers' cells inside the z layers, less the x layers (the box's edges along x): a thread
-// per cell (i, the m-th of the y layers' rows, the n-th plane of `planes`), both terms from values
-// loaded per cell (a walk with a queue and the z term's values took 128 registers and spilled).
-// A thread per cell, not a walk along j: the walk gave 160 blocks for 132 SMs at 15% occupancy
-// (docs/tuning-log.md section 9).
+// The y layers' cells inside the z layers, less the x layers (the box's edges along x): both
+// terms per cell, from values that neighbouring cells share. A block of kWarp x kEdgeRows threads
+// owns a chunk of at most kEdgeRows rows j of one y layer (a thread per (i, j)) and walks a run of
+// at most kEdgePlanes planes k of one z layer; each thread keeps its column's p and psi[n] along z
+// in register queues (the z term, as cpml_walk), and the block puts each plane's p over the
+// chunk's rows and 2 kHalo beyond into shared memory, then psi[n] along y over the rows and kHalo
+// beyond (the y term). A cell then costs ~12 loads (p: ~3 along y, 1 along z; psi[n-1] ~2 along y,
+// 1 along z; two zetas, p[n+1], v2dt2), where a thread per cell issued ~60 (17 values of p and 9
+// of psi[n-1] per axis, little reuse) and waited on them: 75 us for 0.8 M cells at 12.6% of the
+// DRAM bandwidth and 32% warps active (H100, docs/tuning-log.md section 9b). The slice's p of the
+// next plane is loaded while this plane computes; the plane's other loads go out before its two
+// barriers. 3 blocks per SM at 80 registers: psi[n-1] along y in the next plane's slot too took
+// more and spilled. A walk along j alone gave 160 blocks at 15% occupancy, and its queue with the
+// z term's values spilled (section 9).
+constexpr int kEdgeRows = kRowsPerBlock;           // thread rows; a chunk's rows j (at most)
+constexpr int kEdgeP = kEdgeRows + 4 * kHalo;      // rows of a plane's p in shared memory
+constexpr int kEdgeS = kEdgeRows + 2 * kHalo;      // rows of its psi[n] along y
+constexpr int kEdgePRounds = (kEdgeP + kEdgeRows - 1) / kEdgeRows; // p rows a thread loads
+constexpr int kEdgeSRounds = (kEdgeS + kEdgeRows - 1) / kEdgeRows; // psi[n] rows it computes
+constexpr int kEdgePlanes = 10; // planes a block walks, about: a z layer's run split evenly
+constexpr int kEdgeSlots = 2;  // planes of p and psi[n] in shared memory
+constexpr size_t kEdgeShared = size_t(kEdgeSlots) * (kEdgeP + kEdgeS) * kWarp * sizeof(float);
+
+// A run of n cells in pieces of at most `most`, as even as can be: how many, and how long.
+__host__ __device__ inline int pieces(int n, int most) { return (n + most - 1) / most; }
+__host__ __device__ inline int piece_length(int n, int most) {
+  return n <= 0 ? 0 : (n + pieces(n, most) - 1) / pieces(n, most);
+}
+
+// Piece `b` of two runs split so (count0 cells from first0, then count1 from first1): its first
+// cell and its length.
+__device__ inline void run_piece(int b, int first0, int count0, int first1, int count1, int most,
+                                 int& first, int& length) {
+  const int n0 = count0 > 0 ? pieces(count0, most) : 0;
+  const bool second = b >= n0;
+  const int count = second ? count1 : count0, len = piece_length(count, most);
+  const int p = second ? b - n0 : b;
+  first = (second ? first1 : first0) + p * len;
+  length = min(len, count - p * len);
+}
+
+// psi[n] at position u of a column from psi[n-1] and p_at(r) = p at u + r: column_psi_from with
+// p wherever the caller keeps it.
+template <class P>
+__device__ __forceinline__ float column_psi_at(const CpmlAxisView& w, int u, float psi_old,
+                                               P p_at) {
+  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
+  const float dp = cpml_first_derivative_at(w, p_at);
+  return cpml_psi_of(w, u, psi_old, dp);
+}
+
+// The slice's loads of a plane: p at a thread's rows of it (storage type until use, as WalkLoads).
 template <class T>
-__global__ void __launch_bounds__(kWarp* kRowsPerBlock)
+struct EdgeSlice {
+  T p[kEdgePRounds];
+};
+
+template <class T>
+__global__ void __launch_bounds__(kWarp* kEdgeRows, 3)
     cpml_yz_edge_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
                         const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet planes) {
+  extern __shared__ float edge_tile[]; // kEdgeSlots x (p: kEdgeP rows, psi[n]: kEdgeS rows) x kWarp
   const CpmlAxisView& y = v.y;
-  const int i = v.x.lo + int(blockIdx.x) * kWarp + int(threadIdx.x);
-  const int m = int(blockIdx.y) * kRowsPerBlock + int(threadIdx.y);
-  if (i >= g.nx - v.x.hi || m >= y.lo + y.hi) return;
-  const int j = m < y.lo ? m : g.ny - y.hi + (m - y.lo);
-  const int k = planes.plane(int(blockIdx.z));
-  const int64_t c = g.index(i, j, k);
-  float correction = 0.0f;
-  correction += other_axis_term(y, p_cur, j, c, cpml_index_y(v, i, j, k, g.nx));
-  correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, i, j, k, g.nx, g.ny));
-  add_correction(v2dt2, p_next, c, correction);
+  const CpmlAxisView& z = v.z;
+  const int lane = int(threadIdx.x), ty = int(threadIdx.y);
+  int j0 = 0, rows = 0, kf = 0, kn = 0;
+  run_piece(int(blockIdx.y), 0, y.lo, g.ny - y.hi, y.hi, kEdgeRows, j0, rows);
+  run_piece(int(blockIdx.z), planes.first0, planes.count0, planes.first1,
+            planes.count - planes.count0, kEdgePlanes, kf, kn);
+  const int kl = kf + kn;
+  const int i_end = g.nx - v.x.hi;
+  const int i_cell = v.x.lo + int(blockIdx.x) * kWarp + lane;
+  // Threads beyond the x interior or the chunk's rows load for a cell of the block (never used but
+  // valid addresses, no predicates) and store nothing; all of them take part in the barriers.
+  const bool active = i_cell < i_end && ty < rows;
+  const int i = min(i_cell, i_end - 1), r = min(ty, rows - 1), j = j0 + r;
+  const int64_t cy0 = g.index(i, 0, 0), cz0 = g.index(i, j, 0); // columns along y (less k), z
+  const int64_t qz0 = int64_t(j) * g.nx + i;
+  // The z queues, as cpml_walk: pq[m] p at t - 2 kHalo + m, sq[m] psi[n] at t - kHalo + m.
+  constexpr int kP = 4 * kHalo + 1, kS = 2 * kHalo + 1;
+  float pq[kP], sq[kS];
+#pragma unroll
+  for (int m = 0; m < kP - 1; ++m) pq[m] = column_p(z, p_cur, cz0, kf - 2 * kHalo + m);
+#pragma unroll
+  for (int m = 0; m < kS - 1; ++m) sq[m] = column_psi(z, qz0, kf - kHalo + m, &pq[m + kHalo]);
+  auto load = [&](int t, EdgeSlice<T>& l) {
+    const int64_t ct = cy0 + int64_t(t) * g.plane;
+#pragma unroll
+    for (int n = 0; n < kEdgePRounds; ++n) { // slice row m: p at j0 - 2 kHalo + m, as column_p
+      const int m = ty + n * kEdgeRows, u = j0 - 2 * kHalo + m;
+      l.p[n] = m < kEdgeP && u >= -kHalo && u < y.n + kHalo ? p_cur[ct + u * y.field_stride]
+                                                            : T(0.0f);
+    }
+  };
+  // Plane t from its loads, in shared slot `slot`: the y term from the block's rows, then the z
+  // term from the queues (in other_axis_term's order: y, then z).
+  auto cell = [&](int t, const EdgeSlice<T>& l, int slot) {
+    // This plane's other loads first, in flight across the barriers (the slice's came a plane
+    // ahead; the psi[n-1] along y here too: in the ring with the slice they took 4 more registers
+    // than the 80 of 3 blocks per SM, and spilled).
+    float psi_old_y[kEdgeSRounds]; // at the thread's rows of psi[n]: row s at j0 - kHalo + s
+#pragma unroll
+    for (int n = 0; n < kEdgeSRounds; ++n)
+      psi_old_y[n] =
+          column_psi_old(y, int64_t(t) * y.length * g.nx + i, j0 - kHalo + ty + n * kEdgeRows);
+    const int u = t + 2 * kHalo; // as column_p
+    const T p_far = u < z.n + kHalo ? p_cur[cz0 + u * z.field_stride] : T(0.0f);
+    const float psi_old_far = column_psi_old(z, qz0, t + kHalo);
+    const int64_t qy = cpml_index_y(v, i, j, t, g.nx);
+    const int64_t qz = qz0 + int64_t(z.layer_index(t)) * z.compact_stride; // cpml_index_z
+    const int64_t c = cz0 + int64_t(t) * z.field_stride;
+    const float zeta_y = y.zeta[qy], zeta_z = z.zeta[qz];
+    const T p_next_old = p_next[c], v2 = v2dt2[c];
+    float* ps = edge_tile + slot * (kEdgeP + kEdgeS) * kWarp; // p: row m at j0 - 2 kHalo + m
+    float* ss = ps + kEdgeP * kWarp;                             // psi[n]: row s at j0 - kHalo + s
+#pragma unroll
+    for (int n = 0; n < kEdgePRounds; ++n) {
+      const int m = ty + n * kEdgeRows;
+      if (m < kEdgeP) ps[m * kWarp + lane] = float(l.p[n]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int n = 0; n < kEdgeSRounds; ++n) {
+      const int s = ty + n * kEdgeRows;
+      if (s < kEdgeS)
+        ss[s * kWarp + lane] = column_psi_at(y, j0 - kHalo + s, psi_old_y[n], [&](int d) {
+          return ps[(s + kHalo + d) * kWarp + lane];
+        });
+    }
+    __syncthreads();
+    pq[kP - 1] = register_copy(float(p_far));
+    sq[kS - 1] = column_psi_from(z, t + kHalo, psi_old_far, &pq[3 * kHalo]);
+    if (active) {
+      const float* pc = ps + (r + 2 * kHalo) * kWarp + lane; // the cell's p, then psi[n]
+      const float* sc = ss + (r + kHalo) * kWarp + lane;
+      y.psi_new[qy] = sc[0];
+      float correction = 0.0f;
+      float zeta = zeta_y;
+      correction += cpml_axis_correction_at(y, j, zeta, [&](int d) { return sc[d * kWarp]; },
+                                            [&](int d) { return pc[d * kWarp]; });
+      y.zeta[qy] = zeta;
+      z.psi_new[qz] = sq[kHalo];
+      zeta = zeta_z;
+      correction += cpml_axis_correction_at(z, t, zeta, [&](int d) { return sq[kHalo + d]; },
+                                            [&](int d) { return pq[2 * kHalo + d]; });
+      z.zeta[qz] = zeta;
+      p_next[c] = T(float(p_next_old) + float(v2) * correction); // add_correction, loaded first
+    }
+#pragma unroll
+    for (int m = 0; m < kP - 1; ++m) pq[m] = pq[m + 1];
+#pragma unroll
+    for (int m = 0; m < kS - 1; ++m) sq[m] = sq[m + 1];
+  };
+  // The slice's loads one plane ahead; the shared memory alternates between two slots, so that a
+  // plane's stores into it wait only for the barriers that the plane two back passed after its
+  // reads. The run's bounds are the block's, so every thread takes every barrier.
+  EdgeSlice<T> next;
+  load(kf, next);
+#pragma unroll 1
+  for (int t = kf; t < kl; ++t) {
+    const EdgeSlice<T> now = next; // loaded a plane ago
+    load(min(t + 1, kl - 1), next); // past the run's end the last plane again (unused)
+    cell(t, now, (t - kf) & 1);
+  }
 }
 
 // The z layers less the x and y layers: a thread per (i, j) walks k through one side's planes
@@ -428,16 +690,19 @@ void launch_regions(const CpmlView& v, const GridLayout& g, const T* p_cur, cons
       const int x0 = side == 0 ? 0 : g.nx - v.x.hi, width = side == 0 ? v.x.lo : v.x.hi;
       if (width == 0) continue;
       const int rows = kXThreads / width;
-      const size_t shared = size_t(2) * rows * (width + 2 * kHalo) * sizeof(float);
-      auto launch = [&](auto kernel, const PlaneSet& row_set, const PlaneSet& plane_set) {
+      const size_t slot = size_t(2) * rows * (width + 2 * kHalo) * sizeof(float);
+      // planes_per_block: 1 for the edges' instance, kXPlanes (two slots) for the x term alone.
+      auto launch = [&](auto kernel, const PlaneSet& row_set, const PlaneSet& plane_set,
+                        int planes_per_block) {
         if (row_set.count == 0 || plane_set.count == 0) return;
-        kernel<<<dim3(blocks(row_set.count, rows), unsigned(plane_set.count)), kXThreads, shared,
-                 stream>>>(v, g, p_cur, v2dt2, p_next, row_set, plane_set, x0, width);
+        kernel<<<dim3(blocks(row_set.count, rows), blocks(plane_set.count, planes_per_block)),
+                 kXThreads, planes_per_block > 1 ? 2 * slot : slot, stream>>>(
+            v, g, p_cur, v2dt2, p_next, row_set, plane_set, x0, width);
         CUDA_CHECK_LAUNCH("cpml_x_side_kernel");
       };
-      launch(cpml_x_side_kernel<false, T>, inner_rows, between); // the x term only
-      launch(cpml_x_side_kernel<true, T>, y_rows, between);
-      launch(cpml_x_side_kernel<true, T>, all_rows, in_z);
+      launch(cpml_x_walk_kernel<T>, inner_rows, between, kXPlanes); // the x term only
+      launch(cpml_x_side_kernel<T>, y_rows, between, 1);
+      launch(cpml_x_side_kernel<T>, all_rows, in_z, 1);
     }
   } else if (segments > 0) {
     cpml_x_kernel<T><<<dim3(blocks(g.ny, kRowsPerBlock), unsigned(segments), unsigned(planes)), block,
@@ -452,9 +717,15 @@ void launch_regions(const CpmlView& v, const GridLayout& g, const T* p_cur, cons
       CUDA_CHECK_LAUNCH("cpml_y_kernel");
     }
     if (in_z.count > 0) {
-      cpml_yz_edge_kernel<T><<<dim3(blocks(inner_x, kWarp), blocks(v.y.lo + v.y.hi, kRowsPerBlock),
-                                    unsigned(in_z.count)),
-                               block, 0, stream>>>(v, g, p_cur, v2dt2, p_next, in_z);
+      const int row_pieces = (v.y.lo > 0 ? pieces(v.y.lo, kEdgeRows) : 0) +
+                             (v.y.hi > 0 ? pieces(v.y.hi, kEdgeRows) : 0);
+      const int count1 = in_z.count - in_z.count0;
+      const int plane_pieces = (in_z.count0 > 0 ? pieces(in_z.count0, kEdgePlanes) : 0) +
+                               (count1 > 0 ? pieces(count1, kEdgePlanes) : 0);
+      cpml_yz_edge_kernel<T><<<dim3(blocks(inner_x, kWarp), unsigned(row_pieces),
+                                    unsigned(plane_pieces)),
+                               dim3(kWarp, kEdgeRows), kEdgeShared, stream>>>(v, g, p_cur, v2dt2,
+                                                                             p_next, in_z);
       CUDA_CHECK_LAUNCH("cpml_yz_edge_kernel");
     }
   }
