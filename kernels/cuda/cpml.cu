@@ -2,18 +2,18 @@
 // The layer cells of a plane range are covered once each by three regions: the x layers (every j),
 // the y layers less the x layers, and the z layers less both. Each region's kernel walks its own
 // axis with p and psi[n] at hand: the x layers' blocks hold p and psi[n] of a group of rows of
-// one side in shared memory, a thread per layer cell; where the rows hold no cell of the y or z
-// layers a block walks a few planes, loading the next while computing one (warps owning a segment
-// of a row and taking their neighbours by shuffles remain for x interiors thinner than kHalo); the
-// y and z layers' threads walk a column through the layer with a register queue of p (2 kHalo
-// cells each way) and of psi[n] (kHalo each way) and the loads of the next four cells in flight (a
-// ring of register slots, cpml_walk); the y layers' cells inside the z layers (the edges along x)
-// walk z the same way in blocks that share each plane's p and psi[n] along y through shared
-// memory. psi[n] along the walking axis is computed once per cell, stored for the next step, and
-// used by the same pass for the neighbours' corrections; nothing reads psi[n] that another thread
-// stored, so the two passes of solvers/contracts/cpml.h become one. A cell of the x layers also in
-// another axis' layers (the other edges of the box) adds that axis' term from 4 kHalo + 1 values
-// of p along that axis, recomputing the neighbours' psi[n] from them.
+// one side in shared memory, a thread per layer cell (warps owning a segment of a row and taking
+// their neighbours by shuffles remain for x interiors thinner than kHalo); the y and z layers'
+// threads walk a column through the layer with a register queue of p (2 kHalo cells each way) and
+// of psi[n] (kHalo each way) and the loads of the next four cells in flight (a ring of register
+// slots, cpml_walk). The y layers' cells inside the z layers (the edges along x) walk z in blocks
+// that share each plane's p and psi[n] along y through shared memory. psi[n] along
+// the walking axis is computed once per cell, stored for the next step, and used by the same pass
+// for the neighbours' corrections; nothing reads psi[n] that another thread stored, so the two
+// passes of solvers/contracts/cpml.h become one. A cell of the x layers also in another axis'
+// layers (the other edges of the box) adds that axis' term from 4 kHalo + 1 values of p along that
+// axis, recomputing the neighbours' psi[n] from them; the edges along x recompute psi[n] along y
+// the same way, once per block and row.
 // Every value goes through the per-cell arithmetic of solvers/contracts/cpml.h in its order (the
 // compiler may still contract a multiply-add differently in two kernels: the last bit, which the
 // tests' float32 tolerance against the CPU covers).
@@ -179,10 +179,9 @@ struct PlaneSet {
 // (docs/tuning-log.md section 9).
 constexpr int kXThreads = 256;
 
-// The rows or planes that hold cells also in the y or z layers, which add those terms, a plane per
-// block (cpml_x_walk_kernel takes the others: the edges' values took 62 registers, the x term alone
-// far fewer).
-template <class T>
+// kEdges: the rows or planes hold cells also in the y or z layers, which add those terms (an
+// instance of its own: their values took 62 registers, the x term alone far fewer).
+template <bool kEdges, class T>
 __global__ void __launch_bounds__(kXThreads)
     cpml_x_side_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
                        const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet rows,
@@ -233,126 +232,12 @@ __global__ void __launch_bounds__(kXThreads)
   correction += cpml_axis_correction_at(x, t, zeta, [&](int d) { return ss[at + d]; },
                                         [&](int d) { return ps[at + d]; });
   x.zeta[q] = zeta;
-  if (v.y.in_layer(j))
-    correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
-  if (v.z.in_layer(k))
-    correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
+  if constexpr (kEdges) {
+    if (v.y.in_layer(j)) correction += other_axis_term(v.y, p_cur, j, c, cpml_index_y(v, t, j, k, g.nx));
+    if (v.z.in_layer(k))
+      correction += other_axis_term(v.z, p_cur, k, c, cpml_index_z(v, t, j, k, g.nx, g.ny));
+  }
   p_next[c] = T(p_next_old + v2 * correction); // add_correction on the values loaded first
-}
-
-// Elements of the tile's p a thread of cpml_x_walk_kernel loads into registers: all of them for
-// widths >= 4 (a block's rows x (width + 2 kHalo) <= 3 kXThreads); narrower layers load the rest
-// as they store it.
-constexpr int kXTileLoads = 3;
-// Planes a block of cpml_x_walk_kernel walks.
-constexpr int kXPlanes = 8;
-
-// A thread's loads for one plane of cpml_x_walk_kernel (fields in their storage type until use).
-template <class T>
-struct XWalkLoads {
-  float psi_old, zeta;
-  T p_next_old, v2;
-  T p[kXTileLoads]; // the tile's elements f + n kXThreads
-};
-
-// The x term alone (rows and planes outside the y and z layers): cpml_x_side_kernel's tile and
-// arithmetic, but a block walks up to kXPlanes of `planes` and loads the next plane's values (its
-// cells' and its elements of the tile) while it computes one. A block per plane waited a whole
-// round trip for its loads, then computed and stored with none in flight: 124-129 us a side at
-// 56-62% of the DRAM bandwidth and 72% warps active (H100, docs/tuning-log.md section 9b). The
-// shared memory has two slots that alternate, so that a plane's stores into a slot wait only for
-// the barriers that the plane two back passed after its reads. Indices split into the plane's
-// part (64-bit, once per plane) and the in-plane part (32-bit, fixed per thread): 4 blocks per SM
-// at 64 registers, where 64-bit indices per element took 74.
-template <class T>
-__global__ void __launch_bounds__(kXThreads, 4)
-    cpml_x_walk_kernel(const CpmlView v, const GridLayout g, const T* __restrict__ p_cur,
-                       const T* __restrict__ v2dt2, T* __restrict__ p_next, const PlaneSet rows,
-                       const PlaneSet planes, int x0, int width) {
-  extern __shared__ float tile[]; // per slot: p, then psi[n]: block_rows x (width + 2 kHalo) each
-  const int w = width + 2 * kHalo;
-  const int block_rows = kXThreads / width;
-  const int tile_floats = block_rows * w;
-  const int n0 = int(blockIdx.x) * block_rows; // the block's first row in `rows`
-  const int f = int(threadIdx.x);
-  const int r = f / width;      // the thread's row in the block
-  const int u = f - r * width;  // its cell's position in the side's layer
-  const bool active = r < block_rows && n0 + r < rows.count;
-  const int j = rows.plane(n0 + r);
-  const CpmlAxisView& x = v.x;
-  const int t = x0 + u;
-  // g.index(i, j, k) = plane_c(k) + (j + kHalo) pitch + i + kHalo; the compact index
-  // (k ny + j) length + layer_index(i) = plane_q(k) + j length + layer_index(i).
-  auto plane_c = [&](int k) { return g.offset + int64_t(k + kHalo) * g.plane; };
-  auto plane_q = [&](int k) { return int64_t(k) * g.ny * x.length; };
-  const int c_in = int(g.index(t, j, -kHalo) - g.offset);
-  const int q_in = j * x.length + x.layer_index(t);
-  int e_in[kXTileLoads]; // the tile's elements, as c_in; -1: none (beyond the tile or the rows)
-#pragma unroll
-  for (int n = 0; n < kXTileLoads; ++n) {
-    const int e = f + n * kXThreads, er = e / w;
-    e_in[n] = e < tile_floats && n0 + er < rows.count
-                  ? int(g.index(x0 - kHalo + (e - er * w), rows.plane(n0 + er), -kHalo) - g.offset)
-                  : -1;
-  }
-  auto load = [&](int k, XWalkLoads<T>& l) {
-    const int64_t kc = plane_c(k);
-    if (active) {
-      const int64_t c = kc + c_in, q = plane_q(k) + q_in;
-      l.psi_old = x.psi_old[q];
-      l.zeta = x.zeta[q];
-      l.p_next_old = p_next[c];
-      l.v2 = v2dt2[c];
-    }
-#pragma unroll
-    for (int n = 0; n < kXTileLoads; ++n) l.p[n] = e_in[n] >= 0 ? p_cur[kc + e_in[n]] : T(0.0f);
-  };
-  // Plane k from its loads, the tile in ps: cpml_x_side_kernel's steps and arithmetic.
-  auto plane = [&](int k, const XWalkLoads<T>& l, float* ps) {
-    float* ss = ps + tile_floats;
-#pragma unroll
-    for (int n = 0; n < kXTileLoads; ++n) {
-      const int e = f + n * kXThreads;
-      if (e < tile_floats) {
-        ps[e] = float(l.p[n]);
-        ss[e] = 0.0f; // psi[n] outside the side's layer (beyond the face, or in the interior)
-      }
-    }
-    for (int e = f + kXTileLoads * kXThreads; e < tile_floats; e += kXThreads) { // widths < 4
-      const int er = e / w;
-      ps[e] = n0 + er < rows.count
-                  ? cpml_load(p_cur, g.index(x0 - kHalo + (e - er * w), rows.plane(n0 + er), k))
-                  : 0.0f;
-      ss[e] = 0.0f;
-    }
-    __syncthreads();
-    const int at = r * w + u + kHalo; // the cell in the tile
-    float psi = 0.0f;
-    if (active) {
-      const float dp = cpml_first_derivative_at(x, [&](int d) { return ps[at + d]; });
-      psi = cpml_psi_of(x, t, l.psi_old, dp); // as cpml_psi: t is in the layer
-      ss[at] = psi;
-    }
-    __syncthreads();
-    if (!active) return;
-    const int64_t c = plane_c(k) + c_in, q = plane_q(k) + q_in;
-    x.psi_new[q] = psi;
-    float correction = 0.0f;
-    float zeta = l.zeta;
-    correction += cpml_axis_correction_at(x, t, zeta, [&](int d) { return ss[at + d]; },
-                                          [&](int d) { return ps[at + d]; });
-    x.zeta[q] = zeta;
-    p_next[c] = T(float(l.p_next_old) + float(l.v2) * correction); // add_correction, loaded first
-  };
-  const int m0 = int(blockIdx.y) * kXPlanes, m1 = min(m0 + kXPlanes, planes.count);
-  XWalkLoads<T> next = {};
-  load(planes.plane(m0), next);
-#pragma unroll 1
-  for (int m = m0; m < m1; ++m) {
-    const XWalkLoads<T> now = next;               // loaded a plane ago
-    load(planes.plane(min(m + 1, m1 - 1)), next); // past the end the last plane again (unused)
-    plane(planes.plane(m), now, tile + ((m - m0) & 1) * 2 * tile_floats);
-  }
 }
 
 // x in a register of its own: a copy that ptxas keeps (it coalesces a plain assignment), made
@@ -690,19 +575,16 @@ void launch_regions(const CpmlView& v, const GridLayout& g, const T* p_cur, cons
       const int x0 = side == 0 ? 0 : g.nx - v.x.hi, width = side == 0 ? v.x.lo : v.x.hi;
       if (width == 0) continue;
       const int rows = kXThreads / width;
-      const size_t slot = size_t(2) * rows * (width + 2 * kHalo) * sizeof(float);
-      // planes_per_block: 1 for the edges' instance, kXPlanes (two slots) for the x term alone.
-      auto launch = [&](auto kernel, const PlaneSet& row_set, const PlaneSet& plane_set,
-                        int planes_per_block) {
+      const size_t shared = size_t(2) * rows * (width + 2 * kHalo) * sizeof(float);
+      auto launch = [&](auto kernel, const PlaneSet& row_set, const PlaneSet& plane_set) {
         if (row_set.count == 0 || plane_set.count == 0) return;
-        kernel<<<dim3(blocks(row_set.count, rows), blocks(plane_set.count, planes_per_block)),
-                 kXThreads, planes_per_block > 1 ? 2 * slot : slot, stream>>>(
-            v, g, p_cur, v2dt2, p_next, row_set, plane_set, x0, width);
+        kernel<<<dim3(blocks(row_set.count, rows), unsigned(plane_set.count)), kXThreads, shared,
+                 stream>>>(v, g, p_cur, v2dt2, p_next, row_set, plane_set, x0, width);
         CUDA_CHECK_LAUNCH("cpml_x_side_kernel");
       };
-      launch(cpml_x_walk_kernel<T>, inner_rows, between, kXPlanes); // the x term only
-      launch(cpml_x_side_kernel<T>, y_rows, between, 1);
-      launch(cpml_x_side_kernel<T>, all_rows, in_z, 1);
+      launch(cpml_x_side_kernel<false, T>, inner_rows, between); // the x term only
+      launch(cpml_x_side_kernel<true, T>, y_rows, between);
+      launch(cpml_x_side_kernel<true, T>, all_rows, in_z);
     }
   } else if (segments > 0) {
     cpml_x_kernel<T><<<dim3(blocks(g.ny, kRowsPerBlock), unsigned(segments), unsigned(planes)), block,
