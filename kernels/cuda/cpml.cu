@@ -66,25 +66,56 @@ __device__ __forceinline__ float column_p(const CpmlAxisView& w, const T* __rest
   return u >= -kHalo && u < w.n + kHalo ? cpml_load(p_cur, c0 + u * w.field_stride) : 0.0f;
 }
 
-// psi[n] at position u of a column (q0: the compact index less the position's part), pc[r]
-// holding p at u + r: cpml_psi on values.
+// psi[n-1] at position u of a column (q0: the compact index less the position's part); 0 where
+// psi is 0 (outside the grid or the layers), with no load.
+__device__ __forceinline__ float column_psi_old(const CpmlAxisView& w, int64_t q0, int u) {
+  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
+  return w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride];
+}
+
+// psi[n] at position u of a column from psi[n-1] and p_at(r) = p at u + r, wherever the caller
+// keeps p: cpml_psi on values.
+template <class P>
+__device__ __forceinline__ float column_psi_at(const CpmlAxisView& w, int u, float psi_old,
+                                               P p_at) {
+  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
+  const float dp = cpml_first_derivative_at(w, p_at);
+  return cpml_psi_of(w, u, psi_old, dp);
+}
+
+// The same with pc[r] holding p at u + r.
+__device__ __forceinline__ float column_psi_from(const CpmlAxisView& w, int u, float psi_old,
+                                                 const float* pc) {
+  return column_psi_at(w, u, psi_old, [&](int r) { return pc[r]; });
+}
+
+// The same with psi[n-1] loaded here, after the layer check (no load outside the layers). Its own
+// body: written as column_psi_from(..., column_psi_old(...)) it kept both layer checks and took
+// more registers in the x tiles' edge instance.
 __device__ __forceinline__ float column_psi(const CpmlAxisView& w, int64_t q0, int u, const float* pc) {
   if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
   const float dp = cpml_first_derivative_at(w, [&](int r) { return pc[r]; });
   return cpml_psi_of(w, u, w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride], dp);
 }
 
-// The two halves of column_psi: psi[n-1] at position u (0 where psi is 0: outside the grid or the
-// layers, no load), then psi[n] from it and pc as column_psi computes it.
-__device__ __forceinline__ float column_psi_old(const CpmlAxisView& w, int64_t q0, int u) {
-  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
-  return w.psi_old[q0 + int64_t(w.layer_index(u)) * w.compact_stride];
+// The register queues of a column walk along w from position `first` (c0, q0 as column_p and
+// column_psi_old): pq[m] p at first - 2 kHalo + m, sq[m] psi[n] at first - kHalo + m, all but the
+// last entry, which each cell of the walk fills; shift_walk_queues moves them on by a cell.
+constexpr int kWalkP = 4 * kHalo + 1, kWalkS = 2 * kHalo + 1;
+template <class T>
+__device__ __forceinline__ void fill_walk_queues(const CpmlAxisView& w, const T* __restrict__ p_cur,
+                                                 int64_t c0, int64_t q0, int first,
+                                                 float (&pq)[kWalkP], float (&sq)[kWalkS]) {
+#pragma unroll
+  for (int m = 0; m < kWalkP - 1; ++m) pq[m] = column_p(w, p_cur, c0, first - 2 * kHalo + m);
+#pragma unroll
+  for (int m = 0; m < kWalkS - 1; ++m) sq[m] = column_psi(w, q0, first - kHalo + m, &pq[m + kHalo]);
 }
-__device__ __forceinline__ float column_psi_from(const CpmlAxisView& w, int u, float psi_old,
-                                                 const float* pc) {
-  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
-  const float dp = cpml_first_derivative_at(w, [&](int r) { return pc[r]; });
-  return cpml_psi_of(w, u, psi_old, dp);
+__device__ __forceinline__ void shift_walk_queues(float (&pq)[kWalkP], float (&sq)[kWalkS]) {
+#pragma unroll
+  for (int m = 0; m < kWalkP - 1; ++m) pq[m] = pq[m + 1];
+#pragma unroll
+  for (int m = 0; m < kWalkS - 1; ++m) sq[m] = sq[m + 1];
 }
 
 // The term of an axis other than the kernel's own at a cell in that axis' layers (position pos
@@ -284,12 +315,9 @@ template <class T, class Other>
 __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __restrict__ p_cur,
                                           const T* __restrict__ v2dt2, T* __restrict__ p_next,
                                           int64_t c0, int64_t q0, int first, int last, Other other) {
-  constexpr int kP = 4 * kHalo + 1, kS = 2 * kHalo + 1;
+  constexpr int kP = kWalkP, kS = kWalkS;
   float pq[kP], sq[kS];
-#pragma unroll
-  for (int m = 0; m < kP - 1; ++m) pq[m] = column_p(w, p_cur, c0, first - 2 * kHalo + m);
-#pragma unroll
-  for (int m = 0; m < kS - 1; ++m) sq[m] = column_psi(w, q0, first - kHalo + m, &pq[m + kHalo]);
+  fill_walk_queues(w, p_cur, c0, q0, first, pq, sq);
   auto load = [&](int t, WalkLoads<T>& l) {
     const int u = t + 2 * kHalo; // as column_p
     l.p_far = u < w.n + kHalo ? p_cur[c0 + u * w.field_stride] : T(0.0f);
@@ -316,10 +344,7 @@ __device__ __forceinline__ void cpml_walk(const CpmlAxisView& w, const T* __rest
     w.zeta[q] = zeta;
     other(t, c, correction);
     p_next[c] = T(float(l.p_next_old) + float(l.v2) * correction); // add_correction, loaded ahead
-#pragma unroll
-    for (int m = 0; m < kP - 1; ++m) pq[m] = pq[m + 1];
-#pragma unroll
-    for (int m = 0; m < kS - 1; ++m) sq[m] = sq[m + 1];
+    shift_walk_queues(pq, sq);
   };
   WalkLoads<T> ring[kWalkSlots] = {};
 #pragma unroll
@@ -399,16 +424,6 @@ __device__ inline void run_piece(int b, int first0, int count0, int first1, int 
   length = min(len, count - p * len);
 }
 
-// psi[n] at position u of a column from psi[n-1] and p_at(r) = p at u + r: column_psi_from with
-// p wherever the caller keeps it.
-template <class P>
-__device__ __forceinline__ float column_psi_at(const CpmlAxisView& w, int u, float psi_old,
-                                               P p_at) {
-  if (u < 0 || u >= w.n || !w.in_layer(u)) return 0.0f;
-  const float dp = cpml_first_derivative_at(w, p_at);
-  return cpml_psi_of(w, u, psi_old, dp);
-}
-
 // The slice's loads of a plane: p at a thread's rows of it (storage type until use, as WalkLoads).
 template <class T>
 struct EdgeSlice {
@@ -437,12 +452,9 @@ __global__ void __launch_bounds__(kWarp* kEdgeRows, 3)
   const int64_t cy0 = g.index(i, 0, 0), cz0 = g.index(i, j, 0); // columns along y (less k), z
   const int64_t qz0 = int64_t(j) * g.nx + i;
   // The z queues, as cpml_walk: pq[m] p at t - 2 kHalo + m, sq[m] psi[n] at t - kHalo + m.
-  constexpr int kP = 4 * kHalo + 1, kS = 2 * kHalo + 1;
+  constexpr int kP = kWalkP, kS = kWalkS;
   float pq[kP], sq[kS];
-#pragma unroll
-  for (int m = 0; m < kP - 1; ++m) pq[m] = column_p(z, p_cur, cz0, kf - 2 * kHalo + m);
-#pragma unroll
-  for (int m = 0; m < kS - 1; ++m) sq[m] = column_psi(z, qz0, kf - kHalo + m, &pq[m + kHalo]);
+  fill_walk_queues(z, p_cur, cz0, qz0, kf, pq, sq);
   auto load = [&](int t, EdgeSlice<T>& l) {
     const int64_t ct = cy0 + int64_t(t) * g.plane;
 #pragma unroll
@@ -506,10 +518,7 @@ __global__ void __launch_bounds__(kWarp* kEdgeRows, 3)
       z.zeta[qz] = zeta;
       p_next[c] = T(float(p_next_old) + float(v2) * correction); // add_correction, loaded first
     }
-#pragma unroll
-    for (int m = 0; m < kP - 1; ++m) pq[m] = pq[m + 1];
-#pragma unroll
-    for (int m = 0; m < kS - 1; ++m) sq[m] = sq[m + 1];
+    shift_walk_queues(pq, sq);
   };
   // The slice's loads one plane ahead; the shared memory alternates between two slots, so that a
   // plane's stores into it wait only for the barriers that the plane two back passed after its
