@@ -1,5 +1,6 @@
 #include "io/hdf5_util.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <hdf5_hl.h>
 
@@ -106,6 +108,35 @@ bool link_exists(hid_t location, const std::string& path) {
     if (H5Lexists(location, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
   }
   return true;
+}
+
+std::string contents_hint(hid_t file_id, const std::string& expected_kind) {
+  // The object each kind of rtm file is known by (docs/io.md), most specific first: a shot file
+  // may carry a model's /sources beside its /shots, an image file has no /vp.
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"shots", "a shot file"}, {"image", "an image"}, {"vp", "a velocity model"}};
+  for (const auto& [name, kind] : kinds)
+    if (kind != expected_kind && link_exists(file_id, name))
+      return std::string("; the file is ") + kind + " (it holds /" + name + "), not " + expected_kind;
+  // By index rather than H5Literate, whose callback's signature differs between HDF5 1.10 and 1.12.
+  H5G_info_t root{};
+  if (H5Gget_info(file_id, &root) < 0) return "";
+  if (root.nlinks == 0) return "; the file's root is empty";
+  constexpr hsize_t kShown = 6;
+  std::string list;
+  for (hsize_t n = 0; n < std::min<hsize_t>(root.nlinks, kShown); ++n) {
+    const ssize_t length = H5Lget_name_by_idx(file_id, ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr,
+                                              0, H5P_DEFAULT);
+    if (length < 0) return "";
+    std::string name(size_t(length) + 1, '\0');
+    if (H5Lget_name_by_idx(file_id, ".", H5_INDEX_NAME, H5_ITER_INC, n, name.data(), name.size(),
+                           H5P_DEFAULT) != length)
+      return "";
+    name.resize(size_t(length));
+    list += (n ? ", /" : " /") + name;
+  }
+  if (root.nlinks > kShown) list += " and " + std::to_string(root.nlinks - kShown) + " more";
+  return "; the file's root holds" + list;
 }
 
 namespace {

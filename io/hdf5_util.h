@@ -95,6 +95,13 @@ bool link_exists(hid_t location, const std::string& path);
 // The canonical display name of an object: "vp" -> "/vp".
 std::string absolute_name(const std::string& name);
 
+// What a file holds instead of what a reader expected, as the tail of its "not found" message:
+// "; the file is a shot file (it holds /shots), not a velocity model" when it is another kind of
+// rtm file (a shot file, an image, a velocity model), else "; the file's root holds /a, /b" (the
+// first few names), or "; the file's root is empty". `expected_kind` names the reader's kind
+// ("a velocity model", "a shot file"); a file of that same kind gets the list of names.
+std::string contents_hint(hid_t file_id, const std::string& expected_kind);
+
 // Opens dataset `name`: "<file>: dataset /vp not found" or "... is a group, not a dataset".
 Dataset open_dataset(hid_t file_id, const std::string& file, const std::string& name);
 // Opens group `name`, with the same kind of messages.

@@ -135,6 +135,10 @@ ShotFile read_shot_file_or_geometry(const std::string& path, bool with_data) {
   const h5::File in = h5::open_file_for_reading(path);
   ShotFile file;
 
+  if (!h5::has_attribute(in, "nt") && !h5::link_exists(in, "shots"))
+    throw InputError(path + ": not a shot file: no group /shots and no root attribute nt" +
+                     h5::contents_hint(in, "a shot file") +
+                     " (shot files are written by `rtm model` and `rtm import shots`; docs/io.md)");
   // Root attributes: the time axis, and the grid the shots were modelled on when recorded.
   const double nt = read_scalar(in, "nt", h5::attribute_subject(path, "/", "nt"), "time samples");
   if (!(nt >= 1 && nt <= INT_MAX && nt == std::floor(nt)))

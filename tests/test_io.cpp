@@ -262,7 +262,14 @@ TEST_F(IoTest, TextFileIsRefused) {
 TEST_F(IoTest, MissingDatasetIsRefused) {
   RawModel m;
   m.dataset = "velocity";
-  EXPECT_THAT(model_error(path("m.h5"), m), HasSubstr("m.h5: dataset /vp not found"));
+  EXPECT_THAT(model_error(path("m.h5"), m),
+              HasSubstr("m.h5: dataset /vp not found; the file's root holds /velocity"));
+}
+
+TEST_F(IoTest, EmptyFileIsSaidToBeEmpty) {
+  H5Fclose(H5Fcreate(path("empty.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("empty.h5")); }),
+              HasSubstr("empty.h5: dataset /vp not found; the file's root is empty"));
 }
 
 TEST_F(IoTest, GroupInsteadOfDatasetIsRefused) {
@@ -507,6 +514,20 @@ TEST_F(IoTest, ShotFileWithoutNtOrWaveletIsRefused) {
   H5Fclose(file);
   EXPECT_THAT(input_error([&] { rtm::read_shot_file(path("shots.h5")); }),
               HasSubstr("shots.h5: attribute nt of / is missing"));
+}
+
+// The commonest first mistake: the model and the shots given the other way round.
+TEST_F(IoTest, ModelAndShotFilesSwappedAreNamedForWhatTheyAre) {
+  rtm::write_shot_file(path("shots.h5"), small_shot_file());
+  rtm::write_velocity_model(path("m.h5"), small_model());
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("shots.h5")); }),
+              HasSubstr("shots.h5: dataset /vp not found; the file is a shot file (it holds "
+                        "/shots), not a velocity model"));
+  EXPECT_THAT(input_error([&] { rtm::read_shot_file(path("m.h5")); }),
+              HasSubstr("m.h5: not a shot file: no group /shots and no root attribute nt; the "
+                        "file is a velocity model (it holds /vp), not a shot file"));
+  EXPECT_THAT(input_error([&] { rtm::read_shot_geometry(path("m.h5")); }),
+              HasSubstr("m.h5: not a shot file"));
 }
 
 TEST_F(IoTest, InconsistentShotFileIsNotWritten) {
