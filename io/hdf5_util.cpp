@@ -118,6 +118,10 @@ std::string contents_hint(hid_t file_id, const std::string& expected_kind) {
   for (const auto& [name, kind] : kinds)
     if (kind != expected_kind && link_exists(file_id, name))
       return std::string("; the file is ") + kind + " (it holds /" + name + "), not " + expected_kind;
+  return root_names_hint(file_id);
+}
+
+std::string root_names_hint(hid_t file_id) {
   // By index rather than H5Literate, whose callback's signature differs between HDF5 1.10 and 1.12.
   H5G_info_t root{};
   if (H5Gget_info(file_id, &root) < 0) return "";
@@ -145,7 +149,9 @@ namespace {
 H5I_type_t object_kind(hid_t file_id, const std::string& file, const std::string& name,
                        const std::string& expected_kind) {
   if (!link_exists(file_id, name))
-    throw InputError(file + ": " + expected_kind + " " + absolute_name(name) + " not found");
+    throw InputError(file + ": " + expected_kind + " " + absolute_name(name) + " not found" +
+                     (relative_name(name).find('/') == std::string::npos ? root_names_hint(file_id)
+                                                                         : ""));
   Object object(H5Oopen(file_id, relative_name(name).c_str(), H5P_DEFAULT));
   if (!object.valid()) fail_reading(file, "cannot open " + absolute_name(name));
   return H5Iget_type(object);

@@ -101,6 +101,8 @@ std::string absolute_name(const std::string& name);
 // first few names), or "; the file's root is empty". `expected_kind` names the reader's kind
 // ("a velocity model", "a shot file"); a file of that same kind gets the list of names.
 std::string contents_hint(hid_t file_id, const std::string& expected_kind);
+// Only the names: "; the file's root holds /a, /b" or "; the file's root is empty".
+std::string root_names_hint(hid_t file_id);
 
 // Opens dataset `name`: "<file>: dataset /vp not found" or "... is a group, not a dataset".
 Dataset open_dataset(hid_t file_id, const std::string& file, const std::string& name);

@@ -71,9 +71,10 @@ VelocityPlanes read_velocity_planes(const std::string& path, const std::string& 
   VelocityPlanes read;
   read.path = path;
   read.dataset = dataset;
-  if (!h5::link_exists(file, dataset))
-    throw InputError(path + ": dataset " + h5::absolute_name(dataset) + " not found" +
-                     h5::contents_hint(file, "a velocity model") +
+  // A file without the model's own /vp is most often another kind of rtm file given in its place
+  // (any other missing dataset gets the names at the root, from open_dataset).
+  if (h5::absolute_name(dataset) == "/vp" && !h5::link_exists(file, dataset))
+    throw InputError(path + ": dataset /vp not found" + h5::contents_hint(file, "a velocity model") +
                      " (a model file holds a float dataset /vp [nz][ny][nx]; docs/io.md)");
   read.model.vp = h5::read_grid_planes(file, path, dataset, read.model, z_begin, z_end);
   read.nz_whole = read.model.nz;

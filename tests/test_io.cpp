@@ -266,6 +266,12 @@ TEST_F(IoTest, MissingDatasetIsRefused) {
               HasSubstr("m.h5: dataset /vp not found; the file's root holds /velocity"));
 }
 
+TEST_F(IoTest, MissingDatasetByNameGetsTheRootsNames) {
+  rtm::write_velocity_model(path("m.h5"), small_model());
+  EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("m.h5"), "velocity"); }),
+              HasSubstr("m.h5: dataset /velocity not found; the file's root holds /vp"));
+}
+
 TEST_F(IoTest, EmptyFileIsSaidToBeEmpty) {
   H5Fclose(H5Fcreate(path("empty.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   EXPECT_THAT(input_error([&] { rtm::read_velocity_model(path("empty.h5")); }),
