@@ -111,8 +111,8 @@ bool link_exists(hid_t location, const std::string& path) {
 }
 
 std::string contents_hint(hid_t file_id, const std::string& expected_kind) {
-  // The object each kind of rtm file is known by (docs/io.md), most specific first: a shot file
-  // may carry a model's /sources beside its /shots, an image file has no /vp.
+  // The object each kind of rtm file is known by (docs/io.md). rtm writes each into one kind of
+  // file only; the order decides for a file someone made with several.
   static const std::pair<const char*, const char*> kinds[] = {
       {"shots", "a shot file"}, {"image", "an image"}, {"vp", "a velocity model"}};
   for (const auto& [name, kind] : kinds)
@@ -131,7 +131,7 @@ std::string root_names_hint(hid_t file_id) {
   for (hsize_t n = 0; n < std::min<hsize_t>(root.nlinks, kShown); ++n) {
     const ssize_t length = H5Lget_name_by_idx(file_id, ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr,
                                               0, H5P_DEFAULT);
-    if (length < 0) return "";
+    if (length < 0 || length > 1024) return ""; // a corrupt file's length is not allocated
     std::string name(size_t(length) + 1, '\0');
     if (H5Lget_name_by_idx(file_id, ".", H5_INDEX_NAME, H5_ITER_INC, n, name.data(), name.size(),
                            H5P_DEFAULT) != length)
