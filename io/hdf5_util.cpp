@@ -110,6 +110,19 @@ bool link_exists(hid_t location, const std::string& path) {
   return true;
 }
 
+std::optional<std::string> link_name_at(hid_t group, hsize_t index, size_t longest) {
+  // By index rather than H5Literate, whose callback's signature differs between HDF5 1.10 and 1.12.
+  const ssize_t length =
+      H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, index, nullptr, 0, H5P_DEFAULT);
+  if (length < 0 || size_t(length) > longest) return std::nullopt;
+  std::string name(size_t(length) + 1, '\0');
+  if (H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, index, name.data(), name.size(),
+                         H5P_DEFAULT) != length)
+    return std::nullopt;
+  name.resize(size_t(length));
+  return name;
+}
+
 std::string contents_hint(hid_t file_id, const std::string& expected_kind) {
   // The object each kind of rtm file is known by (docs/io.md). rtm writes each into one kind of
   // file only; the order decides for a file someone made with several.
@@ -122,22 +135,15 @@ std::string contents_hint(hid_t file_id, const std::string& expected_kind) {
 }
 
 std::string root_names_hint(hid_t file_id) {
-  // By index rather than H5Literate, whose callback's signature differs between HDF5 1.10 and 1.12.
   H5G_info_t root{};
   if (H5Gget_info(file_id, &root) < 0) return "";
   if (root.nlinks == 0) return "; the file's root is empty";
   constexpr hsize_t kShown = 6;
   std::string list;
   for (hsize_t n = 0; n < std::min<hsize_t>(root.nlinks, kShown); ++n) {
-    const ssize_t length = H5Lget_name_by_idx(file_id, ".", H5_INDEX_NAME, H5_ITER_INC, n, nullptr,
-                                              0, H5P_DEFAULT);
-    if (length < 0 || length > 1024) return ""; // a corrupt file's length is not allocated
-    std::string name(size_t(length) + 1, '\0');
-    if (H5Lget_name_by_idx(file_id, ".", H5_INDEX_NAME, H5_ITER_INC, n, name.data(), name.size(),
-                           H5P_DEFAULT) != length)
-      return "";
-    name.resize(size_t(length));
-    list += (n ? ", /" : " /") + name;
+    const std::optional<std::string> name = link_name_at(file_id, n, 1024);
+    if (!name) return "";
+    list += (n ? ", /" : " /") + *name;
   }
   if (root.nlinks > kShown) list += " and " + std::to_string(root.nlinks - kShown) + " more";
   return "; the file's root holds" + list;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,11 @@ bool link_exists(hid_t location, const std::string& path);
 
 // The canonical display name of an object: "vp" -> "/vp".
 std::string absolute_name(const std::string& name);
+
+// The name of link `index` of `group` in name order, or nothing where HDF5 cannot give it or it is
+// longer than `longest` characters (a corrupt file's length is not allocated).
+std::optional<std::string> link_name_at(hid_t group, hsize_t index,
+                                        size_t longest = std::numeric_limits<size_t>::max());
 
 // What a file holds instead of what a reader expected, as the tail of its "not found" message:
 // "; the file is a shot file (it holds /shots), not a velocity model" when it is another kind of

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -234,14 +235,10 @@ ShotFile read_shot_file_or_geometry(const std::string& path, bool with_data) {
     throw InputError(path + ": group /shots is empty; expected at least one /shots/NNNN/data");
   std::set<int> ids;
   for (hsize_t i = 0; i < info.nlinks; ++i) {
-    const ssize_t length = H5Lget_name_by_idx(shots, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0,
-                                              H5P_DEFAULT);
-    if (length < 0)
+    const std::optional<std::string> listed = h5::link_name_at(shots, i);
+    if (!listed)
       throw InputError(path + ": cannot list group /shots (HDF5: " + h5::last_hdf5_error() + ")");
-    std::string name(size_t(length) + 1, '\0');
-    H5Lget_name_by_idx(shots, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(),
-                       H5P_DEFAULT);
-    name.resize(size_t(length));
+    const std::string& name = *listed;
 
     const bool numbered = !name.empty() && name.size() <= 9 &&
                           std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
