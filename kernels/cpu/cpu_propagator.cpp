@@ -76,7 +76,8 @@ RTM_ALWAYS_INLINE void step_row_at(const StepArgs& a, int j, int k) {
 // per instruction instead of SSE's 4). AVX2 without FMA: every lane performs the same IEEE
 // operations in the same order as the baseline code, so both give bit-identical results (no
 // multiply-add can be fused: FMA is not enabled). Measured on the 2-core development machine
-// (docs/variants.md, "The CPU backend"): AVX2 is about 1.2x the baseline per core.
+// (docs/variants.md, "The CPU backend"; docs/results/cpu.md): AVX2 is about 1.2x the baseline
+// per core.
 void step_row_baseline(const StepArgs& a, int j, int k) { step_row_at(a, j, k); }
 #ifdef RTM_X86_DISPATCH
 __attribute__((target("avx2"))) void step_row_avx2(const StepArgs& a, int j, int k) {

@@ -64,7 +64,7 @@ __device__ __forceinline__ float advance_cell(float p, float p_prev, float v2dt2
   if constexpr (kDamped) {
     // Outside the absorbing layers e == 0 and the damped formula is exactly the undamped one
     // ((u + 0) / 1 == u in IEEE arithmetic), so skip the division there. Measured on an H200,
-    // 592^3 damped regqueue_vec4: 1.575 -> 1.470 ms per step (docs/rtm.md). Warps diverge only
+    // 592^3 damped regqueue_vec4: 1.575 -> 1.470 ms per step (docs/results/h200.md). Warps diverge only
     // along the layers' inner faces.
     if (e == 0.0f) return undamped;
     return (undamped + e * p_prev) / (1.0f + e);
