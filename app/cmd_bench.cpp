@@ -316,6 +316,27 @@ std::vector<std::string> resolve_variants(const std::vector<std::string>& reques
   return chosen;
 }
 
+// The variants of `chosen` that run on `device`. Those it is too old for are refused by name when
+// the user named them, and left out with a note when they came with "all".
+std::vector<std::string> runnable_variants(const std::vector<std::string>& chosen,
+                                           const std::vector<std::string>& requested,
+                                           const cuda::DeviceInfo& device) {
+  const bool all = std::find(requested.begin(), requested.end(), "all") != requested.end();
+  std::vector<std::string> runnable;
+  for (const std::string& name : chosen) {
+    const cuda::VariantInfo& kernel = *find_variant(name).kernel;
+    const std::string why = cuda::why_not_on(kernel, device);
+    if (why.empty()) {
+      runnable.push_back(name);
+    } else if (all) {
+      std::cerr << "rtm bench: " << name << " left out: " << why << "\n";
+    } else {
+      cuda::check_runs_on(kernel, device, name); // throws InputError
+    }
+  }
+  return runnable;
+}
+
 void write_per_step_csv(const std::string& path, const std::vector<cuda::PointRun>& runs) {
   const std::string temporary = path + ".tmp";
   {
@@ -418,17 +439,23 @@ std::string memory_text(const cuda::MemoryOptions& memory) {
 
 // The variant table itself (needs no GPU): the kernels, then the presets. Text prints two tables;
 // --csv and --json one, with a `kind` column, so that a program reads one table.
+// The lowest compute capability a kernel runs on, as NVIDIA writes it: "9.0".
+std::string capability_text(const cuda::VariantInfo& kernel) {
+  return std::to_string(kernel.min_compute_capability / 10) + "." +
+         std::to_string(kernel.min_compute_capability % 10);
+}
+
 void list_variants(OutputFormat format) {
   const std::vector<ResultTable::Column> kernel_columns = {
       {"variant"}, {"role"}, {"storage"}, {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"},
-      {"description"}};
+      {"min_cc"}, {"description"}};
   const std::vector<ResultTable::Column> preset_columns = {
       {"variant"}, {"kernel"}, {"memory"}, {"description"}};
   if (format == OutputFormat::text) {
     ResultTable kernels(kernel_columns), presets(preset_columns);
     for (const cuda::VariantInfo& v : cuda::variant_table())
       kernels.add_row({v.name, std::string(cuda::variant_role_name(v.role)), v.storage,
-                       v.bytes_per_cell, v.flops_per_cell, v.description});
+                       v.bytes_per_cell, v.flops_per_cell, capability_text(v), v.description});
     for (const cuda::VariantPreset& p : cuda::variant_presets())
       presets.add_row({p.name, find_variant(p.name).kernel->name, memory_text(p.memory), p.description});
     std::cout << "kernels (" << cuda::variant_table().size() << "):\n";
@@ -439,7 +466,8 @@ void list_variants(OutputFormat format) {
     return;
   }
   ResultTable table({{"variant"}, {"kind"}, {"kernel"}, {"role"}, {"storage"},
-                     {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"}, {"memory"}, {"description"}});
+                     {"bytes/cell", "%.0f"}, {"flops/cell", "%.0f"}, {"memory"}, {"description"},
+                     {"min_cc"}});
   for (const std::string& name : cuda::variant_names()) {
     const cuda::VariantSelection chosen = find_variant(name);
     const cuda::VariantInfo& k = *chosen.kernel;
@@ -449,7 +477,7 @@ void list_variants(OutputFormat format) {
       if (p.name == name) description = p.description;
     table.add_row({name, std::string(preset ? "preset" : "kernel"), k.name,
                    std::string(cuda::variant_role_name(k.role)), k.storage, k.bytes_per_cell,
-                   k.flops_per_cell, memory_text(chosen.memory), description});
+                   k.flops_per_cell, memory_text(chosen.memory), description, capability_text(k)});
   }
   print_table(std::cout, table, format);
 }
@@ -483,12 +511,13 @@ void run_bench(const BenchOptions& o) {
               << no_figure_support_message() << "\n";
 
   // Names first: a misspelt one is bad input on every machine, with or without a GPU.
-  const std::vector<std::string> variants = resolve_variants(o.variants);
+  const std::vector<std::string> named = resolve_variants(o.variants);
   const cuda::DeviceInfo device = cuda::query_device(o.device);
   // Not bad input (exit 2) but a missing device (exit 1), with the benchmark that does run here.
   if (!device.available)
     throw std::runtime_error("rtm bench: no usable GPU (" + device.why_unavailable +
                              "); for the CPU benchmark run `rtm bench --backend cpu`");
+  const std::vector<std::string> variants = runnable_variants(named, o.variants, device);
   if (!o.error_vs_steps.empty()) {
     run_error_vs_steps(o, variants, device.name);
     return;

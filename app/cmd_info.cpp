@@ -48,6 +48,10 @@ void print_info(bool json) {
   gpu["device"] = d.device;
   gpu["name"] = d.name;
   gpu["compute_capability"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+  // What RTM_FAKE_COMPUTE_CAPABILITY lowered, said wherever the capability is.
+  const std::string real_capability =
+      std::to_string(d.real_cc_major) + "." + std::to_string(d.real_cc_minor);
+  if (d.compute_capability_faked) gpu["real_compute_capability"] = real_capability;
   gpu["sm_count"] = d.sm_count;
   gpu["memory_total_bytes"] = d.global_mem_bytes;
   gpu["memory_free_bytes"] = d.free_mem_bytes;
@@ -63,8 +67,12 @@ void print_info(bool json) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("  GPU %d        : %s, compute capability %d.%d, %d SMs\n", d.device, d.name.c_str(),
-              d.cc_major, d.cc_minor, d.sm_count);
+  std::printf("  GPU %d        : %s, compute capability %d.%d%s, %d SMs\n", d.device, d.name.c_str(),
+              d.cc_major, d.cc_minor,
+              d.compute_capability_faked
+                  ? (" (RTM_FAKE_COMPUTE_CAPABILITY; the GPU's own is " + real_capability + ")").c_str()
+                  : "",
+              d.sm_count);
   std::printf("  memory       : %.1f GiB total, %.1f GiB free\n", d.global_mem_bytes / 1073741824.0,
               d.free_mem_bytes / 1073741824.0);
   std::printf("  L2           : %.1f MB (persisting up to %.1f MB)\n", d.l2_bytes / 1e6,

@@ -3,6 +3,7 @@
 // and `rtm bench --list`; they iterate the table, so a new row is checked without an edit here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_backend.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm {
 namespace {
@@ -107,12 +109,72 @@ TEST(VariantTable, PresetsResolveToTheirKernelAndOptions) {
   EXPECT_FALSE(cuda::find_variant("l2_persist").memory.compressible);
 }
 
-TEST(VariantTable, AutoTimesEveryFloat32Kernel) {
-  std::vector<const cuda::VariantInfo*> expected;
+TEST(VariantTable, AutoTimesEveryFloat32KernelTheGpuRuns) {
+  // 80 is the oldest capability the build makes code for (CMakeLists.txt), 90 Hopper's.
+  for (const int cc : {80, 86, 89, 90, 100}) {
+    std::vector<const cuda::VariantInfo*> expected;
+    for (const cuda::VariantInfo& v : cuda::variant_table())
+      if (v.storage == "float32" && v.min_compute_capability <= cc) expected.push_back(&v);
+    EXPECT_EQ(cuda::auto_candidates(cc), expected) << cc;
+    // The baseline and at least one faster float32 kernel on every GPU the build covers.
+    EXPECT_GE(expected.size(), 2u) << cc;
+    EXPECT_NE(std::find(expected.begin(), expected.end(),
+                        cuda::variant_with_role(VariantRole::baseline)),
+              expected.end())
+        << cc;
+  }
+  // The bulk-copy kernels are Hopper's alone.
+  for (const char* name : {"tma_ring", "half_v2dt2"})
+    EXPECT_EQ(cuda::find_variant(name).kernel->min_compute_capability, 90) << name;
   for (const cuda::VariantInfo& v : cuda::variant_table())
-    if (v.storage == "float32") expected.push_back(&v);
-  EXPECT_EQ(cuda::auto_candidates(), expected);
-  EXPECT_GE(expected.size(), 2u); // at least the baseline and the best float32 kernel
+    EXPECT_TRUE(v.min_compute_capability == 80 || v.min_compute_capability == 90)
+        << v.name << ": " << v.min_compute_capability << " (the build makes code for 8.0 and 9.0)";
+}
+
+TEST(VariantTable, AKernelTheGpuIsTooOldForIsRefusedByName) {
+  cuda::DeviceInfo a100;
+  a100.available = true;
+  a100.name = "NVIDIA A100-SXM4-80GB";
+  a100.cc_major = 8;
+  a100.cc_minor = 0;
+  const cuda::VariantInfo& tma = *cuda::find_variant("tma_ring").kernel;
+  const std::string why = cuda::why_not_on(tma, a100);
+  EXPECT_NE(why.find("tma_ring needs compute capability 9.0"), std::string::npos) << why;
+  EXPECT_NE(why.find("NVIDIA A100-SXM4-80GB) is 8.0"), std::string::npos) << why;
+  EXPECT_NE(why.find("regqueue_vec4"), std::string::npos) << why; // what runs there instead
+  EXPECT_EQ(why.find("half_v2dt2"), std::string::npos) << why;    // and not what does not
+  try {
+    cuda::check_runs_on(tma, a100, "tma_ring+l2_persist");
+    ADD_FAILURE() << "tma_ring accepted on compute capability 8.0";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--variant tma_ring+l2_persist: tma_ring needs", 0), 0u)
+        << e.what();
+  }
+  EXPECT_EQ(cuda::why_not_on(*cuda::find_variant("regqueue_vec4").kernel, a100), "");
+  cuda::DeviceInfo h200 = a100;
+  h200.cc_major = 9;
+  EXPECT_EQ(cuda::why_not_on(tma, h200), "");
+  EXPECT_NO_THROW(cuda::check_runs_on(tma, h200, "tma_ring"));
+}
+
+TEST(VariantTable, AFakeComputeCapabilityOnlyLowersTheRealOne) {
+  EXPECT_EQ(cuda::parse_fake_compute_capability("8.0", 90), 80);
+  EXPECT_EQ(cuda::parse_fake_compute_capability("8.6", 90), 86);
+  EXPECT_EQ(cuda::parse_fake_compute_capability("9.0", 90), 90);
+  for (const char* bad : {"", "8", "80", "8.", "x.0", "8.0.0", " 8.0"})
+    EXPECT_THROW(cuda::parse_fake_compute_capability(bad, 90), InputError) << "'" << bad << "'";
+  try {
+    cuda::parse_fake_compute_capability("10.0", 90);
+    ADD_FAILURE() << "10.0 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("RTM_FAKE_COMPUTE_CAPABILITY"), std::string::npos);
+  }
+  try {
+    cuda::parse_fake_compute_capability("9.0", 86);
+    ADD_FAILURE() << "a capability above the GPU's accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("above this GPU's 8.6"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VariantTable, LookupReadsKernelsPresetsAndMemoryOptions) {
@@ -186,6 +248,10 @@ TEST(VariantTable, BenchListShowsEveryKernelAndPreset) {
     expected << v.name << ",kernel," << v.name << "," << cuda::variant_role_name(v.role) << ","
              << v.storage << "," << v.bytes_per_cell << "," << v.flops_per_cell << ",-,";
     EXPECT_EQ(rows[v.name].rfind(expected.str(), 0), 0u) << rows[v.name];
+    // The last column: the lowest compute capability, as NVIDIA writes it.
+    const std::string min_cc = std::to_string(v.min_compute_capability / 10) + "." +
+                               std::to_string(v.min_compute_capability % 10);
+    EXPECT_EQ(rows[v.name].substr(rows[v.name].rfind(',') + 1), min_cc) << rows[v.name];
   }
   for (const cuda::VariantPreset& p : cuda::variant_presets()) {
     ASSERT_EQ(rows.count(p.name), 1u) << p.name << " missing from:\n" << out;

@@ -17,7 +17,8 @@ std::unique_ptr<CudaWavefield> make_fastest(const PropagatorSetup& setup,
                                              std::ostream* log) {
   constexpr int kWarmupSteps = 2, kTimedSteps = 5;
   std::vector<const VariantRow*> candidates;
-  for (const VariantInfo* kernel : auto_candidates()) candidates.push_back(&row_of(*kernel));
+  for (const VariantInfo* kernel : auto_candidates(compute_capability(query_device(device))))
+    candidates.push_back(&row_of(*kernel));
   auto propagator = std::make_unique<CudaWavefield>(setup, *candidates.front(), options, device);
   propagator->fill_random_state(0x5eed);
   EventTimer timer;

@@ -9,9 +9,9 @@
 
 namespace rtm::cuda {
 
-// Times every auto candidate of the variant table (auto_candidates()) for a few steps on this
-// grid, on random wavefields, switching kernels on the same buffers, and returns the propagator
-// running the fastest, from rest. Says which it chose, with the times, on `log` when given.
+// Times every auto candidate of the variant table for this GPU (auto_candidates()) for a few
+// steps on this grid, on random wavefields, switching kernels on the same buffers, and returns the
+// propagator running the fastest, from rest. Says which it chose, with the times, on `log` when given.
 std::unique_ptr<CudaWavefield> make_fastest(const PropagatorSetup& setup,
                                              const MemoryOptions& options, int device,
                                              std::ostream* log);

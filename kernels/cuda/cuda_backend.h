@@ -56,8 +56,26 @@ struct VariantInfo {
   double bytes_per_cell = 0; // device-memory traffic per cell per step at the ideal: 4 arrays
                              // (3 x element_bytes + model_bytes)
   double flops_per_cell = 0;
+  // Block floating point wavefields (bfp16): int16 mantissas and an exponent byte per 16 values.
+  bool block_floating_point = false;
+  // What the wavefield storage offers besides isotropic modeling on one GPU with the sponge:
+  // migration and Born (imaging, box copies, boundary stores), the C-PML, TTI. The check of a run
+  // against its row (solvers/drivers/backend.h, check_variant_operations) reads these.
+  bool supports_migration = true, supports_cpml = true, supports_tti = true;
+  // The lowest compute capability the kernel runs on, as major * 10 + minor: 90 for the kernels
+  // fed by Hopper's bulk tensor copy, 80 (the oldest the build makes code for) for the others.
+  int min_compute_capability = 80;
 };
 const std::vector<VariantInfo>& variant_table();
+
+// A device's compute capability as major * 10 + minor (90 for an H100 or H200, 86 for an RTX 30).
+int compute_capability(const DeviceInfo& device);
+// "" when `kernel` runs on `device`; otherwise why not, naming the kernel, what it needs, what the
+// device is, and the kernels that do run there.
+std::string why_not_on(const VariantInfo& kernel, const DeviceInfo& device);
+// Throws rtm::InputError with why_not_on's text, prefixed by `what` (the variant as the user spelt
+// it), when `kernel` does not run on `device`. Checked before anything is allocated.
+void check_runs_on(const VariantInfo& kernel, const DeviceInfo& device, const std::string& what);
 
 // A preset: a name for a kernel (by its role) with memory options, e.g. `compressible`.
 struct VariantPreset {
@@ -70,9 +88,9 @@ const std::vector<VariantPreset>& variant_presets();
 
 // The kernel with `role`; nullptr when the table has none.
 const VariantInfo* variant_with_role(VariantRole role);
-// The kernels `--variant auto` times: every float32 row, in table order (half storage changes the
-// answer, so it is chosen only by name).
-std::vector<const VariantInfo*> auto_candidates();
+// The kernels `--variant auto` times on a GPU of `compute_capability`: every float32 row that runs
+// there, in table order (half storage changes the answer, so it is chosen only by name).
+std::vector<const VariantInfo*> auto_candidates(int compute_capability);
 
 // A variant name resolved: the kernel it runs and the memory options it turns on itself.
 struct VariantSelection {
@@ -93,8 +111,10 @@ std::vector<std::string> variant_names();
 // std::invalid_argument for an unknown name and std::runtime_error with a clear message for a grid
 // that does not fit in free device memory (both numbers in the message). A memory option the
 // device lacks falls back to ordinary memory with a message on stderr.
-// "auto" times the float32 kernels for a few steps on this very grid (random wavefields) and
-// keeps the fastest; it says which it chose, with the times, on `log` when given.
+// "auto" times the float32 kernels that run on this GPU for a few steps on this very grid (random
+// wavefields) and keeps the fastest; it says which it chose, with the times, on `log` when given.
+// A kernel the GPU is too old for is refused (rtm::InputError, check_runs_on) before any
+// allocation.
 // The options combine with those the name turns on (e.g. the preset compressible + l2_persist).
 std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const std::string& variant,
                                           const MemoryOptions& options, int device = 0,

@@ -400,6 +400,7 @@ std::unique_ptr<CudaWavefield> make_cuda_wavefield(const PropagatorSetup& setup,
                                                    std::ostream* log) {
   if (variant == "auto") return make_fastest(setup, options, device, log);
   const VariantSelection chosen = find_variant(variant);
+  check_runs_on(*chosen.kernel, query_device(device), variant);
   return std::make_unique<CudaWavefield>(setup, row_of(*chosen.kernel),
                                          combined(chosen.memory, options), device);
 }

@@ -4,10 +4,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <string>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_buffer.cuh"
+#include "solvers/contracts/errors.h"
 
 namespace rtm::cuda {
 namespace {
@@ -30,6 +33,20 @@ int attribute_or_zero(cudaDeviceAttr attribute, int device) {
 __global__ void probe_kernel() {}
 
 } // namespace
+
+int parse_fake_compute_capability(const std::string& text, int real) {
+  const std::string real_text = std::to_string(real / 10) + "." + std::to_string(real % 10);
+  const bool dotted = text.size() == 3 && std::isdigit(static_cast<unsigned char>(text[0])) &&
+                      text[1] == '.' && std::isdigit(static_cast<unsigned char>(text[2]));
+  if (!dotted)
+    throw InputError("RTM_FAKE_COMPUTE_CAPABILITY: expected a compute capability such as 8.0 or "
+                     "8.6 (at most this GPU's " + real_text + "), got '" + text + "'");
+  const int cc = (text[0] - '0') * 10 + (text[2] - '0');
+  if (cc > real)
+    throw InputError("RTM_FAKE_COMPUTE_CAPABILITY=" + text + " is above this GPU's " + real_text +
+                     ": it can only lower the capability (to see what a run does on an older GPU)");
+  return cc;
+}
 
 int visible_device_count() {
   int count = 0;
@@ -71,8 +88,14 @@ DeviceInfo query_device(int device) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   info.name = prop.name;
-  info.cc_major = prop.major;
-  info.cc_minor = prop.minor;
+  info.cc_major = info.real_cc_major = prop.major;
+  info.cc_minor = info.real_cc_minor = prop.minor;
+  if (const char* fake = std::getenv("RTM_FAKE_COMPUTE_CAPABILITY")) {
+    const int cc = parse_fake_compute_capability(fake, prop.major * 10 + prop.minor);
+    info.cc_major = cc / 10;
+    info.cc_minor = cc % 10;
+    info.compute_capability_faked = true;
+  }
   info.sm_count = prop.multiProcessorCount;
   info.global_mem_bytes = prop.totalGlobalMem;
   info.l2_bytes = size_t(prop.l2CacheSize);

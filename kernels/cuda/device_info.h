@@ -14,6 +14,12 @@ struct DeviceInfo {
   int device = 0;
   std::string name;
   int cc_major = 0, cc_minor = 0;
+  // RTM_FAKE_COMPUTE_CAPABILITY=8.0 (say) lowers cc_major.cc_minor to show, on a newer GPU, what a
+  // run does on an older one: which kernels `auto` and `rtm bench` take and which are refused.
+  // It can only lower the capability (the code for the real one still runs). `real_cc_*` is the
+  // GPU's own.
+  bool compute_capability_faked = false;
+  int real_cc_major = 0, real_cc_minor = 0;
   int sm_count = 0;
   size_t global_mem_bytes = 0;
   size_t free_mem_bytes = 0;
@@ -39,7 +45,13 @@ inline double theoretical_bandwidth_gbs(int memory_clock_khz, int bus_width_bits
 
 // Never throws for a missing device or driver: `available` is false and `why_unavailable` says
 // why (no driver, no device, an index out of range, no kernels of this build for the GPU).
+// Throws rtm::InputError for an RTM_FAKE_COMPUTE_CAPABILITY that is not a capability below the
+// GPU's own (parse_fake_compute_capability).
 DeviceInfo query_device(int device = 0);
+// RTM_FAKE_COMPUTE_CAPABILITY's value ("8.0", "8.6") as major * 10 + minor, given the GPU's own
+// capability `real` (the same form); throws rtm::InputError naming the variable for anything else,
+// and for a capability above `real`.
+int parse_fake_compute_capability(const std::string& text, int real);
 // The number of CUDA devices this process sees (0 when none or no usable driver).
 int visible_device_count();
 

@@ -53,6 +53,9 @@ template <int kBXp, int kBYp, int kPSlotsp, int kCellSlotsp> struct PairRingShap
   static_assert(kRowFloats <= 256 && kRows <= 256, "a copy box is at most 256 cells a side");
 };
 
+// The kernel's helpers exist where its body does (Hopper and later; the build's 8.0 code of the
+// kernel is a trap its launcher never reaches).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 // p[n+1] of a thread's 4 cells, as tma_ring_kernel stores it: one streaming 16-byte store (not
 // read again this step), or at the row's end only the interior cells (halos are never written).
 __device__ __forceinline__ void store_four(float* dst, float4 next, int x, int nx) {
@@ -100,6 +103,7 @@ __device__ __forceinline__ void prefetch_image_four(int x, int j, int k, const B
     asm volatile("prefetch.global.L2 [%0];" ::"l"(illumination + d));
   }
 }
+#endif
 
 // 2 blocks per SM: the launch bound caps the registers at 128 (two queues of 9 float4 take 72).
 constexpr int kMinBlocks = 2;

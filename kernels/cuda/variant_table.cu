@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "solvers/contracts/closest_name.h"
+#include "solvers/contracts/errors.h"
 
 namespace rtm::cuda {
 
@@ -60,6 +61,10 @@ VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLaunc
                           r.info.model_bytes + model_exponent_bytes;
   r.info.model_copy_bytes = kernel_model != own_model ? r.info.model_bytes + model_exponent_bytes : 0.0;
   r.info.flops_per_cell = kFlops;
+  // bfp16's codec runs inside the step kernels alone: no imaging, box copy or C-PML kernel reads
+  // its blocks (kernels/cuda/cuda_propagator.cu, refuse_for_bfp16).
+  r.info.block_floating_point = storage == Storage::bfp16;
+  r.info.supports_migration = r.info.supports_cpml = r.info.supports_tti = !r.info.block_floating_point;
   r.storage = storage;
   r.kernel_model = kernel_model;
   r.launch = launch;
@@ -68,6 +73,11 @@ VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLaunc
 VariantRow kernel(const char* name, VariantRole role, Storage storage, StepLauncher launch,
                   const char* description) {
   return kernel(name, role, storage, launch, description, storage);
+}
+// A row fed by Hopper's bulk tensor copy (bulk_tensor_copy.cuh): compute capability 9.0 or later.
+VariantRow needs_bulk_copy(VariantRow row) {
+  row.info.min_compute_capability = 90;
+  return row;
 }
 
 std::vector<VariantRow> build_rows() {
@@ -83,12 +93,13 @@ std::vector<VariantRow> build_rows() {
              "64x16 tile, 4 cells/thread, 16-byte accesses, z register queue, loads 2 planes ahead"),
       // best_fp32: the fastest float32 kernel measured (docs/variants.md); move the role to
       // another row when measurements put that one ahead.
-      kernel("tma_ring", R::best_fp32, Storage::fp32, launch_tma_ring,
-             "register-queue stencil fed by Hopper bulk tensor copies into an 8-plane shared ring"),
+      needs_bulk_copy(kernel("tma_ring", R::best_fp32, Storage::fp32, launch_tma_ring,
+             "register-queue stencil fed by Hopper bulk tensor copies into an 8-plane shared ring")),
       kernel("fp16_storage", R::half_storage, Storage::fp16, launch_fp16_storage,
              "register-queue kernel on half-precision wavefields and v2dt2, float arithmetic"),
-      kernel("half_v2dt2", R::other, Storage::fp32, launch_half_v2dt2,
-             "tma_ring on float32 wavefields with v2dt2 read as half: 14 bytes per cell", Storage::fp16),
+      needs_bulk_copy(kernel("half_v2dt2", R::other, Storage::fp32, launch_half_v2dt2,
+             "tma_ring on float32 wavefields with v2dt2 read as half: 14 bytes per cell",
+             Storage::fp16)),
       kernel("bfp16", R::other, Storage::bfp16, launch_bfp16,
              "register-queue kernel on block floating point wavefields (int16 + an exponent per "
              "16 cells), float32 v2dt2 and arithmetic: 10.19 bytes per cell", Storage::fp32),
@@ -189,12 +200,34 @@ const VariantInfo* variant_with_role(VariantRole role) {
   return nullptr;
 }
 
-std::vector<const VariantInfo*> auto_candidates() {
+std::vector<const VariantInfo*> auto_candidates(int compute_capability) {
   std::vector<const VariantInfo*> candidates;
   for (const VariantInfo& v : variant_table())
-    if (row_of(v).storage == Storage::fp32 && row_of(v).kernel_model == Storage::fp32)
+    if (row_of(v).storage == Storage::fp32 && row_of(v).kernel_model == Storage::fp32 &&
+        v.min_compute_capability <= compute_capability)
       candidates.push_back(&v);
   return candidates;
+}
+
+int compute_capability(const DeviceInfo& device) { return device.cc_major * 10 + device.cc_minor; }
+
+std::string why_not_on(const VariantInfo& kernel, const DeviceInfo& device) {
+  const int have = compute_capability(device);
+  if (kernel.min_compute_capability <= have) return "";
+  std::vector<std::string> here;
+  for (const VariantInfo& v : variant_table())
+    if (v.min_compute_capability <= have) here.push_back(v.name);
+  const auto dotted = [](int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); };
+  return kernel.name + " needs compute capability " + dotted(kernel.min_compute_capability) +
+         " or later (" + (kernel.min_compute_capability >= 90 ? "Hopper's bulk tensor copy" : "its instructions") +
+         "); GPU " + std::to_string(device.device) + " (" + device.name + ") is " + dotted(have) +
+         (device.compute_capability_faked ? " as RTM_FAKE_COMPUTE_CAPABILITY sets it" : "") +
+         "; the kernels that run there: " + joined(here) + ", or auto";
+}
+
+void check_runs_on(const VariantInfo& kernel, const DeviceInfo& device, const std::string& what) {
+  const std::string why = why_not_on(kernel, device);
+  if (!why.empty()) throw InputError("--variant " + what + ": " + why);
 }
 
 std::vector<std::string> variant_names() {

@@ -53,6 +53,11 @@ bool wavefield_block_exponents(const std::string& variant);
 // Device bytes per cell of the second v2dt2 a variant keeps for its step kernel (half_v2dt2: 2,
 // bfp16_model16: 2 + 1/16); 0 for every other variant, "auto", "cpu" and a build without CUDA.
 double kernel_model_copy_bytes(const std::string& variant);
+// Refuses (InputError naming the kernel, the capability it needs, the GPU's and the kernels that
+// run there), before a run starts, an acoustic CUDA kernel that GPU `device` is too old for
+// (tma_ring and half_v2dt2 need 9.0). Nothing for auto (it times only what runs there), cpu, the
+// TTI variants, or a build without CUDA. Call it where the run uses the CUDA backend.
+void check_variant_runs_here(const std::string& variant, int device);
 // Refuses (InputError naming the variant and what it supports), before a run starts, a block
 // floating point variant (bfp16, bfp16_model16) asked for what it does not offer: migration or
 // Born (`migration`), the C-PML (`cpml`), TTI (`tti`). Nothing for any other variant.

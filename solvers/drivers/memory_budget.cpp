@@ -315,7 +315,10 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
   device_plan.model_copy_bytes = resolved == "cuda" ? kernel_model_copy_bytes(backend.variant) : 0;
   device_plan.checkpoint_staging = plan.checkpoint_staging && resolved == "cuda"; // the only one
-  if (resolved == "cuda") check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
+  if (resolved == "cuda") {
+    check_variant_runs_here(backend.variant, backend.device);
+    check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
+  }
   const int sharing = std::max(ranks_on_node, 1);
   const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
   check_memory_fits(estimate_run_memory(device_plan), device_plan,
