@@ -1,4 +1,4 @@
-// `rtm bench --physics tti`: the CUDA TTI kernels (kernels/cuda/tti_step.cuh) on a homogeneous
+// `rtm bench --physics tti`: the CUDA TTI kernels (kernels/cuda/tti/tti_step.cuh) on a homogeneous
 // tilted medium, with the memory roofline (the streaming kernel) measured in the same run and the
 // compute roofline from the device's FP32 lanes and clock (docs/variants.md, TTI).
 #pragma once

@@ -17,8 +17,11 @@ function(rtm_layer target)
   set(root ${PROJECT_BINARY_DIR}/include_roots/${target})
   set(link ${root}/${L_FOLDER})
   get_filename_component(parent ${link} DIRECTORY)
+  # The root holds this one link; made anew, so that a link left by an earlier FOLDER above this
+  # one (kernels/cuda before kernels/cuda/util) cannot stand in its path. REMOVE_RECURSE removes
+  # links themselves, never what they point to.
+  file(REMOVE_RECURSE ${root})
   file(MAKE_DIRECTORY ${parent})
-  file(REMOVE ${link})
   file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${L_FOLDER} ${link} SYMBOLIC)
   get_target_property(type ${target} TYPE)
   if(type STREQUAL "INTERFACE_LIBRARY")

@@ -1,4 +1,4 @@
-// The bfp16 variant (block floating point wavefields, kernels/cuda/bfp16.cu) against the CPU
+// The bfp16 variant (block floating point wavefields, kernels/cuda/steps/bfp16.cu) against the CPU
 // reference and its CPU twin (label gpu; each test skips where no GPU is usable).
 //
 // What is checked, and why it can fail:

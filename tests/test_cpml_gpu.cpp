@@ -1,4 +1,4 @@
-// The C-PML's one-pass GPU kernels (kernels/cuda/cpml.cu) against the CPU reference (label gpu;
+// The C-PML's one-pass GPU kernels (kernels/cuda/fields/cpml.cu) against the CPU reference (label gpu;
 // each test skips where no GPU is usable).
 //
 // What is checked, and why it can fail:

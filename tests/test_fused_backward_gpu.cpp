@@ -1,4 +1,4 @@
-// The fused backward step of the CUDA backend (kernels/cuda/fused_backward.cu and
+// The fused backward step of the CUDA backend (kernels/cuda/steps/fused_backward.cu and
 // fused_backward_tma.cu, docs/rtm.md section 5b) against the separate path it replaces:
 // ShotFields::step_both (one kernel for the source and receiver fields' steps and the imaging)
 // against accumulate_image + the receiver's step + the source's step, the same variant's

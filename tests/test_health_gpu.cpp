@@ -1,4 +1,4 @@
-// CudaWavefield::check_health (kernels/cuda/health.cu) against the CPU reference's, for every variant
+// CudaWavefield::check_health (kernels/cuda/fields/health.cu) against the CPU reference's, for every variant
 // (float32 and half storage): same finiteness, same worst value, same cell, on shapes that are
 // multiples of no block size, with NaN in the halo and padding that must not be seen; and an
 // unstable run on the GPU is stopped like on the CPU. Label gpu: skips where no GPU is usable.

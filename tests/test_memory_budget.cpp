@@ -107,7 +107,7 @@ TEST(MemoryBudget, ItemsFollowFromTheGrid) {
 }
 
 // Checkpoints on the GPU stage the image and the illumination through pinned host buffers kept
-// for the run (kernels/cuda/cuda_shot_fields.cuh): two more copies of the box on the host, counted
+// for the run (kernels/cuda/fields/cuda_shot_fields.cuh): two more copies of the box on the host, counted
 // only where a backend makes them (the CUDA backend, acoustic, one rank per shot).
 TEST(MemoryBudget, CheckpointStagingCountsTwoPinnedCopiesOfTheBox) {
   RunMemoryPlan plan = plan_for(100, 1000);
@@ -242,7 +242,7 @@ TEST(MemoryBudget, FakeGpuFigureMustBeANumber) {
 }
 
 // TTI (solvers/contracts/tti.h): per propagator the two (p, q) pairs, pass 1's two-field scratch and
-// five coefficient arrays besides v2dt2 (what kernels/cuda/tti_device.cuh allocates), and the ring
+// five coefficient arrays besides v2dt2 (what kernels/cuda/tti/tti_device.cuh allocates), and the ring
 // of both fields 8 cells thick with its cell list (cuda_tti_boundary_store.cu); a run that does not
 // fit is refused with both numbers, as the acoustic one.
 TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
@@ -285,7 +285,7 @@ TEST(MemoryBudget, HalfPrecisionVariantsStoreTwoBytes) {
 }
 
 // half_v2dt2 and bfp16_model16 keep, besides the propagator's float32 v2dt2 (which the points, the
-// ring and the imaging use), the copy their step kernel reads (kernels/cuda/cuda_propagator.cu):
+// ring and the imaging use), the copy their step kernel reads (kernels/cuda/fields/cuda_propagator.cu):
 // the estimate counts it per propagator, and a variant without one adds nothing.
 TEST(MemoryBudget, TheStepKernelsOwnModelCopyIsCounted) {
   EXPECT_EQ(kernel_model_copy_bytes("auto"), 0.0);
@@ -309,7 +309,7 @@ TEST(MemoryBudget, TheStepKernelsOwnModelCopyIsCounted) {
 }
 
 // bfp16 (block floating point): 2-byte mantissas plus an exponent byte per 16 elements in each
-// wavefield, and a float32 v2dt2 (kernels/cuda/bfp16.cu).
+// wavefield, and a float32 v2dt2 (kernels/cuda/steps/bfp16.cu).
 TEST(MemoryBudget, BlockFloatingPointCountsExponentsAndAFloatModel) {
   EXPECT_FALSE(wavefield_block_exponents("auto"));
   EXPECT_FALSE(wavefield_block_exponents("cpu"));

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/cuda/device_info.h"
+#include "kernels/cuda/util/device_info.h"
 #include "kernels/micro/micro.h"
 
 namespace micro = rtm::micro;

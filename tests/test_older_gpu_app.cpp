@@ -1,5 +1,5 @@
 // What rtm does on a GPU older than Hopper, shown on whatever GPU the test machine has:
-// RTM_FAKE_COMPUTE_CAPABILITY=8.0 lowers the capability every choice reads (kernels/cuda/device_info.h),
+// RTM_FAKE_COMPUTE_CAPABILITY=8.0 lowers the capability every choice reads (kernels/cuda/util/device_info.h),
 // so `rtm info` says so, `auto` and `rtm bench --variant all` take only the kernels that run on
 // 8.0, and a kernel that needs 9.0 (tma_ring, half_v2dt2: Hopper's bulk tensor copy) named by the
 // user is refused by name before any work, exit 2, no output left behind. Skipped without a GPU.

@@ -236,7 +236,7 @@ TEST(RtmGpu, ManyShotsOverlappedImageAsTheCpuSequentialRun) {
 }
 
 // A checkpoint every shot (`rtm migrate`'s default): on the GPU the sums go to the host through
-// pinned buffers on a copy stream while the next shot steps (kernels/cuda/cuda_shot_fields.cuh).
+// pinned buffers on a copy stream while the next shot steps (kernels/cuda/fields/cuda_shot_fields.cuh).
 // The run's image is that of a run without checkpoints bit for bit (one variant, sources and
 // receivers on nodes: no atomic sums in another order), and the last checkpoint, written before
 // the last shot, holds the first two shots' sums bit for bit.

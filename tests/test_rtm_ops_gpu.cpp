@@ -1,4 +1,4 @@
-// The RTM operations of the CUDA propagator (kernels/cuda/rtm_ops.cu, docs/rtm.md section 10) against
+// The RTM operations of the CUDA propagator (kernels/cuda/fields/rtm_ops.cu, docs/rtm.md section 10) against
 // the CPU reference, for every variant (label gpu; each test skips where no GPU is usable).
 //
 // What is checked, and why it can fail:

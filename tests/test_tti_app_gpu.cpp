@@ -1,4 +1,4 @@
-// TTI through the application on the GPU (kernels/cuda/cuda_tti_wavefield.cuh) against the CPU
+// TTI through the application on the GPU (kernels/cuda/tti/cuda_tti_wavefield.cuh) against the CPU
 // reference (kernels/cpu/tti_propagator.h), on a small tilted anisotropic model of odd shape
 // (epsilon, delta nonzero, the tilt varying): `rtm model --physics tti` traces for both TTI
 // variants, Born traces, boundary-saving reconstruction, the migrated image, a migration stopped

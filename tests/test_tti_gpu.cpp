@@ -1,4 +1,4 @@
-// The CUDA TTI kernels (kernels/cuda/tti_step.cuh) against the CPU reference on fresh random input:
+// The CUDA TTI kernels (kernels/cuda/tti/tti_step.cuh) against the CPU reference on fresh random input:
 // odd shapes, damped and undamped, whole steps and plane ranges; halo and padding cells must come
 // back exactly as they went in. Skipped where no GPU is usable.
 #include <gtest/gtest.h>

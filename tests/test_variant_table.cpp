@@ -1,4 +1,4 @@
-// The CUDA variant table (kernels/cuda/cuda_backend.h, kernels/cuda/variant_table.cu) on the CPU:
+// The CUDA variant table (kernels/cuda/cuda_backend.h, kernels/cuda/steps/variant_table.cu) on the CPU:
 // no GPU needed, only a CUDA build. The rules every row and preset must keep, the one name lookup,
 // and `rtm bench --list`; they iterate the table, so a new row is checked without an edit here.
 #include <gtest/gtest.h>

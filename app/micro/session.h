@@ -16,7 +16,7 @@
 #include "io/result_table.h"
 #include "kernels/micro/memory_model.h"
 #ifdef RTM_HAVE_CUDA
-#include "kernels/cuda/device_info.h"
+#include "kernels/cuda/util/device_info.h"
 #include "kernels/micro/micro.h"
 #endif
 

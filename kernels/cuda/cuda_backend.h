@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/device_info.h" // DeviceInfo, query_device, visible_device_count
+#include "kernels/cuda/util/device_info.h" // DeviceInfo, query_device, visible_device_count
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm::cuda {
 
-// Bytes held by this process's live device buffers (kernels/cuda/device_buffer.cuh), all devices:
+// Bytes held by this process's live device buffers (kernels/cuda/util/device_buffer.cuh), all devices:
 // exact, unlike the device's free memory, which other processes and the allocator move. For tests
 // of what an owner gives back.
 size_t live_device_buffer_bytes();
@@ -41,7 +41,7 @@ enum class VariantRole {
 };
 const char* variant_role_name(VariantRole role); // "baseline", "best_fp32", ...
 
-// One row of the variant table: a kernel (kernels/cuda/variant_table.cu).
+// One row of the variant table: a kernel (kernels/cuda/steps/variant_table.cu).
 struct VariantInfo {
   std::string name;          // the kernel, defined in kernels/cuda/<name>.cu
   std::string description;

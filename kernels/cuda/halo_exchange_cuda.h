@@ -1,4 +1,4 @@
-// The GPU halo transports (kernels/cuda/halo_exchange_cuda.cu): the MPI layer's HaloExchange
+// The GPU halo transports (kernels/cuda/halo/halo_exchange_cuda.cu): the MPI layer's HaloExchange
 // (kernels/mpi/halo_exchange.h) between GPU wavefields. Plain C++: no CUDA types.
 #pragma once
 
@@ -20,7 +20,7 @@ namespace cuda {
 std::vector<std::string> halo_transports();
 // The CUDA backend's slab fields with a GPU transport by name (one of halo_transports()): the
 // wavefield options as cuda::make_wavefield / make_shot_fields take them (kernels/cuda/cuda_backend.h).
-// A setup with TTI coefficients gets the TTI fields (kernels/cuda/cuda_tti_wavefield.cuh; `variant`
+// A setup with TTI coefficients gets the TTI fields (kernels/cuda/tti/cuda_tti_wavefield.cuh; `variant`
 // then a TTI variant name, `memory` unused), whose messages are plan.planes (kTtiRing) planes of
 // the interleaved (p, q). Collective over plan.comm.
 struct MemoryOptions;

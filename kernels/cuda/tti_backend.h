@@ -1,5 +1,5 @@
 // The CUDA TTI kernels as host code sees them (plain C++, no CUDA types): the TTI wavefield and
-// shot fields of `rtm model/migrate --physics tti` on a GPU (kernels/cuda/cuda_tti_wavefield.cuh),
+// shot fields of `rtm model/migrate --physics tti` on a GPU (kernels/cuda/tti/cuda_tti_wavefield.cuh),
 // a few steps from host state for the GPU tests against the CPU reference, and the benchmark of
 // `rtm bench --physics tti`.
 #pragma once

@@ -6,7 +6,7 @@
 //     with CUDA events (warm-up first, median of repeats);
 //   - *_once(): one launch on inputs the caller gives, returning the output (for tests).
 // Devices, buffers, streams, timing and error checks are the project's CUDA utility layer
-// (kernels/cuda/device_info.h, device_buffer.cuh, cuda_stream.cuh, event_timer.cuh, cuda_check.cuh).
+// (kernels/cuda/util/device_info.h, device_buffer.cuh, cuda_stream.cuh, event_timer.cuh, cuda_check.cuh).
 // Errors (a failing CUDA call, not enough device memory) throw rtm::cuda::CudaError (a
 // std::runtime_error) naming the call, file and line; bad arguments throw std::invalid_argument.
 #pragma once
@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/device_info.h"
+#include "kernels/cuda/util/device_info.h"
 #include "kernels/micro/memory_model.h"
 #include "kernels/micro/micro_pattern.h"
 
 namespace rtm::micro {
 
 // ---- The device --------------------------------------------------------------------------------
-// Described by the CUDA utility layer (kernels/cuda/device_info.h: cuda::query_device, its theoretical
+// Described by the CUDA utility layer (kernels/cuda/util/device_info.h: cuda::query_device, its theoretical
 // bandwidth); the model sees it as a DeviceModel.
 
 model::DeviceModel device_model(const cuda::DeviceInfo& device);

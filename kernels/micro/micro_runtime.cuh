@@ -1,5 +1,5 @@
 // What every microkernel file needs around its kernels beyond the CUDA utility layer (device
-// arrays, streams, event timing, error checks: kernels/cuda/device_buffer.cuh, cuda_stream.cuh,
+// arrays, streams, event timing, error checks: kernels/cuda/util/device_buffer.cuh, cuda_stream.cuh,
 // event_timer.cuh, cuda_check.cuh): timing summaries, pattern-filled inputs and the
 // element-by-element check of a result.
 #pragma once
@@ -14,10 +14,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/cuda_stream.cuh"
-#include "kernels/cuda/device_buffer.cuh"
-#include "kernels/cuda/event_timer.cuh"
+#include "kernels/cuda/util/cuda_check.cuh"
+#include "kernels/cuda/util/cuda_stream.cuh"
+#include "kernels/cuda/util/device_buffer.cuh"
+#include "kernels/cuda/util/event_timer.cuh"
 #include "solvers/contracts/median.h"
 #include "kernels/micro/micro.h"
 

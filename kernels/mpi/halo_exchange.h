@@ -5,7 +5,7 @@
 // and receives theirs into the ghost planes while the interior planes are computed, and finish()
 // completes the exchange before the step ends. Plain C++ (MPI, no CUDA types): the CPU transport is
 // host MPI, the GPU transports (NCCL, MPI through pinned host buffers, CUDA-aware MPI) live in
-// kernels/cuda/halo_exchange_cuda.cu (declared in kernels/cuda/halo_exchange_cuda.h).
+// kernels/cuda/halo/halo_exchange_cuda.cu (declared in kernels/cuda/halo_exchange_cuda.h).
 #pragma once
 
 #include <mpi.h>

@@ -1,5 +1,5 @@
 // The messages of one halo exchange step, derived from a HaloPlan once for every transport (the
-// host MPI one, kernels/mpi/halo_exchange.cpp; the GPU ones, kernels/cuda/halo_exchange_cuda.cu): who
+// host MPI one, kernels/mpi/halo_exchange.cpp; the GPU ones, kernels/cuda/halo/halo_exchange_cuda.cu): who
 // receives which planes from whom, who sends which, under which tag. Plain C++.
 #pragma once
 

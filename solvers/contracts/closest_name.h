@@ -1,5 +1,5 @@
 // "Did you mean ...?": the known name closest to a mistyped one. Used for command-line options and
-// subcommands (app/cli.cpp) and variant names (kernels/cuda/variant_table.cu); plain C++, no CUDA.
+// subcommands (app/cli.cpp) and variant names (kernels/cuda/steps/variant_table.cu); plain C++, no CUDA.
 #pragma once
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 // D_d is the 8th-order centred first derivative, D2_d the axis' part of the 8th-order Laplacian.
 // So a backend runs its ordinary undamped step over the whole grid, then adds
 //   p[n+1] += v2dt2 * sum_d ( D_d psi_d[n] + zeta_d[n] )
-// on the layer cells. Plain C++ shared by the CPU reference and the CUDA kernel (kernels/cuda/cpml.cu):
+// on the layer cells. Plain C++ shared by the CPU reference and the CUDA kernel (kernels/cuda/fields/cpml.cu):
 // one definition of the per-cell arithmetic, so both round the same way.
 //
 // Memory variables live only in the layers: per axis, a compact array over the cells of that
@@ -136,7 +136,7 @@ RTM_HOST_DEVICE float cpml_load(const T* p, int64_t c) {
 
 // The per-cell arithmetic on values: p_at(r) and psi_at(r) give p and psi[n] r cells away along
 // the axis (r = -kHalo..kHalo), wherever the caller keeps them (the pointer forms below read the
-// arrays; the GPU's one-pass kernels keep them in registers, kernels/cuda/cpml.cu). One definition
+// arrays; the GPU's one-pass kernels keep them in registers, kernels/cuda/fields/cpml.cu). One definition
 // of the order of operations for every caller, so all of them round alike.
 template <class P>
 RTM_HOST_DEVICE float cpml_first_derivative_at(const CpmlAxisView& v, P p_at) {

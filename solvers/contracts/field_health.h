@@ -1,5 +1,5 @@
 // Numerical health of a wavefield (plain C++; the CPU reference, the default of
-// HealthProbe::check_health and the tests use it, kernels/cuda/health.cu follows the same rules).
+// HealthProbe::check_health and the tests use it, kernels/cuda/fields/health.cu follows the same rules).
 //
 // The worst cell is the one whose |p| has the largest IEEE-754 bit pattern read as an unsigned
 // integer. For floats that order is exactly: finite values by magnitude < infinity < NaN. So one

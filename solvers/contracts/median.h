@@ -1,4 +1,4 @@
-// The median of timing samples, shared by every benchmark (kernels/cuda/bench.cu, `rtm bench`, the
+// The median of timing samples, shared by every benchmark (kernels/cuda/bench/bench.cu, `rtm bench`, the
 // scaling benchmark). Plain C++, so host code and CUDA sources include it alike.
 #pragma once
 

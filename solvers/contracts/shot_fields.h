@@ -4,7 +4,7 @@
 //
 // The backend builds both wavefields together, so the two-field operations reach the other field's
 // memory without asking what type it is. Plain C++; implemented by the CPU reference
-// (kernels/cpu/cpu_propagator.h), the CUDA backend (kernels/cuda/cuda_shot_fields.cu) and the z-slab
+// (kernels/cpu/cpu_propagator.h), the CUDA backend (kernels/cuda/fields/cuda_shot_fields.cu) and the z-slab
 // decomposition (kernels/mpi/decomposed_propagator.h). As in solvers/contracts/wavefield.h, the public methods
 // check their arguments once and call the private do_* hooks.
 //

@@ -1,6 +1,6 @@
 // Pseudo-acoustic TTI (tilted transversely isotropic) wave step: the plain types and the per-cell
 // arithmetic the CPU reference (kernels/cpu/tti_propagator.cpp) and the CUDA kernels
-// (kernels/cuda/tti_*.cu) share, so both round the same way. Plain C++ (no CUDA types).
+// (kernels/cuda/tti/tti_*.cu) share, so both round the same way. Plain C++ (no CUDA types).
 //
 // The system (docs/physics.md, "TTI"): two fields p, q with
 //   p_tt = vp² ( E H2 p + S H1 q ) + f E vp²        E = 1 + 2 epsilon

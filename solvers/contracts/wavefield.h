@@ -2,7 +2,7 @@
 // sets (sources, receivers) and the boundary store of reverse time migration.
 //
 // Plain C++ with no CUDA or MPI types: the CPU reference (kernels/cpu/cpu_propagator), the CUDA backend
-// (kernels/cuda/cuda_propagator.cuh) and the z-slab decomposition (kernels/mpi/decomposed_propagator.h)
+// (kernels/cuda/fields/cuda_propagator.cuh) and the z-slab decomposition (kernels/mpi/decomposed_propagator.h)
 // implement it; the drivers in solvers/ use only this and solvers/contracts/shot_fields.h. The step's formula
 // is in solvers/contracts/propagator.h.
 //

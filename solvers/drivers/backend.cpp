@@ -141,7 +141,7 @@ void check_variant_operations(const std::string& variant, bool migration, bool c
 #ifdef RTM_HAVE_CUDA
   const cuda::VariantInfo* kernel = acoustic_kernel(variant);
   if (!kernel) return;
-  // The row's columns decide (kernels/cuda/variant_table.cu); the first operation it lacks is named.
+  // The row's columns decide (kernels/cuda/steps/variant_table.cu); the first operation it lacks is named.
   const char* what = migration && !kernel->supports_migration
                          ? "migration and Born modeling (imaging, box copies, boundary stores)"
                      : cpml && !kernel->supports_cpml ? "the C-PML (use --absorber sponge)"

@@ -64,7 +64,7 @@ struct RunMemoryPlan {
   bool tti = false;
   // A migration that writes a checkpoint every few shots: on the CUDA backend (check_run_memory
   // keeps it for that one only) the image and the illumination are copied out through pinned host
-  // buffers kept for the run (kernels/cuda/cuda_shot_fields.cuh), beside the image arrays. Not for
+  // buffers kept for the run (kernels/cuda/fields/cuda_shot_fields.cuh), beside the image arrays. Not for
   // TTI or a grid split into z-slabs, which download the sums without them.
   bool checkpoint_staging = false;
 };

@@ -45,7 +45,7 @@ inline bool is_bfp16(const std::string& variant) {
 
 // Every kernel of the variant table, then every preset, by name (the parameters of the
 // per-variant tests: a new row is tested without an edit here). Block floating point rows are
-// left out: they keep no halo values and offer fewer operations (kernels/cuda/cuda_propagator.cu,
+// left out: they keep no halo values and offer fewer operations (kernels/cuda/fields/cuda_propagator.cu,
 // kBfp16Supports), so tests/test_bfp16_gpu.cpp tests them on their own terms.
 inline std::vector<std::string> all_variants() {
   std::vector<std::string> names;

@@ -13,7 +13,7 @@
 
 #include "solvers/drivers/backend.h"
 #ifdef RTM_HAVE_CUDA
-#include "kernels/cuda/device_info.h"
+#include "kernels/cuda/util/device_info.h"
 #endif
 
 namespace rtm::test {

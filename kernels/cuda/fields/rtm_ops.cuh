@@ -1,0 +1,47 @@
+// Device operations of reverse time migration (docs/rtm.md) around the wave steps: the boundary
+// ring's gather and scatter, box copies between a padded field and a dense array, the imaging
+// condition and the Born source term. Each does what the CPU reference (kernels/cpu/cpu_propagator.cpp)
+// does, with the same float operations in the same order: products and sums are rounded one at
+// a time (no fused multiply-add), so a float32 field gives the reference's values exactly.
+//
+// Fields are padded arrays (GridLayout) of the given Storage; in half storage every value is
+// converted to float on load and rounded to half on store. Dense arrays, images and the Born
+// perturbation are float32. Everything runs on `stream` and nothing synchronises.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "solvers/contracts/grid_layout.h"
+#include "solvers/contracts/propagator.h"
+#include "kernels/cuda/steps/wave_step.cuh"
+
+namespace rtm::cuda {
+
+// ring[r] = field[index[r]] for r < count; ring holds `storage` elements too (a saved ring is
+// restored bit for bit).
+void gather_cells(const void* field, const int64_t* index, int64_t count, void* ring,
+                  Storage storage, cudaStream_t stream);
+// field[index[r]] = ring[r] for r < count.
+void scatter_cells(const void* ring, const int64_t* index, int64_t count, void* field,
+                   Storage storage, cudaStream_t stream);
+
+// dense[z][y][x] = field over `box` (box.inside(g)), and back.
+void pack_box(const GridLayout& g, const Box& box, const void* field, Storage storage,
+              float* dense, cudaStream_t stream);
+void unpack_box(const GridLayout& g, const Box& box, const float* dense, void* field,
+                Storage storage, cudaStream_t stream);
+
+// Over `box`, with S = source and R = receiver (padded fields) and the dense image/illumination:
+//   image += (weight * S) * R,   illumination += (weight * S) * S.
+void accumulate_image_box(const GridLayout& g, const Box& box, const void* source,
+                          const void* receiver, Storage storage, float weight, float* image,
+                          float* illumination, cudaStream_t stream);
+
+// Over `box`: field += (v2dt2 * m) * background, m dense over the box.
+void add_born_source(const GridLayout& g, const Box& box, const void* background,
+                     const void* v2dt2, const float* m, void* field, Storage storage,
+                     cudaStream_t stream);
+
+} // namespace rtm::cuda
