@@ -1,40 +1,51 @@
 #include "app/physics_option.h"
 
+#include <string>
+#include <vector>
+
 #include "io/anisotropy_file.h"
 #include "solvers/contracts/errors.h"
-#include "solvers/contracts/tti_ring.h"
+#include "solvers/contracts/physics.h"
 
 namespace rtm::app {
 
 void add_physics_option(CLI::App* cmd, std::string& physics) {
-  cmd->add_option("--physics", physics,
-                  "Wave equation: iso (acoustic, isotropic) or tti (pseudo-acoustic tilted transverse "
-                  "isotropy: /epsilon, /delta, /theta, /phi beside /vp; sponge absorber)")
-      ->check(CLI::IsMember({"iso", "tti"}))
-      ->capture_default_str();
+  // Names and help from the physics table (solvers/contracts/physics.h).
+  std::vector<std::string> names;
+  std::string help = "Wave equation:";
+  for (const PhysicsInfo& p : physics_table()) {
+    names.push_back(p.name);
+    help += std::string(names.size() > 1 ? ";" : "") + " " + p.name + " (" + p.description + ")";
+  }
+  cmd->add_option("--physics", physics, help)->check(CLI::IsMember(names))->capture_default_str();
 }
 
 bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
                            const std::string& model_path, BoundaryConfig& boundary, int ranks_per_shot,
                            bool snapshots, std::ostream& info) {
-  if (physics != "tti") {
+  const PhysicsInfo& row = physics_named(physics); // CLI11 admitted only the table's names
+  if (row.id == Physics::acoustic) {
     if (has_anisotropy(model_path))
       info << "rtm: note: " << model_path
            << " holds TTI datasets (/epsilon, ...); this run is isotropic (--physics iso) and uses /vp only\n";
     return false;
   }
-  const bool absorber_given = cmd->get_option("--absorber")->count() > 0;
-  if (absorber_given && boundary.absorber == Absorber::cpml && boundary.width > 0)
-    throw InputError("--absorber cpml is not available with --physics tti: the C-PML corrects the "
-                     "isotropic Laplacian axis by axis and has no form for the coupled TTI system "
-                     "here; use --absorber sponge (the default with --physics tti)");
-  boundary.absorber = Absorber::sponge;
-  if (snapshots)
-    throw InputError("--reconstruction snapshots with --physics tti: a snapshot holds p only, the TTI "
-                     "state is (p, q); use --reconstruction boundary");
+  // What the row does not support is refused; the absorber it lacks is replaced when not asked for.
+  if (!row.supports_cpml) {
+    const bool absorber_given = cmd->get_option("--absorber")->count() > 0;
+    if (absorber_given && boundary.absorber == Absorber::cpml && boundary.width > 0)
+      throw InputError(std::string("--absorber cpml is not available with --physics ") + row.name +
+                       ": " + row.why_no_cpml + "; use --absorber sponge (the default with --physics " +
+                       row.name + ")");
+    boundary.absorber = Absorber::sponge;
+  }
+  if (snapshots && !row.supports_snapshots)
+    throw InputError(std::string("--reconstruction snapshots with --physics ") + row.name + ": " +
+                     row.why_no_snapshots + "; use --reconstruction boundary");
   if (ranks_per_shot > 1)
-    info << "rtm: TTI on z-slabs of " << ranks_per_shot << " ranks per shot: halos of " << kTtiRing
-         << " planes of p and q (the step's two passes reach that far)\n";
+    info << "rtm: --physics " << row.name << " on z-slabs of " << ranks_per_shot
+         << " ranks per shot: halos of " << row.slab_halo_planes << " planes of each of its "
+         << row.components << " fields (the step's passes reach that far)\n";
   return true;
 }
 
