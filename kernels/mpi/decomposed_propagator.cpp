@@ -529,13 +529,13 @@ std::vector<float> DecomposedShotFields::do_download_image(bool illumination) co
   return d_->gather_box(image_box(), own);
 }
 
-std::vector<float> DecomposedShotFields::download_own_image(bool illumination) const {
+std::vector<float> DecomposedShotFields::do_download_own_image(bool illumination) const {
   if (!image_here_) return {};
   return illumination ? local_->download_illumination() : local_->download_image();
 }
 
-void DecomposedShotFields::set_own_image(const std::vector<float>& image,
-                                         const std::vector<float>& illumination) {
+void DecomposedShotFields::do_set_own_image(const std::vector<float>& image,
+                                            const std::vector<float>& illumination) {
   if (!image_here_) {
     if (!image.empty() || !illumination.empty())
       throw std::invalid_argument("DecomposedShotFields::set_own_image: the image box misses this "

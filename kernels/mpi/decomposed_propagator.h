@@ -177,17 +177,17 @@ public:
   DecomposedShotFields(std::shared_ptr<const SlabDecomposition> decomposition, SlabShotFields local);
 
   const SlabDecomposition& decomposition() const { return *d_; }
-  // This rank's own planes of the image (or illumination) box, not gathered: dense over
-  // own_part(image_box()), empty where the box misses the slab's own planes. Not collective.
-  std::vector<float> download_own_image(bool illumination) const;
-  // The reverse: this rank's own planes of both sums, as download_own_image gives them (a resumed
-  // migration's partial sums, read by slab). Not collective.
-  void set_own_image(const std::vector<float>& image, const std::vector<float>& illumination);
 
 private:
   void do_allocate_image(const Box& box) override;
   void do_accumulate_image(float weight) override;
   std::vector<float> do_download_image(bool illumination) const override;
+  // This rank's own planes of the image (or illumination) box, not gathered: dense over
+  // own_part(image_box()), empty where the box misses the slab's own planes. Not collective.
+  std::vector<float> do_download_own_image(bool illumination) const override;
+  // The reverse: this rank's own planes of both sums (a resumed migration's partial sums, read
+  // by slab). Not collective.
+  void do_set_own_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   // Every rank passes the whole box's arrays (a resumed migration's partial sums); each keeps its
   // own planes.
   void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;

@@ -111,6 +111,18 @@ public:
   }
   const Box& image_box() const { return image_box_; }
 
+  // The part of the sums this process holds, dense over that part of the image box: the whole box
+  // (download_image's arrays) for a grid on one device, and a z-slab split's own planes of it
+  // (empty where the box misses them), not gathered and not collective. The whole model is the
+  // one-slab case, so the drivers' slab paths (checkpoints, the image's filter) take any fields.
+  std::vector<float> download_own_image(bool illumination) const {
+    return has_image_ ? do_download_own_image(illumination) : std::vector<float>();
+  }
+  // The reverse, for a resumed migration's partial sums read part by part.
+  void set_own_image(const std::vector<float>& image, const std::vector<float>& illumination) {
+    do_set_own_image(image, illumination);
+  }
+
   // One step of the backward sweep of both fields (docs/rtm.md, section 5): when image_weight > 0,
   // first accumulate_image(image_weight) (S and R as they are now); then the receiver field steps,
   // then the source field steps. Whole steps only; injections and the ring restore stay with the
@@ -175,6 +187,13 @@ protected:
     return std::make_unique<ReadyImageSnapshot>(std::move(sums));
   }
   virtual void do_prepare_snapshots() {}
+  // The whole box; the z-slab split overrides them with its own planes.
+  virtual std::vector<float> do_download_own_image(bool illumination) const {
+    return do_download_image(illumination);
+  }
+  virtual void do_set_own_image(const std::vector<float>& image, const std::vector<float>& illumination) {
+    set_image(image, illumination);
+  }
   // The separate calls; a backend overrides it with a fused pass where it has one (and calls
   // this where it has none).
   virtual void do_step_both(float image_weight) {

@@ -4,19 +4,12 @@
 #include <stdexcept>
 #include <utility>
 
-#include "kernels/mpi/decomposed_propagator.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/contracts/errors.h"
 #include "solvers/drivers/slab_image.h"
 
 namespace rtm {
 namespace {
-
-const DecomposedShotFields& split_fields(const ShotFields& fields) {
-  const auto* split = dynamic_cast<const DecomposedShotFields*>(&fields);
-  if (!split) throw std::logic_error("slab checkpoint: the fields are not split into slabs");
-  return *split;
-}
 
 // The group's rank 0's list of names, on every rank of the group.
 std::vector<std::string> broadcast_names(std::vector<std::string> names, MPI_Comm group) {
@@ -35,11 +28,10 @@ std::vector<std::string> broadcast_names(std::vector<std::string> names, MPI_Com
 } // namespace
 
 SlabSums own_sums(const ShotFields& fields, const SlabModel& part) {
-  const DecomposedShotFields& split = split_fields(fields);
   SlabSums sums;
   sums.z_first = part.own_first;
-  sums.raw_image = split.download_own_image(false);
-  sums.illumination = split.download_own_image(true);
+  sums.raw_image = fields.download_own_image(false);
+  sums.illumination = fields.download_own_image(true);
   const size_t plane = size_t(part.shape.nx) * size_t(part.shape.ny);
   if (sums.raw_image.size() != size_t(part.own_end - part.own_first) * plane ||
       sums.illumination.size() != sums.raw_image.size())
@@ -48,9 +40,7 @@ SlabSums own_sums(const ShotFields& fields, const SlabModel& part) {
 }
 
 void set_own_sums(ShotFields& fields, const SlabSums& sums) {
-  auto* split = dynamic_cast<DecomposedShotFields*>(&fields);
-  if (!split) throw std::logic_error("set_own_sums: the fields are not split into slabs");
-  split->set_own_image(sums.raw_image, sums.illumination);
+  fields.set_own_image(sums.raw_image, sums.illumination);
 }
 
 void write_slab_checkpoint(const std::string& path, const MigrationCheckpoint& header,

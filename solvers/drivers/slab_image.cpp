@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "io/volume_file.h"
-#include "kernels/mpi/decomposed_propagator.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/shot_parallel.h"
 
@@ -83,14 +82,12 @@ std::vector<float> filter_planes(const std::vector<float>& mine, int planes, con
 
 SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
                             const ParallelContext& parallel, double eps_fraction, bool laplacian) {
-  const auto* split = dynamic_cast<const DecomposedShotFields*>(&fields);
-  if (!split) throw std::logic_error("finish_slab_image: the fields are not split into slabs");
   const size_t plane = size_t(part.shape.nx) * size_t(part.shape.ny);
   SlabImage out;
   out.z_first = part.own_first;
   out.planes = part.own_end - part.own_first;
-  out.raw_image = split->download_own_image(false);
-  out.illumination = split->download_own_image(true);
+  out.raw_image = fields.download_own_image(false);
+  out.illumination = fields.download_own_image(true);
   if (out.raw_image.size() != size_t(out.planes) * plane ||
       out.illumination.size() != out.raw_image.size())
     throw std::logic_error("finish_slab_image: the slab's image planes are not the model planes it owns");
