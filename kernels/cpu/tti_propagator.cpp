@@ -2,6 +2,7 @@
 
 #include "kernels/cpu/cpu_propagator.h" // pad_array
 #include "kernels/cpu/denormals.h"
+#include "solvers/contracts/free_surface.h"
 #include "solvers/contracts/tti_ring.h"
 
 #include <algorithm>
@@ -157,6 +158,13 @@ void CpuTtiWavefield::zero_state() {
 
 void CpuTtiWavefield::do_step_planes(int k_begin, int k_end) {
   const TtiClock timed(timing_on_, timing_.step_ms);
+  // Pass 1 reaches the top halo for planes k_begin - kHalo < kHalo: the image of p and of q
+  // first (solvers/contracts/free_surface.h; pass 1's own arrays stay zero in the halo).
+  if (setup_.free_surface && k_begin < 2 * kHalo) {
+    const GridLayout& t = layout();
+    mirror_free_surface(t, cur_.data());
+    mirror_free_surface(t, cur_.data() + tti_q_offset(t));
+  }
   cpu_tti_step(setup_.layout, weights_, coef_, setup_.damping, cur_.data(), prev_.data(), scratch_.data(),
                k_begin, k_end);
   if (timing_on_ && k_begin == 0 && k_end == setup_.layout.nz) ++timing_.steps;

@@ -186,6 +186,9 @@ void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
     local.damping.y = global.damping.y;
     local.damping.z.assign(global.damping.z.begin() + k0, global.damping.z.begin() + k1);
   }
+  // The surface is the grid's top halo plane: only the slab holding plane 0 has it; elsewhere the
+  // planes above a slab are its neighbour's, received as ghosts.
+  local.free_surface = global.free_surface && slab_.first_local() == 0;
   local.cpml = global.cpml;
   CpmlAxis& z = local.cpml.z;
   z.n = slab_.local_planes();
