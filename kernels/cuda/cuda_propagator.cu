@@ -34,7 +34,7 @@ const char* const kBfp16Supports =
 CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row,
                                const MemoryOptions& memory, int device)
     : Wavefield(setup.layout), device_(device), row_(&row), memory_(memory),
-      weights_(setup.weights), timer_(device) {
+      weights_(setup.weights), free_surface_(setup.free_surface), timer_(device) {
   const GridLayout& g = setup.layout;
   if (g.nx < 1 || g.ny < 1 || g.nz < 1)
     throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
@@ -305,6 +305,10 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
     args.v2dt2_exponents = bfp16_exponents(kernel_v2dt2().data(), layout()) + shift_blocks;
   args.sm_count = sm_count_;
   begin_timed();
+  // Every kernel reads the z halo from memory (a sub-range's "halo" is its real neighbouring
+  // planes), so the surface's image written there before a step of planes 0 .. kHalo-1 is what
+  // each variant sees; p[n]'s interior planes, which it reads, no part of this step writes.
+  if (free_surface_ && k_begin < kHalo) mirror_free_surface(layout(), cur_, row_->storage, stream_);
   row_->launch(args, stream_);
   // The C-PML's correction on the layer cells of these planes, after the undamped step (whole-grid
   // plane numbers: it takes the unshifted fields).
