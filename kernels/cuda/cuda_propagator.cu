@@ -185,7 +185,8 @@ void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::ve
   }
   if (row_->storage == Storage::bfp16) {
     // bfp16 keeps no halo values (its halo is the rigid zero of a run): refuse a state that has
-    // any rather than drop them.
+    // any rather than drop them. The free surface's top halo is the exception: it is derived (the
+    // image, written again before the next step), so a state downloaded from such a run goes back.
     const GridLayout& g = layout();
     for (const std::vector<float>* host : {&p_prev, &p_cur})
       for (int64_t e = 0; e < g.size; ++e) {
@@ -194,7 +195,8 @@ void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::ve
         const int64_t k = rel < 0 ? -1 : rel / g.plane - kHalo;
         const int64_t j = rel < 0 ? -1 : (rel % g.plane) / g.pitch - kHalo;
         const int64_t i = rel < 0 ? -1 : rel % g.pitch - kHalo;
-        if (!(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz))
+        const bool surface_image = free_surface_ && k >= -kHalo && k < 0;
+        if (!(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz) && !surface_image)
           throw std::invalid_argument(name() + ": set_state with a non-zero halo or padding element (" +
                                       std::to_string(e) + "); bfp16 stores the interior only");
       }
