@@ -160,6 +160,8 @@ CpuTtiWavefield::CpuTtiWavefield(PropagatorSetup setup)
   if (!setup_.cpml.empty())
     throw std::invalid_argument("CpuTtiWavefield: the C-PML is not available for TTI (use the sponge)");
   if (setup_.tti.empty()) throw std::invalid_argument("CpuTtiWavefield: no TTI coefficients");
+  if (setup_.free_surface && g.nz < kTtiFreeSurfaceMinPlanes)
+    throw std::invalid_argument("CpuTtiWavefield: the free surface needs at least 3 planes");
   const DampingProfiles& d = setup_.damping;
   if (!d.empty() && (int(d.x.size()) != g.nx || int(d.y.size()) != g.ny || int(d.z.size()) != g.nz))
     throw std::invalid_argument("CpuTtiWavefield: damping profiles must have nx, ny, nz entries");

@@ -38,6 +38,8 @@ DeviceTti::DeviceTti(const PropagatorSetup& setup)
       scratch(kTtiScratchArrays * t.size, "TTI pass-1 scratch") {
   if (setup.tti.empty()) throw std::invalid_argument("CUDA TTI: the setup has no TTI coefficients");
   if (!setup.cpml.empty()) throw std::invalid_argument("CUDA TTI: the C-PML is not available for TTI");
+  if (setup.free_surface && g.nz < kTtiFreeSurfaceMinPlanes)
+    throw std::invalid_argument("CUDA TTI: the free surface needs at least 3 planes");
   v2dt2.upload(padded(g, setup.v2dt2));
   e.upload(padded(g, setup.tti.e));
   s.upload(padded(g, setup.tti.s));

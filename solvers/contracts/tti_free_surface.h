@@ -27,6 +27,10 @@
 
 namespace rtm {
 
+// The odd extension reaches plane 6 (the image of plane -8): inside the array (its bottom halo
+// included) from this many planes on. The wavefields refuse thinner grids with the surface.
+constexpr int kTtiFreeSurfaceMinPlanes = 3;
+
 // The axis in the top halo as described above, for the padded coefficient arrays of scalar
 // layout g (their halo zero before). Host memory; once per setup.
 inline void mirror_tti_axis_into_surface_halo(const GridLayout& g, float* nx, float* ny, float* nz) {
