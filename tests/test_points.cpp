@@ -432,7 +432,7 @@ TEST(OffGridPoints, DISABLED_MeasureAgainstTheAnalyticSolution) {
 enum class AboveSurface { mirror, drop, add };
 
 // The trace of a receiver 25 cells straight below a source `depth_cells` below the free surface
-// (the zero halo row one cell above the first model row); the source is off the grid along x and
+// (the plane one cell above the first model row, z = -dz); the source is off the grid along x and
 // y too. `rule` other than mirror replaces Hicks' rule for the z weights (to show what it does).
 struct SurfaceShot {
   std::vector<double> trace;
@@ -522,8 +522,8 @@ double direct_minus_ghost_error(const SurfaceShot& s, double lower, double dz) {
 }
 
 // (3) A source whose sinc stencil crosses the free surface (1.4 and 2.5 cells below it) still
-// gives the ghost with coefficient -1. (Measured: -1.008 and -1.012; an on-node source 1 and 2
-// cells deep gives -1.009 and -1.011. With no surface the coefficient would be 0.)
+// gives the ghost with coefficient -1. (Measured: -1.006 and -1.007; an on-node source 1 and 2
+// cells deep gives -1.004 and -1.007. With no surface the coefficient would be 0.)
 TEST(FreeSurfacePoints, ShallowOffGridSourceGivesTheGhostWithCoefficientMinusOne) {
   for (double depth : {1.4, 2.5}) {
     const double r = ghost_coefficient(surface_shot(depth));

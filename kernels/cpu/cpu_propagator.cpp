@@ -1,6 +1,7 @@
 #include "kernels/cpu/cpu_propagator.h"
 
 #include "kernels/cpu/denormals.h"
+#include "solvers/contracts/free_surface.h"
 
 #include <algorithm>
 #include <chrono>
@@ -280,6 +281,9 @@ void CpuWavefield::zero_state() {
 void CpuWavefield::do_step_planes(int k_begin, int k_end) {
   const GridLayout& g = setup_.layout;
   const OpClock timed(timing_on_, timing_.step_ms);
+  // Planes 0 .. kHalo-1 read the top halo: the surface's image first (idempotent: it reads
+  // interior planes of p[n], which no part of this step writes).
+  if (setup_.free_surface && k_begin < kHalo) mirror_free_surface(g, cur_.data());
   cpu_wave_step(g, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(), prev_.data(),
                 k_begin, k_end);
   if (!setup_.cpml.empty())

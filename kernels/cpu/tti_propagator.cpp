@@ -2,6 +2,7 @@
 
 #include "kernels/cpu/cpu_propagator.h" // pad_array
 #include "kernels/cpu/denormals.h"
+#include "solvers/contracts/tti_free_surface.h"
 #include "solvers/contracts/tti_ring.h"
 
 #include <algorithm>
@@ -82,16 +83,26 @@ void h1_row(const GridLayout& g, const GridLayout& t, const TtiWeights& w, const
 } // namespace
 
 TtiPaddedCoefficients::TtiPaddedCoefficients(const GridLayout& g, const std::vector<float>& v2dt2_dense,
-                                             const TtiCoefficients& c)
+                                             const TtiCoefficients& c, bool free_surface)
     : v2dt2(pad_array(g, v2dt2_dense)), e(pad_array(g, c.e)), s(pad_array(g, c.s)),
-      nx(pad_array(g, c.nx)), ny(pad_array(g, c.ny)), nz(pad_array(g, c.nz)) {}
+      nx(pad_array(g, c.nx)), ny(pad_array(g, c.ny)), nz(pad_array(g, c.nz)) {
+  if (free_surface) mirror_tti_axis_into_surface_halo(g, nx.data(), ny.data(), nz.data());
+}
 
 void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoefficients& c,
-                  const DampingProfiles& damping, const float* cur, float* prev_next, float* scratch,
-                  int k_begin, int k_end) {
+                  const DampingProfiles& damping, float* cur, float* prev_next, float* scratch,
+                  int k_begin, int k_end, bool free_surface) {
   if (k_end < 0) k_end = g.nz;
   const GridLayout t = tti_layout(g);
   const int64_t qo = tti_q_offset(t);
+  // Pass 1 reaches the top halo from planes below kHalo, i.e. for k_begin < 2 kHalo; pass 2 reads
+  // the scratch's top halo for k_begin < kHalo (solvers/contracts/tti_free_surface.h).
+  const bool image_fields = free_surface && k_begin < 2 * kHalo;
+  const bool image_scratch = free_surface && k_begin < kHalo;
+  if (image_fields) {
+    mirror_free_surface(t, cur);
+    mirror_free_surface(t, cur + qo);
+  }
   // Pass 2 on planes k reads the scratch on planes k - kHalo .. k + kHalo.
   const int u_begin = std::max(0, k_begin - kHalo), u_end = std::min(g.nz, k_end + kHalo);
   // Small grids (tests) step on one thread: a team's barriers would cost more than they save.
@@ -102,6 +113,20 @@ void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoeff
 #pragma omp for collapse(2) schedule(static)
     for (int k = u_begin; k < u_end; ++k)
       for (int j = 0; j < g.ny; ++j) pass1_row(g, t, w, c, cur, scratch, j, k);
+    if (image_scratch) { // after pass 1's planes 0 .. 2 (the barrier ending the loop above)
+#pragma omp for collapse(2) schedule(static)
+      for (int k = -kHalo; k <= kFreeSurfacePlane; ++k)
+        for (int j = 0; j < g.ny; ++j)
+          for (int field = 0; field < 2; ++field) {
+            const int64_t f = field * qo;
+            for (int i = 0; i < g.nx; ++i)
+              tti_surface_scratch_cell(g, t, w, c.nz.data(), cur + f,
+                                       scratch + tti_scratch_offset(t, TtiScratch::u) + f,
+                                       scratch + tti_scratch_offset(t, TtiScratch::wx) + f,
+                                       scratch + tti_scratch_offset(t, TtiScratch::wy) + f,
+                                       scratch + tti_scratch_offset(t, TtiScratch::wz) + f, i, j, k);
+          }
+    }
     std::vector<float> lap(size_t(g.nx)), h1p(size_t(g.nx)), h1q(size_t(g.nx));
 #pragma omp for collapse(2) schedule(static)
     for (int k = k_begin; k < k_end; ++k)
@@ -135,6 +160,8 @@ CpuTtiWavefield::CpuTtiWavefield(PropagatorSetup setup)
   if (!setup_.cpml.empty())
     throw std::invalid_argument("CpuTtiWavefield: the C-PML is not available for TTI (use the sponge)");
   if (setup_.tti.empty()) throw std::invalid_argument("CpuTtiWavefield: no TTI coefficients");
+  if (setup_.free_surface && g.nz < kTtiFreeSurfaceMinPlanes)
+    throw std::invalid_argument("CpuTtiWavefield: the free surface needs at least 3 planes");
   const DampingProfiles& d = setup_.damping;
   if (!d.empty() && (int(d.x.size()) != g.nx || int(d.y.size()) != g.ny || int(d.z.size()) != g.nz))
     throw std::invalid_argument("CpuTtiWavefield: damping profiles must have nx, ny, nz entries");
@@ -144,7 +171,7 @@ CpuTtiWavefield::CpuTtiWavefield(PropagatorSetup setup)
       c.nz.size() != cells)
     throw std::invalid_argument("CpuTtiWavefield: TTI coefficients must have nx*ny*nz entries each");
   weights_ = make_tti_weights(c.hx, c.hy, c.hz);
-  coef_ = TtiPaddedCoefficients(g, setup_.v2dt2, c);
+  coef_ = TtiPaddedCoefficients(g, setup_.v2dt2, c, setup_.free_surface);
   prev_.assign(size_t(layout().size), 0.0f);
   cur_.assign(size_t(layout().size), 0.0f);
   scratch_.assign(size_t(kTtiScratchArrays) * size_t(layout().size), 0.0f);
@@ -158,7 +185,7 @@ void CpuTtiWavefield::zero_state() {
 void CpuTtiWavefield::do_step_planes(int k_begin, int k_end) {
   const TtiClock timed(timing_on_, timing_.step_ms);
   cpu_tti_step(setup_.layout, weights_, coef_, setup_.damping, cur_.data(), prev_.data(), scratch_.data(),
-               k_begin, k_end);
+               k_begin, k_end, setup_.free_surface);
   if (timing_on_ && k_begin == 0 && k_end == setup_.layout.nz) ++timing_.steps;
 }
 

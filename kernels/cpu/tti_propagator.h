@@ -14,12 +14,13 @@
 
 namespace rtm {
 
-// The per-cell coefficients padded like a scalar field of layout g (zero in the halo).
+// The per-cell coefficients padded like a scalar field of layout g (zero in the halo; with a free
+// surface the axis n is mirrored into the top halo, solvers/contracts/tti_free_surface.h).
 struct TtiPaddedCoefficients {
   std::vector<float> v2dt2, e, s, nx, ny, nz;
   TtiPaddedCoefficients() = default;
   TtiPaddedCoefficients(const GridLayout& g, const std::vector<float>& v2dt2_dense,
-                        const TtiCoefficients& c);
+                        const TtiCoefficients& c, bool free_surface = false);
 };
 
 // One TTI step on planes k_begin <= k < k_end (k_end < 0: to the last plane). g: the scalar layout
@@ -27,9 +28,11 @@ struct TtiPaddedCoefficients {
 // on entry and (p[n+1], q[n+1]) on return. scratch: kTtiScratchArrays x tti_layout(g).size floats,
 // zero on halo cells (pass 1 writes u = n . D f and w_a = n_a^2 R_a f of both fields on planes
 // k_begin - kHalo .. k_end + kHalo, clipped to the grid; tti.h TtiScratch). OpenMP over planes and rows.
+// free_surface (c made with it): the image method of solvers/contracts/tti_free_surface.h; cur's
+// top halo is written (the image of p and q) when pass 1 reaches it, the scratch's when pass 2 does.
 void cpu_tti_step(const GridLayout& g, const TtiWeights& w, const TtiPaddedCoefficients& c,
-                  const DampingProfiles& damping, const float* cur, float* prev_next, float* scratch,
-                  int k_begin = 0, int k_end = -1);
+                  const DampingProfiles& damping, float* cur, float* prev_next, float* scratch,
+                  int k_begin = 0, int k_end = -1, bool free_surface = false);
 
 // The TTI wavefield (solvers/contracts/wavefield.h). Point sets inject f into p and q with the
 // weights of C (v2dt2 E and v2dt2 S) and record p; the boundary store keeps the ring of both,

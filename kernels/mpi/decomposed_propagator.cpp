@@ -186,6 +186,9 @@ void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
     local.damping.y = global.damping.y;
     local.damping.z.assign(global.damping.z.begin() + k0, global.damping.z.begin() + k1);
   }
+  // The surface is the grid's top halo plane: only the slab holding plane 0 has it; elsewhere the
+  // planes above a slab are its neighbour's, received as ghosts.
+  local.free_surface = global.free_surface && slab_.first_local() == 0;
   local.cpml = global.cpml;
   CpmlAxis& z = local.cpml.z;
   z.n = slab_.local_planes();
@@ -300,17 +303,21 @@ void DecomposedWavefield::do_get_state(std::vector<float>& p_prev, std::vector<f
   const GridLayout& g = local_.layout();
   const GridLayout& global = layout();
   const Slab& slab = d_->slab();
-  // Own planes of every rank, in rank order = z order, as whole padded planes.
+  // Own planes of every rank, in rank order = z order, as whole padded planes; the first rank's
+  // with the grid's top halo above them (the free surface's image, as one rank's state holds it).
   std::vector<int> counts, firsts;
   for (const Slab& s : d_->slabs()) {
-    counts.push_back(s.own_planes());
-    firsts.push_back(s.z_begin);
+    const int top_halo = s.z_begin == 0 ? kHalo : 0;
+    counts.push_back(s.own_planes() + top_halo);
+    firsts.push_back(s.z_begin + kHalo - top_halo); // planes from the global plane -kHalo
   }
+  const int my_top_halo = slab.z_begin == 0 ? kHalo : 0;
   auto gather = [&](const std::vector<float>& part, std::vector<float>& whole) {
     whole.assign(size_t(global.size), 0.0f);
-    allgather_planes(d_->comm(), global.plane, part.data() + g.index(-kHalo, -kHalo, slab.ghost_lo),
-                     slab.own_planes(), counts, firsts, whole.data() + global.index(-kHalo, -kHalo, 0),
-                     "MPI_Allgatherv (state)");
+    allgather_planes(d_->comm(), global.plane,
+                     part.data() + g.index(-kHalo, -kHalo, slab.ghost_lo - my_top_halo),
+                     slab.own_planes() + my_top_halo, counts, firsts,
+                     whole.data() + global.index(-kHalo, -kHalo, -kHalo), "MPI_Allgatherv (state)");
   };
   gather(local_prev, p_prev);
   gather(local_cur, p_cur);

@@ -9,7 +9,9 @@
 //   p[n+1] = 2 p[n] - p[n-1] + v2dt2 * lap p[n].
 // eta is separable, eta(i,j,k) = eta_x(i) + eta_y(j) + eta_z(k), so only three short
 // profiles are stored, never a full damping array (it would add 4 bytes per cell per step).
-// Halo cells are never written: they stay zero (a pressure-release wall outside the grid).
+// Halo cells are never written by a step: they stay zero (a pressure-release wall outside the
+// grid), except the top halo of a setup with free_surface, which is rewritten before each step
+// as the field's antisymmetric image (solvers/contracts/free_surface.h).
 #pragma once
 
 #include <cstdint>
@@ -137,6 +139,11 @@ struct PropagatorSetup {
   // Pseudo-acoustic TTI (solvers/contracts/tti.h): per-cell coefficients; empty: the isotropic step.
   // A TTI setup has no C-PML (the drivers refuse it: docs/physics.md, TTI).
   TtiCoefficients tti;
+  // A free surface on halo plane k = -1 by the image method (solvers/contracts/free_surface.h):
+  // every backend mirrors the field it steps from (p and q for TTI) into the top halo before a
+  // step of planes that read it. Off: the top halo stays zero like the others. A z-slab has it
+  // only where it holds the grid's plane 0.
+  bool free_surface = false;
 };
 
 } // namespace rtm

@@ -12,13 +12,16 @@
 // A point on a node gets that node alone with weight 1 (the sinc is 0 at the other nodes), so
 // results for points on nodes do not depend on the choice.
 //
-// Walls: the compute grid's halo is zero, a pressure-release wall one cell outside the grid on each
-// face (the free surface at z = 0 is the top one). Hicks' rule for such a surface keeps the point's
-// image honoured: a weight that falls on the wall node itself is dropped (the field is 0 there) and
-// one beyond it is reflected onto the mirror node inside with its sign reversed, as if the point's
-// negative image (a node m cells beyond the wall) also injected its weight. The rule is applied at
-// every face: away from a free surface it is reached only by absorbing layers thinner than 3 cells
-// (points lie inside the model), whose outer wall is the same zero halo.
+// Walls: the pressure-release planes one cell outside the grid on each face: the free surface at
+// z = -dz on top (solvers/contracts/free_surface.h), the zero halo elsewhere. Hicks' rule for such
+// a surface keeps the point's image honoured: a weight that falls on the wall node itself is
+// dropped (the field is 0 there) and one beyond it is reflected onto the mirror node inside with
+// its sign reversed, as if the point's negative image (a node m cells beyond the wall) also
+// injected its weight. With the free surface's antisymmetric halo this is exact: the folded
+// weights inject into, and sample, the interior exactly what the unfolded ones would into the
+// whole-space field of the point and its image, and injection and sampling keep one set of
+// weights (adjoint). The rule is applied at every face: away from the free surface it is reached
+// only by absorbing layers thinner than 3 cells (points lie inside the model).
 //
 // trilinear: the 2 nodes around the point per axis with weights 1 - f and f (the original scheme;
 // kept as an option). It never reaches a wall (points lie inside the model).

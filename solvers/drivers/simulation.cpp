@@ -241,6 +241,7 @@ PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
   s.damping = damping_profiles(sim);
   s.cpml = cpml_profiles(sim);
   s.tti = compute_tti_coefficients(sim); // empty for an isotropic model
+  s.free_surface = sim.boundary.free_surface;
   return s;
 }
 

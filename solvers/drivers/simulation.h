@@ -4,8 +4,8 @@
 //   model cell (i, j, k)  ->  compute cell (i + pad_x_lo, j + pad_y_lo, k + pad_z_lo)
 //
 // Velocities in the absorbing layers repeat the model's edge values. With a free surface there is no
-// layer at the top (pad_z_lo = 0) and the zero halo above the first row acts as a pressure-release
-// surface one cell above it.
+// layer at the top (pad_z_lo = 0) and the surface is the halo plane one cell above the first row
+// (z = -dz), made by the image method (solvers/contracts/free_surface.h).
 #pragma once
 
 #include <string>
@@ -29,7 +29,7 @@ enum class Absorber { cpml, sponge };
 
 struct BoundaryConfig {
   int width = 20;            // absorbing-layer cells on each face
-  bool free_surface = false; // no absorbing layer at the top (z = 0)
+  bool free_surface = false; // no absorbing layer at the top; the surface at z = -dz
   // Sponge only: amplitude left after a normally incident wave crosses the layer twice (in and
   // back out after the outer wall) in the continuous limit; it sets the damping strength eta0.
   // Stronger damping (smaller values) reflects more from the damping ramp itself: 3e-3 balanced

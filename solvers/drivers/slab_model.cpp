@@ -173,6 +173,7 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
   profiles.weights = make_laplacian_weights(sim.hx(), sim.hy(), sim.hz());
   profiles.damping = damping_profiles(sim, part.fastest); // TTI: vp sqrt(1 + 2 epsilon), as one rank
   profiles.cpml = cpml_profiles(sim, part.extremes);
+  profiles.free_surface = sim.boundary.free_surface;
   std::function<TtiCoefficients(const Slab&)> local_tti;
   if (part.tti)
     local_tti = [&](const Slab& s) {

@@ -34,7 +34,7 @@ const char* const kBfp16Supports =
 CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row,
                                const MemoryOptions& memory, int device)
     : Wavefield(setup.layout), device_(device), row_(&row), memory_(memory),
-      weights_(setup.weights), timer_(device) {
+      weights_(setup.weights), free_surface_(setup.free_surface), timer_(device) {
   const GridLayout& g = setup.layout;
   if (g.nx < 1 || g.ny < 1 || g.nz < 1)
     throw std::invalid_argument("cuda/" + row.info.name + ": grid must have at least one cell per axis");
@@ -185,7 +185,8 @@ void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::ve
   }
   if (row_->storage == Storage::bfp16) {
     // bfp16 keeps no halo values (its halo is the rigid zero of a run): refuse a state that has
-    // any rather than drop them.
+    // any rather than drop them. The free surface's top halo is the exception: it is derived (the
+    // image, written again before the next step), so a state downloaded from such a run goes back.
     const GridLayout& g = layout();
     for (const std::vector<float>* host : {&p_prev, &p_cur})
       for (int64_t e = 0; e < g.size; ++e) {
@@ -194,7 +195,8 @@ void CudaWavefield::do_set_state(const std::vector<float>& p_prev, const std::ve
         const int64_t k = rel < 0 ? -1 : rel / g.plane - kHalo;
         const int64_t j = rel < 0 ? -1 : (rel % g.plane) / g.pitch - kHalo;
         const int64_t i = rel < 0 ? -1 : rel % g.pitch - kHalo;
-        if (!(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz))
+        const bool surface_image = free_surface_ && k >= -kHalo && k < 0;
+        if (!(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz) && !surface_image)
           throw std::invalid_argument(name() + ": set_state with a non-zero halo or padding element (" +
                                       std::to_string(e) + "); bfp16 stores the interior only");
       }
@@ -305,6 +307,10 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
     args.v2dt2_exponents = bfp16_exponents(kernel_v2dt2().data(), layout()) + shift_blocks;
   args.sm_count = sm_count_;
   begin_timed();
+  // Every kernel reads the z halo from memory (a sub-range's "halo" is its real neighbouring
+  // planes), so the surface's image written there before a step of planes 0 .. kHalo-1 is what
+  // each variant sees; p[n]'s interior planes, which it reads, no part of this step writes.
+  if (free_surface_ && k_begin < kHalo) mirror_free_surface(layout(), cur_, row_->storage, stream_);
   row_->launch(args, stream_);
   // The C-PML's correction on the layer cells of these planes, after the undamped step (whole-grid
   // plane numbers: it takes the unshifted fields).

@@ -104,6 +104,9 @@ private:
   const VariantRow* row_ = nullptr;
   MemoryOptions memory_;
   LaplacianWeights weights_{};
+  // The top halo is the free surface's image (solvers/contracts/free_surface.h), written before
+  // each step that reads it (mirror_free_surface, kernels/cuda/fields/field_ops.cuh).
+  bool free_surface_ = false;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer field_a_, field_b_, v2dt2_;
   // v2dt2 in the row's kernel_model type, for the step kernel only, where it differs from the

@@ -279,6 +279,12 @@ void CudaShotFields::do_step_both(float weight) {
   if (weight > 0) wait_for_snapshot_copy();
   begin_handoff(); // the source field's queued work (its injection, the ring) first
   r.begin_timed();
+  // The fused kernels read both fields' z halos from memory as the single-field variants do:
+  // both get the surface's image first (one setup: both have it or neither).
+  if (r.free_surface_) {
+    mirror_free_surface(r.layout(), s.cur_, s.row_->storage, r.stream_);
+    mirror_free_surface(r.layout(), r.cur_, r.row_->storage, r.stream_);
+  }
   launch_fused_backward(a, r.stream_);
   // The C-PML's corrections after the undamped steps, as do_step_planes: the receiver's here,
   // the source's on its own stream once that has waited for the fused kernel.

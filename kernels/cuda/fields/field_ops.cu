@@ -10,6 +10,8 @@
 #include "kernels/cuda/fields/bfp16_ops.cuh"
 #include "kernels/cuda/util/cuda_check.cuh"
 #include "kernels/cuda/util/device_buffer.cuh"
+#include "kernels/cuda/steps/bfp16_io.cuh"
+#include "solvers/contracts/free_surface.h"
 
 namespace rtm::cuda {
 namespace {
@@ -65,6 +67,48 @@ __global__ void scatter_interior_kernel(const GridLayout g, const float* dense, 
     const int j = int((n / g.nx) % g.ny);
     const int k = int(n / (int64_t(g.nx) * g.ny));
     padded[g.index(i, j, k)] = from_float<T>(dense[n]);
+  }
+}
+
+// The sign of a stored value flipped: exact, as the host's -x (zero becomes -0 alike).
+__device__ __forceinline__ float negated(float v) { return -v; }
+__device__ __forceinline__ __half negated(__half v) {
+  return __ushort_as_half(static_cast<unsigned short>(__half_as_ushort(v) ^ 0x8000u));
+}
+
+// Cell (i, j) of halo plane kFreeSurfacePlane - h, h = 0 .. kHalo-1, per thread.
+template <class T> __global__ void mirror_free_surface_kernel(const GridLayout g, T* field) {
+  const int64_t count = int64_t(kHalo) * g.ny * g.nx;
+  for (int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; n < count;
+       n += int64_t(gridDim.x) * blockDim.x) {
+    const int i = int(n % g.nx);
+    const int j = int((n / g.nx) % g.ny);
+    const int k = kFreeSurfacePlane - int(n / (int64_t(g.nx) * g.ny));
+    field[g.index(i, j, k)] =
+        k == kFreeSurfacePlane ? T(0.0f) : negated(field[g.index(i, j, free_surface_source(k))]);
+  }
+}
+
+// bfp16: whole blocks (a row's blocks start at x = 0 and end within its pitch, bfp16.h); element
+// x of a row's blocks per thread, the block's first element's thread moving the exponent.
+__global__ void mirror_free_surface_bfp16_kernel(const GridLayout g, int16_t* q, int8_t* e) {
+  const int row = int((g.nx + bfp16::kBlock - 1) / bfp16::kBlock) * bfp16::kBlock;
+  const int64_t count = int64_t(kHalo) * g.ny * row;
+  for (int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; n < count;
+       n += int64_t(gridDim.x) * blockDim.x) {
+    const int i = int(n % row);
+    const int j = int((n / row) % g.ny);
+    const int k = kFreeSurfacePlane - int(n / (int64_t(row) * g.ny));
+    const int64_t dst = g.index(i, j, k);
+    const bool first = i % bfp16::kBlock == 0;
+    if (k == kFreeSurfacePlane) {
+      q[dst] = 0;
+      if (first) e[dst / bfp16::kBlock] = int8_t(bfp16::kMinExponent);
+    } else {
+      const int64_t src = g.index(i, j, free_surface_source(k));
+      q[dst] = int16_t(-q[src]); // |q| <= kMantissaMax: no overflow
+      if (first) e[dst / bfp16::kBlock] = e[src / bfp16::kBlock];
+    }
   }
 }
 
@@ -139,6 +183,21 @@ void scatter_interior(const GridLayout& g, const float* dense, void* padded, Sto
   else
     scatter_interior_kernel<<<blocks, kThreads, 0, stream>>>(g, dense, static_cast<__half*>(padded));
   CUDA_CHECK_LAUNCH("scatter_interior_kernel");
+}
+
+void mirror_free_surface(const GridLayout& g, void* field, Storage storage, cudaStream_t stream) {
+  if (storage == Storage::bfp16) {
+    const int64_t row = (g.nx + bfp16::kBlock - 1) / bfp16::kBlock * bfp16::kBlock;
+    mirror_free_surface_bfp16_kernel<<<blocks_for(kHalo * g.ny * row), kThreads, 0, stream>>>(
+        g, static_cast<int16_t*>(field), bfp16_exponents(field, g));
+  } else if (storage == Storage::fp32) {
+    mirror_free_surface_kernel<<<blocks_for(int64_t(kHalo) * g.ny * g.nx), kThreads, 0, stream>>>(
+        g, static_cast<float*>(field));
+  } else {
+    mirror_free_surface_kernel<<<blocks_for(int64_t(kHalo) * g.ny * g.nx), kThreads, 0, stream>>>(
+        g, static_cast<__half*>(field));
+  }
+  CUDA_CHECK_LAUNCH("mirror_free_surface_kernel");
 }
 
 double relative_l2_difference(const GridLayout& g, DeviceField a, DeviceField b,

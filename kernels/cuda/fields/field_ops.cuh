@@ -32,6 +32,14 @@ void convert_half_to_float(const void* src_half, float* dst, int64_t count, cuda
 void scatter_interior(const GridLayout& g, const float* dense, void* padded, Storage storage,
                       cudaStream_t stream);
 
+// The free surface's image in the top halo of `field` (solvers/contracts/free_surface.h: plane -1
+// zero, planes -2, -3, -4 minus planes 0, 1, 2, interior columns), the same bits as the host's
+// mirror_free_surface for float32 (and for half, its sign flipped). bfp16: the mantissas of every
+// block of the interior rows negated and the blocks' exponents copied (a block of zeros on plane
+// -1), so the halo decodes to minus the source planes' decoded values exactly. `g` is the layout
+// of the whole field (a TTI layout for p or q of a TTI pair). Queued on `stream`.
+void mirror_free_surface(const GridLayout& g, void* field, Storage storage, cudaStream_t stream);
+
 // sqrt( sum (a - b)^2 / sum b^2 ) over the interior cells, accumulated in double; synchronises
 // the stream to return the value. Returns 0 when both are zero and +inf when only b is.
 double relative_l2_difference(const GridLayout& g, DeviceField a, DeviceField b,

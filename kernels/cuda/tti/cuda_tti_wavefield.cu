@@ -98,7 +98,7 @@ void CudaTtiWavefield::do_step_planes(int k_begin, int k_end) {
   CUDA_CHECK(cudaSetDevice(device_));
   begin_timed();
   // Pass 1 on planes k_begin - 4 .. k_end + 4 (clipped), pass 2 on [k_begin, k_end): cur -> prev.
-  launch_tti_step(tti_->args(k_begin, k_end), variant_.c_str(), stream_);
+  tti_->launch(variant_.c_str(), k_begin, k_end, stream_);
   end_timed(TimedOp::step);
 }
 

@@ -3,15 +3,18 @@
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
+#include <vector>
 
 #include "kernels/cuda/util/cuda_check.cuh"
 #include "kernels/cuda/util/cuda_stream.cuh"
 #include "kernels/cuda/util/device_buffer.cuh"
 #include "kernels/cuda/util/device_info.h"
 #include "kernels/cuda/util/event_timer.cuh"
+#include "kernels/cuda/fields/field_ops.cuh"
 #include "kernels/cuda/tti_backend.h"
 #include "kernels/cuda/tti/tti_device.cuh"
 #include "solvers/contracts/median.h"
+#include "solvers/contracts/tti_free_surface.h"
 
 namespace rtm::cuda {
 namespace {
@@ -35,16 +38,24 @@ DeviceTti::DeviceTti(const PropagatorSetup& setup)
       scratch(kTtiScratchArrays * t.size, "TTI pass-1 scratch") {
   if (setup.tti.empty()) throw std::invalid_argument("CUDA TTI: the setup has no TTI coefficients");
   if (!setup.cpml.empty()) throw std::invalid_argument("CUDA TTI: the C-PML is not available for TTI");
+  if (setup.free_surface && g.nz < kTtiFreeSurfaceMinPlanes)
+    throw std::invalid_argument("CUDA TTI: the free surface needs at least 3 planes");
   v2dt2.upload(padded(g, setup.v2dt2));
   e.upload(padded(g, setup.tti.e));
   s.upload(padded(g, setup.tti.s));
-  nx.upload(padded(g, setup.tti.nx));
-  ny.upload(padded(g, setup.tti.ny));
-  nz.upload(padded(g, setup.tti.nz));
+  {
+    std::vector<float> axis_x = padded(g, setup.tti.nx), axis_y = padded(g, setup.tti.ny),
+                       axis_z = padded(g, setup.tti.nz);
+    if (setup.free_surface) mirror_tti_axis_into_surface_halo(g, axis_x.data(), axis_y.data(), axis_z.data());
+    nx.upload(axis_x);
+    ny.upload(axis_y);
+    nz.upload(axis_z);
+  }
   CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes())); // its halo cells stay zero
   CUDA_CHECK(cudaMemset(prev.data(), 0, prev.bytes()));
   CUDA_CHECK(cudaMemset(cur.data(), 0, cur.bytes()));
   damped = !setup.damping.empty();
+  free_surface = setup.free_surface;
   if (damped) {
     dx = DeviceArray<float>(g.nx, "TTI damping x");
     dy = DeviceArray<float>(g.ny, "TTI damping y");
@@ -54,6 +65,16 @@ DeviceTti::DeviceTti(const PropagatorSetup& setup)
     dz.upload(setup.damping.z);
   }
   CUDA_CHECK(cudaDeviceSynchronize()); // the memsets before work on other streams
+}
+
+void DeviceTti::launch(const char* variant, int k_begin, int k_end, cudaStream_t stream) {
+  // Pass 1 reaches the top halo from planes below kHalo: the fields' image first, as the CPU
+  // reference (kernels/cpu/tti_propagator.cpp); the scratch's follows pass 1 (launch_tti_step).
+  if (free_surface && k_begin < 2 * kHalo) {
+    mirror_free_surface(t, cur.data(), Storage::fp32, stream);
+    mirror_free_surface(t, cur.data() + tti_q_offset(t), Storage::fp32, stream);
+  }
+  launch_tti_step(args(k_begin, k_end), variant, stream);
 }
 
 size_t DeviceTti::bytes(const GridLayout& g) {
@@ -82,6 +103,7 @@ TtiStepArgs DeviceTti::args(int k_begin, int k_end) const {
   }
   a.k_begin = k_begin;
   a.k_end = k_end;
+  a.free_surface = free_surface;
   return a;
 }
 

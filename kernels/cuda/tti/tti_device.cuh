@@ -19,6 +19,7 @@ struct DeviceTti {
   TtiWeights w;
   DeviceArray<float> v2dt2, e, s, nx, ny, nz, dx, dy, dz, prev, cur, scratch;
   bool damped = false;
+  bool free_surface = false; // the setup's: the image of p and q in the top halo before a step
 
   // On the current device; the fields start at zero (the scratch's halo cells stay zero for good). Returns
   // with every upload done. std::invalid_argument without TTI coefficients or with the C-PML.
@@ -28,9 +29,13 @@ struct DeviceTti {
 
   // Pass 1 and 2 of planes [k_begin, k_end): cur -> prev.
   TtiStepArgs args(int k_begin, int k_end) const;
+  // Pass 1 and 2 of planes [k_begin, k_end) queued on `stream`: with a free surface, the image
+  // of p and q written into the top halo first when pass 1 reaches it (planes below 2 kHalo), and
+  // the scratch's between the passes (solvers/contracts/tti_free_surface.h).
+  void launch(const char* variant, int k_begin, int k_end, cudaStream_t stream);
   // One step: the new fields go where the previous were; then the two swap roles.
   void step(const char* variant, int k_begin, int k_end, cudaStream_t stream) {
-    launch_tti_step(args(k_begin, k_end), variant, stream);
+    launch(variant, k_begin, k_end, stream);
     std::swap(prev, cur);
   }
 };

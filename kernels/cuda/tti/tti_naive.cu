@@ -85,6 +85,7 @@ void launch_tti_step(const TtiStepArgs& a, const char* variant, cudaStream_t str
   if (name != kTtiVariants[0] && name != kTtiVariants[1])
     throw std::invalid_argument("TTI variant '" + name + "': expected tti-naive or tti-pipelined");
   launch_tti_axis_derivative(a, stream);
+  if (a.free_surface && a.k_begin < kHalo) launch_tti_surface_scratch(a, stream);
   if (name == kTtiVariants[0])
     launch_tti_update_naive(a, stream);
   else
