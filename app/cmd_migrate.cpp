@@ -375,8 +375,8 @@ void register_migrate(CLI::App& rtm) {
         double order = 0;
         try {
           if (parse_data_phase_order(value, order)) return "";
-        } catch (const std::exception& e) {
-          return e.what();
+        } catch (const std::exception&) { // out of range (CLI11 names the option itself)
+          return "an order must lie between 0 and 3, got " + value;
         }
         if (value == "auto" || value == "none" || value == "half" || value == "full") return "";
         return "expected auto, none, half, full or an order from 0 to 3, got '" + value + "'";
