@@ -185,7 +185,8 @@ ReceiverSpread describe_receiver_spread(const std::vector<Position>& receivers, 
   if (long_axes == 2) {
     // Areal only if the points fill at least half of their rectangle in bins of half a
     // wavelength (the density asked for): a cross of two lines spans a plane but does not fill it.
-    const double bin = 0.5 * s.wavelength;
+    // (At most ~4 million bins: a survey hundreds of wavelengths wide is judged on coarser ones.)
+    const double bin = std::max(0.5 * s.wavelength, std::sqrt(extent[0] * extent[1] / 4e6));
     const long bx = long(extent[0] / bin) + 1, by = long(extent[1] / bin) + 1;
     std::vector<char> filled(size_t(bx) * size_t(by), 0);
     double lo0 = INFINITY, lo1 = INFINITY;
