@@ -200,7 +200,7 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
   mine.illumination = std::move(result.illumination);
   mine.raw_image = std::move(result.raw_image);
   write_slab_image(a.output, part.shape, mine,
-                   {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}}, parallel);
+                   {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}}, parallel);
   if (!parallel.is_root()) return;
   remove_checkpoints(a.output);
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d by slabs of %d ranks; %zu "
@@ -220,7 +220,10 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
 void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.reconstruction = parse_reconstruction(a.reconstruction);
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
-  a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
+  if (parse_data_phase_order(a.data_phase_filter, a.params.data_phase_order))
+    a.params.data_phase_filter = DataPhaseFilter::order;
+  else
+    a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
   a.params.overlap_shots = !a.no_shot_overlap;
   if (a.imaging_interval != "auto") {
@@ -309,7 +312,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
                 {{"image", &result.image, kImageUnits},
                  {"illumination", &result.illumination, kIlluminationUnits},
                  {"image_raw", &result.raw_image, kRawImageUnits}},
-                {{"data_phase_filter", data_phase_filter_name(result.data_phase_filter)}});
+                {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}});
   remove_checkpoints(a.output); // the image is safe
   std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "
               "%.2f s, %.3f Gcells/s\n",
@@ -363,10 +366,21 @@ void register_migrate(CLI::App& rtm) {
       ->check(CLI::IsMember({"mute", "none"}))
       ->capture_default_str();
   cmd->add_option("--data-phase-filter", args->data_phase_filter,
-                  "Phase correction of the data before back-propagation, (-i omega/omega0)^a: "
-                  "none (a=0, isolated receivers), half (a=1/2, a dense line), full (a=1, a dense "
-                  "areal spread), or auto (chosen from the receiver geometry; docs/rtm.md 6a)")
-      ->check(CLI::IsMember({"auto", "none", "half", "full"}))
+                  "Phase correction of the data before back-propagation, (-i omega/omega0)^a: auto "
+                  "(a = 1 + d/4 for d = 0, 1, 2 directions sampled densely by receivers and "
+                  "sources: halfway between a point scatterer's a = 2 and a reflector's d/2), or "
+                  "fixed: none, half, full (a = 0, 1/2, 1: a reflector's for isolated receivers, "
+                  "a dense line, an areal spread) or a number a from 0 to 3 (docs/rtm.md 6a)")
+      ->check([](const std::string& value) -> std::string {
+        double order = 0;
+        try {
+          if (parse_data_phase_order(value, order)) return "";
+        } catch (const std::exception&) { // out of range (CLI11 names the option itself)
+          return "an order must lie between 0 and 3, got " + value;
+        }
+        if (value == "auto" || value == "none" || value == "half" || value == "full") return "";
+        return "expected auto, none, half, full or an order from 0 to 3, got '" + value + "'";
+      })
       ->capture_default_str();
   cmd->add_option("--direct-wave-velocity", args->params.direct_wave_velocity,
                   "Velocity (m/s) of the direct-wave mute; default: the migration velocity at each source");

@@ -19,14 +19,37 @@ DataPhaseFilter parse_data_phase_filter(const std::string& name) {
   throw InputError("--data-phase-filter: expected auto, none, half or full, got '" + name + "'");
 }
 
+bool parse_data_phase_order(const std::string& text, double& order) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (used != text.size()) return false;
+  // Above 3 the filter's gain (omega / omega0)^order lifts the wavelet's tail beyond its peak.
+  if (!(value >= 0 && value <= 3))
+    throw InputError("--data-phase-filter: an order must lie between 0 and 3, got " + text);
+  order = value;
+  return true;
+}
+
 const char* data_phase_filter_name(DataPhaseFilter f) {
   switch (f) {
   case DataPhaseFilter::automatic: return "auto";
   case DataPhaseFilter::none: return "none";
   case DataPhaseFilter::half: return "half";
   case DataPhaseFilter::full: return "full";
+  case DataPhaseFilter::order: return "order";
   }
   return "?";
+}
+
+std::string describe_data_phase_filter(DataPhaseFilter filter, double order) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%s, order %g", data_phase_filter_name(filter), order);
+  return text;
 }
 
 double data_phase_filter_order(DataPhaseFilter f) {
@@ -34,9 +57,10 @@ double data_phase_filter_order(DataPhaseFilter f) {
   case DataPhaseFilter::none: return 0.0;
   case DataPhaseFilter::half: return 0.5;
   case DataPhaseFilter::full: return 1.0;
-  case DataPhaseFilter::automatic: break;
+  case DataPhaseFilter::automatic:
+  case DataPhaseFilter::order: break;
   }
-  throw std::invalid_argument("data_phase_filter_order: 'auto' has no order until it is chosen");
+  throw std::invalid_argument("data_phase_filter_order: 'auto' and 'order' have no fixed order");
 }
 
 namespace {
@@ -105,7 +129,7 @@ void fft(std::vector<std::complex<double>>& a, bool inverse) {
 } // namespace
 
 ReceiverSpread describe_receiver_spread(const std::vector<Position>& receivers, double velocity,
-                                        double f0) {
+                                        double f0, double long_wavelengths) {
   ReceiverSpread s;
   s.receivers = int(receivers.size());
   s.wavelength = velocity / f0;
@@ -144,19 +168,46 @@ ReceiverSpread describe_receiver_spread(const std::vector<Position>& receivers, 
     }
     extent[e] = hi - lo;
   }
-  std::sort(extent.begin(), extent.end(), std::greater<double>());
-  for (int e = 0; e < 3; ++e) s.extent[e] = extent[e];
+  std::array<int, 3> by_extent{0, 1, 2};
+  std::sort(by_extent.begin(), by_extent.end(), [&](int a, int b) { return extent[a] > extent[b]; });
+  for (int e = 0; e < 3; ++e) {
+    s.extent[e] = extent[size_t(by_extent[e])];
+    for (int a = 0; a < 3; ++a) s.axis[e][a] = axes[a][size_t(by_extent[e])];
+  }
+  for (int e = 0; e < 3; ++e) extent[e] = s.extent[e];
 
   s.dense = s.spacing > 0 && s.spacing <= 0.5 * s.wavelength;
   if (!s.dense) return s;
   int long_axes = 0;
   for (int e = 0; e < 3; ++e)
-    if (extent[e] >= 2 * s.wavelength) ++long_axes;
+    if (extent[e] >= long_wavelengths * s.wavelength) ++long_axes;
   long_axes = std::min(long_axes, 2);
   if (long_axes == 2) {
-    // Areal only if the receivers fill at least half of their rectangle at their own spacing.
-    const double cells = (extent[0] / s.spacing + 1) * (extent[1] / s.spacing + 1);
-    if (double(n) < 0.5 * cells) long_axes = 1;
+    // Areal only if the points fill at least half of their rectangle in bins of half a
+    // wavelength (the density asked for): a cross of two lines spans a plane but does not fill it.
+    // (At most ~4 million bins: a survey hundreds of wavelengths wide is judged on coarser ones.)
+    const double bin = std::max(0.5 * s.wavelength, std::sqrt(extent[0] * extent[1] / 4e6));
+    const long bx = long(extent[0] / bin) + 1, by = long(extent[1] / bin) + 1;
+    std::vector<char> filled(size_t(bx) * size_t(by), 0);
+    double lo0 = INFINITY, lo1 = INFINITY;
+    std::vector<std::array<double, 2>> projected;
+    for (const Position& r : receivers) {
+      double p0 = 0, p1 = 0;
+      for (int a = 0; a < 3; ++a) {
+        p0 += (r[a] - mean[a]) * s.axis[0][a];
+        p1 += (r[a] - mean[a]) * s.axis[1][a];
+      }
+      projected.push_back({p0, p1});
+      lo0 = std::min(lo0, p0);
+      lo1 = std::min(lo1, p1);
+    }
+    long count = 0;
+    for (const std::array<double, 2>& p : projected) {
+      const long i = std::min(bx - 1, long((p[0] - lo0) / bin)), j = std::min(by - 1, long((p[1] - lo1) / bin));
+      char& cell = filled[size_t(j) * size_t(bx) + size_t(i)];
+      if (!cell) cell = 1, ++count;
+    }
+    if (double(count) < 0.5 * double(bx) * double(by)) long_axes = 1;
   }
   s.dense_axes = long_axes;
   return s;
@@ -168,13 +219,52 @@ DataPhaseFilter choose_data_phase_filter(const ReceiverSpread& spread) {
   return DataPhaseFilter::none;
 }
 
-std::string describe(const ReceiverSpread& s) {
+std::vector<Position> acquisition_midpoints(const std::vector<Position>& sources,
+                                            const std::vector<const std::vector<Position>*>& receivers,
+                                            size_t limit) {
+  if (receivers.size() != sources.size())
+    throw std::invalid_argument("acquisition_midpoints: one spread per source");
+  size_t pairs = 0;
+  for (const std::vector<Position>* r : receivers) pairs += r->size();
+  const size_t stride = std::max<size_t>(1, (pairs + limit - 1) / std::max<size_t>(limit, 1));
+  std::vector<Position> mid;
+  for (size_t s = 0; s < sources.size(); s += stride)
+    for (const Position& r : *receivers[s])
+      mid.push_back({0.5 * (sources[s][0] + r[0]), 0.5 * (sources[s][1] + r[1]),
+                     0.5 * (sources[s][2] + r[2])});
+  // Pairs sharing a midpoint (regular grids make many) are one point of the cloud: its spacing is
+  // that of distinct midpoints.
+  std::sort(mid.begin(), mid.end());
+  mid.erase(std::unique(mid.begin(), mid.end(),
+                        [](const Position& a, const Position& b) { return distance(a, b) < 1e-3; }),
+            mid.end());
+  return mid;
+}
+
+int acquisition_dense_dims(const std::vector<Position>& midpoints, double velocity, double f0,
+                           ReceiverSpread* spread) {
+  const ReceiverSpread s = describe_receiver_spread(midpoints, velocity, f0, 1.0);
+  if (spread) *spread = s;
+  return s.dense_axes;
+}
+
+double automatic_data_phase_order(int dense_dims) {
+  // Halfway between a point's order 2 and a reflector's d / 2 only where that leaves both within
+  // 45 degrees of zero phase (d = 2): each image's strongest lobe keeps its sign and its place.
+  // With one dense direction halfway is 67.5 degrees off both (a flat reflector imaged 1.3 cells
+  // off, negative; a dipping one 1.5 cells), with none 90 (a doublet each): the reflector's own
+  // order then, which images a point in place but 135 or 180 degrees off (docs/rtm.md, 6a).
+  if (dense_dims >= 2) return 1.5;
+  return dense_dims == 1 ? 0.5 : 0.0;
+}
+
+std::string describe(const ReceiverSpread& s, const char* noun) {
   const char* kind = s.dense_axes >= 2 ? "areal" : s.dense_axes == 1 ? "line" : "points";
   char text[256];
   std::snprintf(text, sizeof text,
-                "%s: %d receiver(s) %.3g m apart (median nearest neighbour; dense below half the "
+                "%s: %d %s(s) %.3g m apart (median nearest neighbour; dense below half the "
                 "dominant wavelength %.3g m), extents %.3g x %.3g x %.3g m along the principal axes",
-                kind, s.receivers, s.spacing, s.wavelength, s.extent[0], s.extent[1], s.extent[2]);
+                kind, s.receivers, noun, s.spacing, s.wavelength, s.extent[0], s.extent[1], s.extent[2]);
   return text;
 }
 

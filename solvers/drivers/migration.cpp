@@ -452,7 +452,17 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   add(model.vp.data(), model.vp.size() * sizeof(float));
   id.model_fingerprint = h;
 
-  char text[512];
+  // The phase filter as it decides the data: a number for `order`; `auto` names its rule, so that
+  // a checkpoint made under the receivers-only rule (auto = none, half or full) is not resumed.
+  std::string phase = data_phase_filter_name(params.data_phase_filter);
+  if (params.data_phase_filter == DataPhaseFilter::order) {
+    char order[64];
+    std::snprintf(order, sizeof order, " %.17g", params.data_phase_order);
+    phase += order;
+  } else if (params.data_phase_filter == DataPhaseFilter::automatic) {
+    phase += " (points and reflectors, receivers and sources)";
+  }
+  char text[640];
   std::snprintf(text, sizeof text,
                 "reconstruction = %s\ndirect_wave = %s\ndirect_wave_velocity = %.17g\n"
                 "data_phase_filter = %s\n"
@@ -461,7 +471,7 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 "ring_precision = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
-                params.direct_wave_velocity, data_phase_filter_name(params.data_phase_filter),
+                params.direct_wave_velocity, phase.c_str(),
                 params.boundary.width,
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
                 point_interpolation_name(params.point_interpolation),
@@ -686,12 +696,16 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   }
 }
 
-// The data's phase correction (docs/rtm.md, 6a): one filter for every shot, chosen from the
-// receiver geometry unless the user named one: the shared spread, or with per-shot spreads the
-// largest of them (a moving spread keeps its shape, so each shot's would give the same choice).
-DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
+// The data's phase correction (docs/rtm.md, 6a): one filter for every shot. Unless the user named
+// one, its order comes from the directions the acquisition samples densely, receivers and sources
+// together: the shared spread, or with per-shot spreads the largest of them (a moving spread
+// keeps its shape, so each shot's would give the same choice), and the shots' sources.
+struct PhaseChoice {
+  DataPhaseFilter filter = DataPhaseFilter::none;
+  double order = 0;
+};
+PhaseChoice choose_migration_phase_filter(const MigrationRun& run) {
   const MigrationParams& params = run.params;
-  DataPhaseFilter filter = params.data_phase_filter;
   const ShotFile& shots = run.shots;
   const std::vector<Position>* receivers = &shots.receivers;
   if (shots.has_per_shot_receivers())
@@ -700,14 +714,36 @@ DataPhaseFilter choose_migration_phase_filter(const MigrationRun& run) {
         receivers = &shots.receivers_of(gather);
   double v_receivers = INFINITY;
   for (const Position& r : *receivers) v_receivers = std::min(v_receivers, migration_velocity_at(run, r));
+  std::vector<Position> sources;
+  std::vector<const std::vector<Position>*> spreads;
+  for (const ShotGather& gather : shots.shots) {
+    sources.push_back(gather.source);
+    spreads.push_back(&shots.receivers_of(gather));
+  }
   const ReceiverSpread spread = describe_receiver_spread(*receivers, v_receivers, run.f0);
-  if (filter == DataPhaseFilter::automatic) filter = choose_data_phase_filter(spread);
-  run.info << "rtm: data phase filter: " << data_phase_filter_name(filter)
-       << " ((-i omega / omega0)^" << data_phase_filter_order(filter)
-       << (params.data_phase_filter == DataPhaseFilter::automatic ? ", chosen from the receivers"
-                                                                   : ", as asked")
-       << "); receivers: " << describe(spread) << "\n";
-  return filter;
+  ReceiverSpread midpoint_spread;
+  const int dims = acquisition_dense_dims(acquisition_midpoints(sources, spreads), v_receivers,
+                                          run.f0, &midpoint_spread);
+  PhaseChoice choice;
+  choice.filter = params.data_phase_filter;
+  switch (choice.filter) {
+  case DataPhaseFilter::automatic: choice.order = automatic_data_phase_order(dims); break;
+  case DataPhaseFilter::order: choice.order = params.data_phase_order; break;
+  default: choice.order = data_phase_filter_order(choice.filter); break;
+  }
+  char residual[200];
+  std::snprintf(residual, sizeof residual,
+                "; residual phase: a point scatterer %+.1f deg, a reflector %+.1f deg",
+                residual_phase_degrees(choice.order, 2.0),
+                residual_phase_degrees(choice.order, 0.5 * dims));
+  run.info << "rtm: data phase filter: " << data_phase_filter_name(choice.filter)
+           << " ((-i omega / omega0)^" << choice.order
+           << (choice.filter == DataPhaseFilter::automatic
+                   ? ", chosen from the acquisition: " + std::to_string(dims) + " dense direction(s)"
+                   : std::string(", as asked"))
+           << residual << "); receivers: " << describe(spread)
+           << "; source-receiver midpoints: " << describe(midpoint_spread, "midpoint") << "\n";
+  return choice;
 }
 
 // Both wavefields on one backend and variant, the receivers on the receiver field, the image and
@@ -1068,8 +1104,10 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   MigrationResult result;
   plan_reconstruction_and_receivers(run);
   result.memory = run.memory;
-  result.data_phase_filter = choose_migration_phase_filter(run);
-  run.data_phase_order = data_phase_filter_order(result.data_phase_filter);
+  const PhaseChoice phase = choose_migration_phase_filter(run);
+  result.data_phase_filter = phase.filter;
+  result.data_phase_order = phase.order;
+  run.data_phase_order = phase.order;
   make_wavefields(run, !control.checkpoint_output.empty() && control.checkpoint_every > 0);
   ShotLoopPlan plan = migration_plan(run, resume_migration(run, control), control.checkpoint_every);
   announce_migration(run, int(unfinished_shots(plan.total, plan.finished).size()), control);

@@ -47,8 +47,10 @@ struct MigrationParams {
   DirectWaveRemoval direct_wave = DirectWaveRemoval::mute;
   double direct_wave_velocity = 0; // m/s for the mute; 0: the migration velocity at each source
   // Phase correction of the data before back-propagation (solvers/drivers/data_phase_filter.h):
-  // automatic chooses it from the receiver geometry.
+  // automatic chooses its order from the geometry of receivers and sources; `order` takes
+  // data_phase_order.
   DataPhaseFilter data_phase_filter = DataPhaseFilter::automatic;
+  double data_phase_order = 0;
   // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
   double illumination_eps = 1e-2;
   bool laplacian_filter = true;
@@ -248,7 +250,8 @@ struct MigrationResult {
   std::vector<float> illumination; // stacked sum_n S^2
   ReconstructionMemory memory;
   MigrationProfile profile;        // measured when MigrationParams::profile
-  DataPhaseFilter data_phase_filter = DataPhaseFilter::none; // the one applied (never automatic)
+  DataPhaseFilter data_phase_filter = DataPhaseFilter::none; // as asked (automatic: chosen)
+  double data_phase_order = 0;                               // the order applied
   // With several ranks only world rank 0 holds the image, raw image and illumination (the other
   // ranks' are empty). A run stopped by MigrationControl::stop_requested returns no image and the
   // signal here (every rank the same), its checkpoints written.
