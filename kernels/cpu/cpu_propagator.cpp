@@ -159,63 +159,6 @@ void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* 
   cpu_wave_step_isa(best, g, w, v2dt2, damping, p_cur, p_prev_next, k_begin, k_end);
 }
 
-CpmlMemory::CpmlMemory(const CpmlProfiles& c, const GridLayout& g) {
-  const int64_t cells[3] = {cpml_cells_x(c, g), cpml_cells_y(c, g), cpml_cells_z(c, g)};
-  for (int d = 0; d < 3; ++d) {
-    psi[0][d].assign(size_t(cells[d]), 0.0f);
-    psi[1][d].assign(size_t(cells[d]), 0.0f);
-    zeta[d].assign(size_t(cells[d]), 0.0f);
-  }
-}
-
-void CpmlMemory::zero() {
-  for (int d = 0; d < 3; ++d) {
-    std::fill(psi[0][d].begin(), psi[0][d].end(), 0.0f);
-    std::fill(psi[1][d].begin(), psi[1][d].end(), 0.0f);
-    std::fill(zeta[d].begin(), zeta[d].end(), 0.0f);
-  }
-}
-
-CpmlView CpmlMemory::view(const CpmlProfiles& c, const GridLayout& g) {
-  CpmlView v;
-  v.x = make_cpml_axis_view(c.x, 1, 1);
-  v.y = make_cpml_axis_view(c.y, g.pitch, g.nx);
-  v.z = make_cpml_axis_view(c.z, g.plane, int64_t(g.nx) * g.ny);
-  CpmlAxisView* axes[3] = {&v.x, &v.y, &v.z};
-  for (int d = 0; d < 3; ++d) {
-    axes[d]->psi_old = psi[old][d].data();
-    axes[d]->psi_new = psi[1 - old][d].data();
-    axes[d]->zeta = zeta[d].data();
-  }
-  return v;
-}
-
-void cpu_cpml_correction(const GridLayout& g, const CpmlView& view, const float* p_cur,
-                         const float* v2dt2, float* p_next, int k_begin, int k_end) {
-  CpmlView v = view;
-  v.x.fresh_lo = v.y.fresh_lo = 0;
-  v.x.fresh_hi = g.nx;
-  v.y.fresh_hi = g.ny;
-  v.z.fresh_lo = k_begin;
-  v.z.fresh_hi = k_end;
-  // Each pass visits the layer cells of each row: the whole row where a y or z layer holds it,
-  // else the two x layers.
-  auto for_layer_cells = [&](auto&& cell) {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int k = k_begin; k < k_end; ++k)
-      for (int j = 0; j < g.ny; ++j) {
-        if (v.z.in_layer(k) || v.y.in_layer(j)) {
-          for (int i = 0; i < g.nx; ++i) cell(i, j, k);
-        } else {
-          for (int i = 0; i < v.x.lo; ++i) cell(i, j, k);
-          for (int i = g.nx - v.x.hi; i < g.nx; ++i) cell(i, j, k);
-        }
-      }
-  };
-  for_layer_cells([&](int i, int j, int k) { cpml_cell_psi(v, g, p_cur, i, j, k); });
-  for_layer_cells([&](int i, int j, int k) { cpml_cell(v, g, p_cur, v2dt2, p_next, i, j, k); });
-}
-
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense) {
   if (int64_t(dense.size()) != g.interior_cells())
     throw std::invalid_argument("pad_array: expected " + std::to_string(g.interior_cells()) +

@@ -1,0 +1,290 @@
+#include "kernels/cpu/cpu_cpml.h"
+
+#include "kernels/cpu/denormals.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(__GNUC__)
+#define RTM_CPML_INLINE __attribute__((always_inline)) inline
+#else
+#define RTM_CPML_INLINE inline
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define RTM_CPML_X86_DISPATCH 1
+#endif
+
+namespace rtm {
+
+CpmlMemory::CpmlMemory(const CpmlProfiles& c, const GridLayout& g) {
+  const int64_t cells[3] = {cpml_cells_x(c, g), cpml_cells_y(c, g), cpml_cells_z(c, g)};
+  for (int d = 0; d < 3; ++d) {
+    psi[0][d].assign(size_t(cells[d]), 0.0f);
+    psi[1][d].assign(size_t(cells[d]), 0.0f);
+    zeta[d].assign(size_t(cells[d]), 0.0f);
+  }
+}
+
+void CpmlMemory::zero() {
+  for (int d = 0; d < 3; ++d) {
+    std::fill(psi[0][d].begin(), psi[0][d].end(), 0.0f);
+    std::fill(psi[1][d].begin(), psi[1][d].end(), 0.0f);
+    std::fill(zeta[d].begin(), zeta[d].end(), 0.0f);
+  }
+}
+
+CpmlView CpmlMemory::view(const CpmlProfiles& c, const GridLayout& g) {
+  CpmlView v;
+  v.x = make_cpml_axis_view(c.x, 1, 1);
+  v.y = make_cpml_axis_view(c.y, g.pitch, g.nx);
+  v.z = make_cpml_axis_view(c.z, g.plane, int64_t(g.nx) * g.ny);
+  CpmlAxisView* axes[3] = {&v.x, &v.y, &v.z};
+  for (int d = 0; d < 3; ++d) {
+    axes[d]->psi_old = psi[old][d].data();
+    axes[d]->psi_new = psi[1 - old][d].data();
+    axes[d]->zeta = zeta[d].data();
+  }
+  return v;
+}
+
+namespace {
+
+// The layer cells of a row come in runs of consecutive cells that share the set of axes whose
+// layers hold them (the x layers at both ends; the rest of the row where a y or z layer holds it).
+// Along a run every array the C-PML reads or writes is consecutive too: the field, v2dt2, and each
+// axis' compact psi and zeta (cpml.h's layout keeps x-neighbours adjacent in the x arrays and a
+// whole row contiguous in the y and z arrays). So each pass is a loop over t = 0 .. len-1 with
+// every operand at [t], which the compiler vectorises, computing each cell with cpml.h's per-cell
+// value forms in their order: the bits of cpml_cell_psi and cpml_cell (solvers/contracts/cpml.h).
+// Those per-cell forms, called cell by cell with their index arithmetic and layer tests, made the
+// C-PML 5x the cost of the whole undamped step on a grid whose layers are 70% of the cells
+// (docs/tuning-log.md, section 14).
+
+// One axis' share of a run: psi[n] r cells away along the axis ([r + kHalo], r = -kHalo..kHalo,
+// r = 0 unused) and zeta, each pointing at the run's first cell; the axis position of that cell.
+struct AxisRun {
+  const float* psi[2 * kHalo + 1] = {};
+  float* zeta = nullptr;
+  int64_t field_stride = 0; // floats between neighbours along the axis in the field
+  int pos = 0;
+};
+
+RTM_CPML_INLINE AxisRun shifted(AxisRun r, int by) {
+  for (const float*& row : r.psi) row += by;
+  r.zeta += by;
+  return r;
+}
+
+// Pass 1 on a run of `len` cells of one axis' layer: psi[n] = b psi[n-1] + a D p (cpml_psi).
+// kAlong: the run lies along the axis (the x layers), so its position moves with t. The view is
+// copied so that the compiler sees its weights cannot change under the stores to psi.
+template <bool kAlong>
+RTM_CPML_INLINE void psi_run(int len, const CpmlAxisView& view, int pos, const float* psi_old,
+                             float* psi_new, const float* p) {
+  const CpmlAxisView v = view;
+  const int64_t s = v.field_stride;
+#pragma omp simd
+  for (int t = 0; t < len; ++t) {
+    const float dp = cpml_first_derivative_at(v, [&](int r) { return p[t + r * s]; });
+    psi_new[t] = cpml_psi_of(v, kAlong ? pos + t : pos, psi_old[t], dp);
+  }
+}
+
+// One axis' correction D psi + zeta at cell t of a run (position pos), zeta updated
+// (cpml_axis_correction's arithmetic).
+RTM_CPML_INLINE float axis_term(const CpmlAxisView& v, const AxisRun& run, int pos, int t,
+                                const float* p) {
+  float zeta = run.zeta[t];
+  const float term = cpml_axis_correction_at(
+      v, pos, zeta, [&](int r) { return run.psi[r + kHalo][t]; },
+      [&](int r) { return p[t + r * run.field_stride]; });
+  run.zeta[t] = zeta;
+  return term;
+}
+
+// Pass 2 on a run of `len` cells held by the layers of the axes kX, kY, kZ: p_next += v2dt2 times
+// the sum of their corrections, x first, then y, then z, from 0 (cpml_cell).
+template <bool kX, bool kY, bool kZ>
+RTM_CPML_INLINE void correct_run(int len, const CpmlView& view, const AxisRun& x, const AxisRun& y,
+                                 const AxisRun& z, const float* p, const float* v2dt2,
+                                 float* p_next) {
+  const CpmlAxisView vx = view.x, vy = view.y, vz = view.z;
+#pragma omp simd
+  for (int t = 0; t < len; ++t) {
+    float correction = 0.0f;
+    if constexpr (kX) correction += axis_term(vx, x, x.pos + t, t, p);
+    if constexpr (kY) correction += axis_term(vy, y, y.pos, t, p);
+    if constexpr (kZ) correction += axis_term(vz, z, z.pos, t, p);
+    p_next[t] = p_next[t] + v2dt2[t] * correction;
+  }
+}
+
+template <bool kX>
+RTM_CPML_INLINE void correct_run_of(bool in_y, bool in_z, int len, const CpmlView& v,
+                                    const AxisRun& x, const AxisRun& y, const AxisRun& z,
+                                    const float* p, const float* v2dt2, float* p_next) {
+  if (in_y && in_z)
+    correct_run<kX, true, true>(len, v, x, y, z, p, v2dt2, p_next);
+  else if (in_y)
+    correct_run<kX, true, false>(len, v, x, y, z, p, v2dt2, p_next);
+  else if (in_z)
+    correct_run<kX, false, true>(len, v, x, y, z, p, v2dt2, p_next);
+  else if (kX)
+    correct_run<kX, false, false>(len, v, x, y, z, p, v2dt2, p_next);
+}
+
+// The arguments of one correction, shared by every row.
+struct CpmlRows {
+  const GridLayout& g;
+  const CpmlView& v;
+  const float* p_cur;
+  const float* v2dt2;
+  float* p_next;
+  int k_begin, k_end;
+  // The x layers of a row: [0, lo_end) and [hi_begin, nx) (lo_end <= hi_begin, either may be empty).
+  int lo_end() const { return std::min(v.x.lo, g.nx); }
+  int hi_begin() const { return std::max(lo_end(), g.nx - v.x.hi); }
+};
+
+// Pass 1 on row j of plane k: psi[n] of each axis whose layers hold cells of the row.
+RTM_CPML_INLINE void psi_row_at(const CpmlRows& a, int j, int k) {
+  const GridLayout& g = a.g;
+  const CpmlView& v = a.v;
+  const float* p = a.p_cur + g.index(0, j, k);
+  const int lo_end = a.lo_end(), hi_begin = a.hi_begin();
+  for (auto [i0, i1] : {std::pair{0, lo_end}, std::pair{hi_begin, g.nx}})
+    if (i1 > i0) {
+      const int64_t q = cpml_index_x(v, i0, j, k, g.ny);
+      psi_run<true>(i1 - i0, v.x, i0, v.x.psi_old + q, v.x.psi_new + q, p + i0);
+    }
+  if (v.y.in_layer(j)) {
+    const int64_t q = cpml_index_y(v, 0, j, k, g.nx);
+    psi_run<false>(g.nx, v.y, j, v.y.psi_old + q, v.y.psi_new + q, p);
+  }
+  if (v.z.in_layer(k)) {
+    const int64_t q = cpml_index_z(v, 0, j, k, g.nx, g.ny);
+    psi_run<false>(g.nx, v.z, k, v.z.psi_old + q, v.z.psi_new + q, p);
+  }
+}
+
+// Pass 2 on the cells i0 <= i < i1 of row j of plane k; kX: they lie in the x layers. y and z:
+// those axes' runs at the row's first cell (used where in_y, in_z).
+template <bool kX>
+RTM_CPML_INLINE void correct_segment(const CpmlRows& a, int j, int k, int i0, int i1, bool in_y,
+                                     bool in_z, const AxisRun& y, const AxisRun& z) {
+  if (i1 <= i0) return;
+  const GridLayout& g = a.g;
+  const CpmlView& v = a.v;
+  AxisRun x;
+  if (kX) {
+    const int64_t q = cpml_index_x(v, i0, j, k, g.ny);
+    for (int r = -kHalo; r <= kHalo; ++r) x.psi[r + kHalo] = v.x.psi_new + q + r;
+    x.zeta = v.x.zeta + q;
+    x.field_stride = 1;
+    x.pos = i0;
+  }
+  const int64_t c = g.index(i0, j, k);
+  correct_run_of<kX>(in_y, in_z, i1 - i0, v, x, in_y ? shifted(y, i0) : y, in_z ? shifted(z, i0) : z,
+                     a.p_cur + c, a.v2dt2 + c, a.p_next + c);
+}
+
+// Pass 2 on row j of plane k. psi[n] of a neighbour plane outside [k_begin, k_end) is not stored
+// by this step (another plane range stores it); where that plane lies in a z layer, it is
+// recomputed from psi[n-1] and p[n] into `scratch` ((2 kHalo + 1) rows of nx), as cpml_psi_new
+// does: the same arithmetic, so the same bits.
+RTM_CPML_INLINE void correct_row_at(const CpmlRows& a, int j, int k, float* scratch) {
+  const GridLayout& g = a.g;
+  const CpmlView& v = a.v;
+  const bool in_y = v.y.in_layer(j), in_z = v.z.in_layer(k);
+  const int lo_end = a.lo_end(), hi_begin = a.hi_begin();
+  if (!in_y && !in_z && lo_end == 0 && hi_begin == g.nx) return;
+  const float* p = a.p_cur + g.index(0, j, k);
+  AxisRun y, z; // at the row's first cell
+  if (in_y) {
+    const int64_t q = cpml_index_y(v, 0, j, k, g.nx);
+    for (int r = -kHalo; r <= kHalo; ++r) y.psi[r + kHalo] = v.y.psi_new + q + r * v.y.compact_stride;
+    y.zeta = v.y.zeta + q;
+    y.field_stride = v.y.field_stride;
+    y.pos = j;
+  }
+  if (in_z) {
+    const int64_t q = cpml_index_z(v, 0, j, k, g.nx, g.ny);
+    for (int r = -kHalo; r <= kHalo; ++r) {
+      const int kk = k + r;
+      const int64_t qr = q + r * v.z.compact_stride;
+      if (r != 0 && (kk < a.k_begin || kk >= a.k_end) && kk >= 0 && kk < g.nz && v.z.in_layer(kk)) {
+        float* row = scratch + size_t(r + kHalo) * size_t(g.nx);
+        psi_run<false>(g.nx, v.z, kk, v.z.psi_old + qr, row, p + r * v.z.field_stride);
+        z.psi[r + kHalo] = row;
+      } else {
+        z.psi[r + kHalo] = v.z.psi_new + qr;
+      }
+    }
+    z.zeta = v.z.zeta + q;
+    z.field_stride = v.z.field_stride;
+    z.pos = k;
+  }
+  correct_segment<true>(a, j, k, 0, lo_end, in_y, in_z, y, z);
+  if (in_y || in_z) correct_segment<false>(a, j, k, lo_end, hi_begin, in_y, in_z, y, z);
+  correct_segment<true>(a, j, k, hi_begin, g.nx, in_y, in_z, y, z);
+}
+
+// The rows compiled for the baseline instruction set and, on x86, for AVX2 without FMA: the same
+// IEEE operations in the same order per cell, so the same bits (kernels/cpu/cpu_isa.h).
+void psi_row_baseline(const CpmlRows& a, int j, int k) { psi_row_at(a, j, k); }
+void correct_row_baseline(const CpmlRows& a, int j, int k, float* scratch) {
+  correct_row_at(a, j, k, scratch);
+}
+#ifdef RTM_CPML_X86_DISPATCH
+__attribute__((target("avx2"))) void psi_row_avx2(const CpmlRows& a, int j, int k) {
+  psi_row_at(a, j, k);
+}
+__attribute__((target("avx2"))) void correct_row_avx2(const CpmlRows& a, int j, int k,
+                                                      float* scratch) {
+  correct_row_at(a, j, k, scratch);
+}
+#endif
+
+} // namespace
+
+void cpu_cpml_correction_isa(CpuStepIsa isa, const GridLayout& g, const CpmlView& v,
+                             const float* p_cur, const float* v2dt2, float* p_next, int k_begin,
+                             int k_end) {
+  if (!cpu_step_isa_available(isa))
+    throw std::invalid_argument(std::string("cpu_cpml_correction_isa: this CPU cannot run ") +
+                                cpu_step_isa_name(isa));
+  auto psi_row = &psi_row_baseline;
+  auto correct_row = &correct_row_baseline;
+#ifdef RTM_CPML_X86_DISPATCH
+  if (isa == CpuStepIsa::avx2) {
+    psi_row = &psi_row_avx2;
+    correct_row = &correct_row_avx2;
+  }
+#endif
+  const CpmlRows a{g, v, p_cur, v2dt2, p_next, k_begin, k_end};
+  // A plane range short of the grid may need psi[n] of planes beyond it (correct_row_at).
+  const bool ranged = k_begin > 0 || k_end < g.nz;
+#pragma omp parallel
+  {
+    flush_denormals_on_this_thread(); // as the step (kernels/cpu/denormals.h)
+    std::vector<float> scratch(ranged ? size_t(2 * kHalo + 1) * size_t(g.nx) : 0);
+#pragma omp for collapse(2) schedule(static)
+    for (int k = k_begin; k < k_end; ++k)
+      for (int j = 0; j < g.ny; ++j) psi_row(a, j, k);
+    // (the barrier here: pass 2 reads psi[n] of the neighbouring rows and planes)
+#pragma omp for collapse(2) schedule(static)
+    for (int k = k_begin; k < k_end; ++k)
+      for (int j = 0; j < g.ny; ++j) correct_row(a, j, k, scratch.data());
+  }
+}
+
+void cpu_cpml_correction(const GridLayout& g, const CpmlView& v, const float* p_cur,
+                         const float* v2dt2, float* p_next, int k_begin, int k_end) {
+  static const CpuStepIsa best = best_cpu_step_isa();
+  cpu_cpml_correction_isa(best, g, v, p_cur, v2dt2, p_next, k_begin, k_end);
+}
+
+} // namespace rtm
