@@ -1,5 +1,5 @@
-// The CPU C-PML's vectorised, threaded rows (kernels/cpu/cpu_cpml.cpp) against the arithmetic they
-// replaced: solvers/contracts/cpml.h's per-cell forms (cpml_cell_psi, then cpml_cell) called cell by
+// The CPU C-PML's vectorised, threaded rows (kernels/cpu/cpu_cpml.cpp), alone and inside the step's
+// plane loop, against the arithmetic they replaced: solvers/contracts/cpml.h's per-cell forms (cpml_cell_psi, then cpml_cell) called cell by
 // cell on one thread, as cpu_cpml_correction did until it was vectorised. Bit for bit: p[n+1],
 // psi[n] and zeta, guards included, on random values everywhere, for every instruction set, several
 // thread counts, layer shapes (thin interiors, faces without layers, rows that are no multiple of
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_cpml.h"
+#include "kernels/cpu/cpu_propagator.h"
 
 namespace rtm {
 namespace {
@@ -183,6 +184,45 @@ TEST(CpuCpml, PlaneRangesMatchThePerCellArithmeticBitForBit) {
     std::vector<std::pair<int, int>> ranges{{0, 2}, {2, 5}, {5, s.nz - 4}, {s.nz - 4, s.nz}};
     expect_rows_match_cells(s, ranges, best_cpu_step_isa(), 2, ++seed);
   }
+}
+
+// The step with the C-PML in its plane loop (cpu_wave_step with a CpmlView: each thread walks its
+// own planes, psi[n] stored ahead or recomputed across its planes' ends) against the undamped step
+// followed by the per-cell correction: every thread count splits the planes differently (with 5
+// and 7 threads the splits fall inside the z layers), plane ranges as a slab calls them.
+TEST(CpuCpml, StepWithTheCpmlMatchesTheStepThenThePerCellCorrection) {
+  std::vector<CpuStepIsa> isas{CpuStepIsa::baseline};
+  if (cpu_step_isa_available(CpuStepIsa::avx2)) isas.push_back(CpuStepIsa::avx2);
+  const LaplacianWeights w = make_laplacian_weights(10, 12, 8);
+  unsigned seed = 40261128;
+  const int saved_threads = omp_get_max_threads();
+  for (const Shape& s : kShapes)
+    for (CpuStepIsa isa : isas)
+      for (int threads : {1, 2, 5, 7})
+        for (auto [k0, k1] : {std::pair{0, s.nz}, std::pair{3, s.nz - 2}}) {
+          ++seed;
+          CpmlCase ref = random_case(s, seed), fused = random_case(s, seed);
+          omp_set_num_threads(threads);
+          cpu_wave_step_isa(isa, ref.g, w, ref.v2dt2.data(), DampingProfiles{}, ref.p_cur.data(),
+                            ref.p_next.data(), k0, k1);
+          per_cell_correction(ref.g, ref.memory.view(ref.profiles, ref.g), ref.p_cur.data(),
+                              ref.v2dt2.data(), ref.p_next.data(), k0, k1);
+          const CpmlView view = fused.memory.view(fused.profiles, fused.g);
+          cpu_wave_step_isa(isa, fused.g, w, fused.v2dt2.data(), DampingProfiles{},
+                            fused.p_cur.data(), fused.p_next.data(), k0, k1, &view);
+          const std::string what = std::string(cpu_step_isa_name(isa)) + ", " +
+                                   std::to_string(threads) + " thread(s), " + std::to_string(s.nx) +
+                                   "x" + std::to_string(s.ny) + "x" + std::to_string(s.nz) +
+                                   ", planes " + std::to_string(k0) + ".." + std::to_string(k1);
+          EXPECT_TRUE(same_bits(ref.p_next, fused.p_next)) << "p[n+1]: " << what;
+          for (int d = 0; d < 3; ++d) {
+            EXPECT_TRUE(same_bits(ref.memory.psi[1][d], fused.memory.psi[1][d]))
+                << "psi[n] of axis " << d << ": " << what;
+            EXPECT_TRUE(same_bits(ref.memory.zeta[d], fused.memory.zeta[d]))
+                << "zeta of axis " << d << ": " << what;
+          }
+        }
+  omp_set_num_threads(saved_threads);
 }
 
 TEST(CpuCpml, CorrectionUsesTheBestInstructionSet) {

@@ -2,6 +2,8 @@
 
 #include "kernels/cpu/denormals.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -105,61 +107,67 @@ RTM_CPML_INLINE float axis_term(const CpmlAxisView& v, const AxisRun& run, int p
   return term;
 }
 
-// Pass 2 on a run of `len` cells held by the layers of the axes kX, kY, kZ: p_next += v2dt2 times
-// the sum of their corrections, x first, then y, then z, from 0 (cpml_cell).
-template <bool kX, bool kY, bool kZ>
-RTM_CPML_INLINE void correct_run(int len, const CpmlView& view, const AxisRun& x, const AxisRun& y,
-                                 const AxisRun& z, const float* p, const float* v2dt2,
-                                 float* p_next) {
-  const CpmlAxisView vx = view.x, vy = view.y, vz = view.z;
+// Pass 2 of one axis on a run of `len` cells. The sum of a cell's corrections is kept in
+// `correction` between the axes' loops, started from 0 by the first axis (kFirst) and added to
+// p_next by the last (kLast): per cell, cpml_cell's order. One loop per axis keeps the loop's
+// streams (psi[n] at eight neighbours, p at eight, zeta) within the registers; no loop of its own
+// zeroes the sums or adds them (a zeroing loop cost more than the x layers' arithmetic: its stores
+// did not forward to the next loop's loads). kAlong: the run lies along the axis (the x layers),
+// so its position moves with t.
+template <bool kAlong, bool kFirst, bool kLast>
+RTM_CPML_INLINE void correct_axis_run(int len, const CpmlAxisView& view, const AxisRun& run,
+                                      const float* p, float* correction, const float* v2dt2,
+                                      float* p_next) {
+  const CpmlAxisView v = view;
+  const AxisRun r = run;
 #pragma omp simd
   for (int t = 0; t < len; ++t) {
-    float correction = 0.0f;
-    if constexpr (kX) correction += axis_term(vx, x, x.pos + t, t, p);
-    if constexpr (kY) correction += axis_term(vy, y, y.pos, t, p);
-    if constexpr (kZ) correction += axis_term(vz, z, z.pos, t, p);
-    p_next[t] = p_next[t] + v2dt2[t] * correction;
+    float sum = kFirst ? 0.0f : correction[t];
+    sum += axis_term(v, r, kAlong ? r.pos + t : r.pos, t, p);
+    if constexpr (kLast)
+      p_next[t] = p_next[t] + v2dt2[t] * sum;
+    else
+      correction[t] = sum;
   }
 }
 
-template <bool kX>
-RTM_CPML_INLINE void correct_run_of(bool in_y, bool in_z, int len, const CpmlView& v,
-                                    const AxisRun& x, const AxisRun& y, const AxisRun& z,
-                                    const float* p, const float* v2dt2, float* p_next) {
-  if (in_y && in_z)
-    correct_run<kX, true, true>(len, v, x, y, z, p, v2dt2, p_next);
-  else if (in_y)
-    correct_run<kX, true, false>(len, v, x, y, z, p, v2dt2, p_next);
-  else if (in_z)
-    correct_run<kX, false, true>(len, v, x, y, z, p, v2dt2, p_next);
-  else if (kX)
-    correct_run<kX, false, false>(len, v, x, y, z, p, v2dt2, p_next);
+template <bool kAlong>
+RTM_CPML_INLINE void correct_axis(bool first, bool last, int len, const CpmlAxisView& v,
+                                  const AxisRun& run, const float* p, float* correction,
+                                  const float* v2dt2, float* p_next) {
+  if (first && last)
+    correct_axis_run<kAlong, true, true>(len, v, run, p, correction, v2dt2, p_next);
+  else if (first)
+    correct_axis_run<kAlong, true, false>(len, v, run, p, correction, v2dt2, p_next);
+  else if (last)
+    correct_axis_run<kAlong, false, true>(len, v, run, p, correction, v2dt2, p_next);
+  else
+    correct_axis_run<kAlong, false, false>(len, v, run, p, correction, v2dt2, p_next);
 }
 
-// The arguments of one correction, shared by every row.
-struct CpmlRows {
-  const GridLayout& g;
-  const CpmlView& v;
-  const float* p_cur;
-  const float* v2dt2;
-  float* p_next;
-  int k_begin, k_end;
-  // The x layers of a row: [0, lo_end) and [hi_begin, nx) (lo_end <= hi_begin, either may be empty).
-  int lo_end() const { return std::min(v.x.lo, g.nx); }
-  int hi_begin() const { return std::max(lo_end(), g.nx - v.x.hi); }
-};
+// Pass 2 on a run of `len` cells: p_next += v2dt2 times the sum of the corrections of the axes
+// whose layers hold the run, x first, then y, then z, from 0 (cpml_cell).
+RTM_CPML_INLINE void correct_run(int len, bool in_x, bool in_y, bool in_z, const CpmlView& v,
+                                 const AxisRun& x, const AxisRun& y, const AxisRun& z,
+                                 const float* p, const float* v2dt2, float* p_next,
+                                 float* correction) {
+  if (in_x) correct_axis<true>(true, !in_y && !in_z, len, v.x, x, p, correction, v2dt2, p_next);
+  if (in_y) correct_axis<false>(!in_x, !in_z, len, v.y, y, p, correction, v2dt2, p_next);
+  if (in_z) correct_axis<false>(!in_x && !in_y, true, len, v.z, z, p, correction, v2dt2, p_next);
+}
 
-// Pass 1 on row j of plane k: psi[n] of each axis whose layers hold cells of the row.
-RTM_CPML_INLINE void psi_row_at(const CpmlRows& a, int j, int k) {
-  const GridLayout& g = a.g;
-  const CpmlView& v = a.v;
+// The x layers of a row: [0, lo_end) and [hi_begin, nx) (lo_end <= hi_begin, either may be empty).
+RTM_CPML_INLINE int lo_end(const CpmlRowArgs& a) { return std::min(a.v->x.lo, a.g->nx); }
+RTM_CPML_INLINE int hi_begin(const CpmlRowArgs& a) {
+  return std::max(lo_end(a), a.g->nx - a.v->x.hi);
+}
+
+// Pass 1 of the y and z layers on row j of plane k: psi[n] of each of those axes whose layers hold
+// the row. (The x layers' psi[n] is read only by its own row: correct_row_at stores it.)
+RTM_CPML_INLINE void psi_row_at(const CpmlRowArgs& a, int j, int k) {
+  const GridLayout& g = *a.g;
+  const CpmlView& v = *a.v;
   const float* p = a.p_cur + g.index(0, j, k);
-  const int lo_end = a.lo_end(), hi_begin = a.hi_begin();
-  for (auto [i0, i1] : {std::pair{0, lo_end}, std::pair{hi_begin, g.nx}})
-    if (i1 > i0) {
-      const int64_t q = cpml_index_x(v, i0, j, k, g.ny);
-      psi_run<true>(i1 - i0, v.x, i0, v.x.psi_old + q, v.x.psi_new + q, p + i0);
-    }
   if (v.y.in_layer(j)) {
     const int64_t q = cpml_index_y(v, 0, j, k, g.nx);
     psi_run<false>(g.nx, v.y, j, v.y.psi_old + q, v.y.psi_new + q, p);
@@ -173,11 +181,12 @@ RTM_CPML_INLINE void psi_row_at(const CpmlRows& a, int j, int k) {
 // Pass 2 on the cells i0 <= i < i1 of row j of plane k; kX: they lie in the x layers. y and z:
 // those axes' runs at the row's first cell (used where in_y, in_z).
 template <bool kX>
-RTM_CPML_INLINE void correct_segment(const CpmlRows& a, int j, int k, int i0, int i1, bool in_y,
-                                     bool in_z, const AxisRun& y, const AxisRun& z) {
+RTM_CPML_INLINE void correct_segment(const CpmlRowArgs& a, int j, int k, int i0, int i1, bool in_y,
+                                     bool in_z, const AxisRun& y, const AxisRun& z,
+                                     float* correction) {
   if (i1 <= i0) return;
-  const GridLayout& g = a.g;
-  const CpmlView& v = a.v;
+  const GridLayout& g = *a.g;
+  const CpmlView& v = *a.v;
   AxisRun x;
   if (kX) {
     const int64_t q = cpml_index_x(v, i0, j, k, g.ny);
@@ -187,21 +196,27 @@ RTM_CPML_INLINE void correct_segment(const CpmlRows& a, int j, int k, int i0, in
     x.pos = i0;
   }
   const int64_t c = g.index(i0, j, k);
-  correct_run_of<kX>(in_y, in_z, i1 - i0, v, x, in_y ? shifted(y, i0) : y, in_z ? shifted(z, i0) : z,
-                     a.p_cur + c, a.v2dt2 + c, a.p_next + c);
+  correct_run(i1 - i0, kX, in_y, in_z, v, x, in_y ? shifted(y, i0) : y, in_z ? shifted(z, i0) : z,
+              a.p_cur + c, a.v2dt2 + c, a.p_next + c, correction + i0);
 }
 
-// Pass 2 on row j of plane k. psi[n] of a neighbour plane outside [k_begin, k_end) is not stored
-// by this step (another plane range stores it); where that plane lies in a z layer, it is
-// recomputed from psi[n-1] and p[n] into `scratch` ((2 kHalo + 1) rows of nx), as cpml_psi_new
+// Row j of plane k: psi[n] of its x layers (pass 1), then its correction (pass 2). psi[n] of a
+// neighbour plane outside [k_begin, k_end) is not stored by this call (another plane range or
+// thread stores it); where that plane lies in a z layer, it is recomputed from psi[n-1] and p[n]
+// into `scratch` ((2 kHalo + 2) rows of nx: those, and the corrections' sums), as cpml_psi_new
 // does: the same arithmetic, so the same bits.
-RTM_CPML_INLINE void correct_row_at(const CpmlRows& a, int j, int k, float* scratch) {
-  const GridLayout& g = a.g;
-  const CpmlView& v = a.v;
+RTM_CPML_INLINE void correct_row_at(const CpmlRowArgs& a, int j, int k, float* scratch) {
+  const GridLayout& g = *a.g;
+  const CpmlView& v = *a.v;
   const bool in_y = v.y.in_layer(j), in_z = v.z.in_layer(k);
-  const int lo_end = a.lo_end(), hi_begin = a.hi_begin();
-  if (!in_y && !in_z && lo_end == 0 && hi_begin == g.nx) return;
+  const int lo = lo_end(a), hi = hi_begin(a);
+  if (!in_y && !in_z && lo == 0 && hi == g.nx) return;
   const float* p = a.p_cur + g.index(0, j, k);
+  for (auto [i0, i1] : {std::pair{0, lo}, std::pair{hi, g.nx}})
+    if (i1 > i0) {
+      const int64_t q = cpml_index_x(v, i0, j, k, g.ny);
+      psi_run<true>(i1 - i0, v.x, i0, v.x.psi_old + q, v.x.psi_new + q, p + i0);
+    }
   AxisRun y, z; // at the row's first cell
   if (in_y) {
     const int64_t q = cpml_index_y(v, 0, j, k, g.nx);
@@ -227,35 +242,50 @@ RTM_CPML_INLINE void correct_row_at(const CpmlRows& a, int j, int k, float* scra
     z.field_stride = v.z.field_stride;
     z.pos = k;
   }
-  correct_segment<true>(a, j, k, 0, lo_end, in_y, in_z, y, z);
-  if (in_y || in_z) correct_segment<false>(a, j, k, lo_end, hi_begin, in_y, in_z, y, z);
-  correct_segment<true>(a, j, k, hi_begin, g.nx, in_y, in_z, y, z);
+  float* correction = scratch + size_t(2 * kHalo + 1) * size_t(g.nx);
+  correct_segment<true>(a, j, k, 0, lo, in_y, in_z, y, z, correction);
+  if (in_y || in_z) correct_segment<false>(a, j, k, lo, hi, in_y, in_z, y, z, correction);
+  correct_segment<true>(a, j, k, hi, g.nx, in_y, in_z, y, z, correction);
+}
+
+size_t scratch_floats(const GridLayout& g) { return size_t(2 * kHalo + 2) * size_t(g.nx); }
+
+// Pass 1 on every row of plane k.
+RTM_CPML_INLINE void psi_plane_at(const CpmlRowArgs& a, int k) {
+  for (int j = 0; j < a.g->ny; ++j) psi_row_at(a, j, k);
 }
 
 // The rows compiled for the baseline instruction set and, on x86, for AVX2 without FMA: the same
 // IEEE operations in the same order per cell, so the same bits (kernels/cpu/cpu_isa.h).
-void psi_row_baseline(const CpmlRows& a, int j, int k) { psi_row_at(a, j, k); }
-void correct_row_baseline(const CpmlRows& a, int j, int k, float* scratch) {
+void psi_row_baseline(const CpmlRowArgs& a, int j, int k) { psi_row_at(a, j, k); }
+void psi_plane_baseline(const CpmlRowArgs& a, int k) { psi_plane_at(a, k); }
+void correct_row_baseline(const CpmlRowArgs& a, int j, int k, float* scratch) {
   correct_row_at(a, j, k, scratch);
 }
 #ifdef RTM_CPML_X86_DISPATCH
-__attribute__((target("avx2"))) void psi_row_avx2(const CpmlRows& a, int j, int k) {
+__attribute__((target("avx2"))) void psi_row_avx2(const CpmlRowArgs& a, int j, int k) {
   psi_row_at(a, j, k);
 }
-__attribute__((target("avx2"))) void correct_row_avx2(const CpmlRows& a, int j, int k,
+__attribute__((target("avx2"))) void psi_plane_avx2(const CpmlRowArgs& a, int k) {
+  psi_plane_at(a, k);
+}
+__attribute__((target("avx2"))) void correct_row_avx2(const CpmlRowArgs& a, int j, int k,
                                                       float* scratch) {
   correct_row_at(a, j, k, scratch);
 }
 #endif
+
+void check_isa(CpuStepIsa isa, const char* who) {
+  if (!cpu_step_isa_available(isa))
+    throw std::invalid_argument(std::string(who) + ": this CPU cannot run " + cpu_step_isa_name(isa));
+}
 
 } // namespace
 
 void cpu_cpml_correction_isa(CpuStepIsa isa, const GridLayout& g, const CpmlView& v,
                              const float* p_cur, const float* v2dt2, float* p_next, int k_begin,
                              int k_end) {
-  if (!cpu_step_isa_available(isa))
-    throw std::invalid_argument(std::string("cpu_cpml_correction_isa: this CPU cannot run ") +
-                                cpu_step_isa_name(isa));
+  check_isa(isa, "cpu_cpml_correction_isa");
   auto psi_row = &psi_row_baseline;
   auto correct_row = &correct_row_baseline;
 #ifdef RTM_CPML_X86_DISPATCH
@@ -264,13 +294,11 @@ void cpu_cpml_correction_isa(CpuStepIsa isa, const GridLayout& g, const CpmlView
     correct_row = &correct_row_avx2;
   }
 #endif
-  const CpmlRows a{g, v, p_cur, v2dt2, p_next, k_begin, k_end};
-  // A plane range short of the grid may need psi[n] of planes beyond it (correct_row_at).
-  const bool ranged = k_begin > 0 || k_end < g.nz;
+  const CpmlRowArgs a{&g, &v, p_cur, v2dt2, p_next, k_begin, k_end};
 #pragma omp parallel
   {
     flush_denormals_on_this_thread(); // as the step (kernels/cpu/denormals.h)
-    std::vector<float> scratch(ranged ? size_t(2 * kHalo + 1) * size_t(g.nx) : 0);
+    std::vector<float> scratch(scratch_floats(g));
 #pragma omp for collapse(2) schedule(static)
     for (int k = k_begin; k < k_end; ++k)
       for (int j = 0; j < g.ny; ++j) psi_row(a, j, k);
@@ -279,6 +307,30 @@ void cpu_cpml_correction_isa(CpuStepIsa isa, const GridLayout& g, const CpmlView
     for (int k = k_begin; k < k_end; ++k)
       for (int j = 0; j < g.ny; ++j) correct_row(a, j, k, scratch.data());
   }
+}
+
+CpuCpmlPlanes::CpuCpmlPlanes(CpuStepIsa isa, const GridLayout& g, const CpmlView& v,
+                             const float* p_cur, const float* v2dt2, float* p_next, int k_begin,
+                             int k_end)
+    : psi_plane_(&psi_plane_baseline), correct_row_(&correct_row_baseline),
+      scratch_(scratch_floats(g)) {
+  check_isa(isa, "CpuCpmlPlanes");
+  const int threads = omp_get_num_threads(), t = omp_get_thread_num();
+  const int64_t planes = k_end - k_begin;
+  const int k0 = k_begin + int(planes * t / threads), k1 = k_begin + int(planes * (t + 1) / threads);
+  args_ = CpmlRowArgs{&g, &v, p_cur, v2dt2, p_next, k0, k1};
+  stored_end_ = k0;
+#ifdef RTM_CPML_X86_DISPATCH
+  if (isa == CpuStepIsa::avx2) {
+    psi_plane_ = &psi_plane_avx2;
+    correct_row_ = &correct_row_avx2;
+  }
+#endif
+}
+
+void CpuCpmlPlanes::ahead(int k) {
+  const int end = std::min(k + kHalo + 1, args_.k_end);
+  for (; stored_end_ < end; ++stored_end_) psi_plane_(args_, stored_end_);
 }
 
 void cpu_cpml_correction(const GridLayout& g, const CpmlView& v, const float* p_cur,

@@ -37,4 +37,39 @@ void cpu_cpml_correction_isa(CpuStepIsa isa, const GridLayout& g, const CpmlView
                              const float* p_cur, const float* v2dt2, float* p_next, int k_begin,
                              int k_end);
 
+// What the C-PML's rows read and write in one step over planes k_begin <= k < k_end.
+struct CpmlRowArgs {
+  const GridLayout* g = nullptr;
+  const CpmlView* v = nullptr;
+  const float* p_cur = nullptr;
+  const float* v2dt2 = nullptr;
+  float* p_next = nullptr;
+  int k_begin = 0, k_end = 0;
+};
+
+// One thread's share of a step's C-PML, for the step's own plane loop (cpu_wave_step with a
+// CpmlView), made by each thread of the step's parallel region: of planes k_begin .. k_end-1 the
+// thread takes a contiguous range k0() <= k < k1() (an equal share, in thread order; a thread
+// outside a parallel region takes them all). ahead(k) before the step's rows of plane k stores psi[n] of the
+// y and z layers up to plane k + kHalo; correct_row(j, k), after the step has written row (j, k) of
+// p[n+1], stores psi[n] of the row's x layers and adds the row's correction, while the row is in
+// cache. psi[n] of planes beyond [k0(), k1()) is recomputed where a correction needs it, as for a
+// plane range, so no thread waits for another and any split gives the bits of cpu_cpml_correction.
+class CpuCpmlPlanes {
+public:
+  CpuCpmlPlanes(CpuStepIsa isa, const GridLayout& g, const CpmlView& v, const float* p_cur,
+                const float* v2dt2, float* p_next, int k_begin, int k_end);
+  int k0() const { return args_.k_begin; }
+  int k1() const { return args_.k_end; }
+  void ahead(int k);
+  void correct_row(int j, int k) { correct_row_(args_, j, k, scratch_.data()); }
+
+private:
+  CpmlRowArgs args_;
+  int stored_end_ = 0; // psi[n] of the y and z layers is stored on planes k0() .. stored_end_-1
+  void (*psi_plane_)(const CpmlRowArgs&, int k) = nullptr;
+  void (*correct_row_)(const CpmlRowArgs&, int j, int k, float* scratch) = nullptr;
+  std::vector<float> scratch_;
+};
+
 } // namespace rtm

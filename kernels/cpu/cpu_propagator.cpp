@@ -134,7 +134,7 @@ CpuStepIsa best_cpu_step_isa() {
 
 void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeights& w,
                        const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
-                       float* p_prev_next, int k_begin, int k_end) {
+                       float* p_prev_next, int k_begin, int k_end, const CpmlView* cpml) {
   if (!cpu_step_isa_available(isa))
     throw std::invalid_argument(std::string("cpu_wave_step_isa: this CPU cannot run ") +
                                 cpu_step_isa_name(isa));
@@ -146,17 +146,31 @@ void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeigh
     // Every thread that steps flushes subnormals (kernels/cpu/denormals.h): the pool's workers were
     // set at start-up, this covers threads created since by anyone else. One register write.
     flush_denormals_on_this_thread();
+    if (!cpml) {
 #pragma omp for collapse(2) schedule(static)
-    for (int k = k_begin; k < k_end; ++k)
-      for (int j = 0; j < g.ny; ++j) step_row_isa(args, j, k);
+      for (int k = k_begin; k < k_end; ++k)
+        for (int j = 0; j < g.ny; ++j) step_row_isa(args, j, k);
+    } else {
+      // With the C-PML each thread walks its own contiguous planes, as a z slab would, and corrects
+      // each row right after stepping it, while the row is in cache; psi[n] is stored ahead of the
+      // rows that read it (CpuCpmlPlanes, kernels/cpu/cpu_cpml.h). No thread waits for another.
+      CpuCpmlPlanes layers(isa, g, *cpml, p_cur, v2dt2, p_prev_next, k_begin, k_end);
+      for (int k = layers.k0(); k < layers.k1(); ++k) {
+        layers.ahead(k);
+        for (int j = 0; j < g.ny; ++j) {
+          step_row_isa(args, j, k);
+          layers.correct_row(j, k);
+        }
+      }
+    }
   }
 }
 
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
                    const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
-                   int k_begin, int k_end) {
+                   int k_begin, int k_end, const CpmlView* cpml) {
   static const CpuStepIsa best = best_cpu_step_isa();
-  cpu_wave_step_isa(best, g, w, v2dt2, damping, p_cur, p_prev_next, k_begin, k_end);
+  cpu_wave_step_isa(best, g, w, v2dt2, damping, p_cur, p_prev_next, k_begin, k_end, cpml);
 }
 
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense) {
@@ -223,11 +237,9 @@ void CpuWavefield::zero_state() {
 void CpuWavefield::do_step_planes(int k_begin, int k_end) {
   const GridLayout& g = setup_.layout;
   const OpClock timed(timing_on_, timing_.step_ms);
+  const CpmlView cpml = cpml_.view(setup_.cpml, g); // unused without the C-PML
   cpu_wave_step(g, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(), prev_.data(),
-                k_begin, k_end);
-  if (!setup_.cpml.empty())
-    cpu_cpml_correction(g, cpml_.view(setup_.cpml, g), cur_.data(), v2dt2_.data(), prev_.data(),
-                        k_begin, k_end);
+                k_begin, k_end, setup_.cpml.empty() ? nullptr : &cpml);
 }
 
 void CpuWavefield::finish_step() {

@@ -16,16 +16,20 @@ namespace rtm {
 // One step of the wave equation on padded arrays (solvers/contracts/propagator.h gives the formula).
 // p_prev_next holds p[n-1] on entry and p[n+1] on return. v2dt2 is padded like the wavefields.
 // Only planes k_begin <= k < k_end are updated (k_end < 0: to the last plane).
+// cpml: the C-PML's memory variables (kernels/cpu/cpu_cpml.h), or none; with them the step adds
+// the C-PML's correction on the layer cells in its own plane loop, each thread right after its
+// rows of the undamped step (CpuCpmlPlanes): the bits of cpu_wave_step then cpu_cpml_correction.
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
                    const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
-                   int k_begin = 0, int k_end = -1);
+                   int k_begin = 0, int k_end = -1, const CpmlView* cpml = nullptr);
 
 // cpu_wave_step uses the best instruction set this CPU has (kernels/cpu/cpu_isa.h).
 // cpu_wave_step with a chosen instruction set (for the bench and the tests); throws
 // std::invalid_argument if this CPU lacks it.
 void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeights& w,
                        const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
-                       float* p_prev_next, int k_begin = 0, int k_end = -1);
+                       float* p_prev_next, int k_begin = 0, int k_end = -1,
+                       const CpmlView* cpml = nullptr);
 
 // Copies a dense [nz][ny][nx] array into a zeroed padded array, and back.
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);
