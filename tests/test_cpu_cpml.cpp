@@ -116,8 +116,10 @@ CpmlCase random_case(const Shape& s, unsigned seed) {
   return c;
 }
 
+// (An axis without layers has empty arrays, whose data() may be null: memcmp must not see them.)
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // Two steps (the psi buffers swapped between them, p[n+1] becoming p[n]), each as the given plane
