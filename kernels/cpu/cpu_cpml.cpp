@@ -62,8 +62,9 @@ namespace {
 // every operand at [t], which the compiler vectorises, computing each cell with cpml.h's per-cell
 // value forms in their order: the bits of cpml_cell_psi and cpml_cell (solvers/contracts/cpml.h).
 // Those per-cell forms, called cell by cell with their index arithmetic and layer tests, made the
-// C-PML 5x the cost of the whole undamped step on a grid whose layers are 70% of the cells
-// (docs/tuning-log.md, section 14).
+// C-PML about 7x the cost of the whole undamped step on a grid whose layers are 71% of the cells;
+// as runs, inside the step's plane loop (CpuCpmlPlanes), it costs about 1.7x (docs/tuning-log.md,
+// section 14).
 
 // One axis' share of a run: psi[n] r cells away along the axis ([r + kHalo], r = -kHalo..kHalo,
 // r = 0 unused) and zeta, each pointing at the run's first cell; the axis position of that cell.
