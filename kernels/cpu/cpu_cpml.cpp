@@ -232,9 +232,14 @@ RTM_CPML_INLINE void correct_row_at(const CpmlRowArgs& a, int j, int k, float* s
       const int kk = k + r;
       const int64_t qr = q + r * v.z.compact_stride;
       if (r != 0 && (kk < a.k_begin || kk >= a.k_end) && kk >= 0 && kk < g.nz && v.z.in_layer(kk)) {
-        float* row = scratch + size_t(r + kHalo) * size_t(g.nx);
-        psi_run<false>(g.nx, v.z, kk, v.z.psi_old + qr, row, p + r * v.z.field_stride);
-        z.psi[r + kHalo] = row;
+        const float* halo = a.halo_psi_z[kk < a.k_begin ? kk - (a.k_begin - kHalo) : kHalo + kk - a.k_end];
+        if (halo) {
+          z.psi[r + kHalo] = halo + size_t(j) * size_t(g.nx);
+        } else {
+          float* row = scratch + size_t(r + kHalo) * size_t(g.nx);
+          psi_run<false>(g.nx, v.z, kk, v.z.psi_old + qr, row, p + r * v.z.field_stride);
+          z.psi[r + kHalo] = row;
+        }
       } else {
         z.psi[r + kHalo] = v.z.psi_new + qr;
       }
@@ -256,10 +261,25 @@ RTM_CPML_INLINE void psi_plane_at(const CpmlRowArgs& a, int k) {
   for (int j = 0; j < a.g->ny; ++j) psi_row_at(a, j, k);
 }
 
+// psi[n] of the z layers on plane k (in a z layer), every row, into `out` (nx x ny floats): what
+// correct_row_at would recompute there, the same arithmetic.
+RTM_CPML_INLINE void psi_z_plane_into_at(const CpmlRowArgs& a, int k, float* out) {
+  const GridLayout& g = *a.g;
+  const CpmlView& v = *a.v;
+  for (int j = 0; j < g.ny; ++j) {
+    const int64_t q = cpml_index_z(v, 0, j, k, g.nx, g.ny);
+    psi_run<false>(g.nx, v.z, k, v.z.psi_old + q, out + size_t(j) * size_t(g.nx),
+                   a.p_cur + g.index(0, j, k));
+  }
+}
+
 // The rows compiled for the baseline instruction set and, on x86, for AVX2 without FMA: the same
 // IEEE operations in the same order per cell, so the same bits (kernels/cpu/cpu_isa.h).
 void psi_row_baseline(const CpmlRowArgs& a, int j, int k) { psi_row_at(a, j, k); }
 void psi_plane_baseline(const CpmlRowArgs& a, int k) { psi_plane_at(a, k); }
+void psi_z_plane_into_baseline(const CpmlRowArgs& a, int k, float* out) {
+  psi_z_plane_into_at(a, k, out);
+}
 void correct_row_baseline(const CpmlRowArgs& a, int j, int k, float* scratch) {
   correct_row_at(a, j, k, scratch);
 }
@@ -269,6 +289,10 @@ __attribute__((target("avx2"))) void psi_row_avx2(const CpmlRowArgs& a, int j, i
 }
 __attribute__((target("avx2"))) void psi_plane_avx2(const CpmlRowArgs& a, int k) {
   psi_plane_at(a, k);
+}
+__attribute__((target("avx2"))) void psi_z_plane_into_avx2(const CpmlRowArgs& a, int k,
+                                                           float* out) {
+  psi_z_plane_into_at(a, k, out);
 }
 __attribute__((target("avx2"))) void correct_row_avx2(const CpmlRowArgs& a, int j, int k,
                                                       float* scratch) {
@@ -310,23 +334,73 @@ void cpu_cpml_correction_isa(CpuStepIsa isa, const GridLayout& g, const CpmlView
   }
 }
 
+// Estimated cost of plane k in a step with the C-PML, in undamped-step cells: the step, plus per
+// cell of the x and y layers about 1.5 and per cell of the z layers about 2.1 (a one-thread
+// harness on a 140x100x120 grid with 20-cell layers, docs/tuning-log.md section 14).
+double plane_work(const GridLayout& g, const CpmlView& v, int k) {
+  const double cells = double(g.nx) * g.ny;
+  const double lo_x = std::min(v.x.lo + v.x.hi, g.nx), lo_y = std::min(v.y.lo + v.y.hi, g.ny);
+  const double xy = lo_x * g.ny + lo_y * g.nx;
+  return cells + 1.5 * xy + (v.z.in_layer(k) ? 2.1 * cells : 0.0);
+}
+
+std::pair<int, int> cpml_thread_planes(const GridLayout& g, const CpmlView& v, int k_begin,
+                                       int k_end, int t, int threads) {
+  // Every thread computes the same sums in the same order, so the ranges tile [k_begin, k_end).
+  double total = 0;
+  for (int k = k_begin; k < k_end; ++k) total += plane_work(g, v, k);
+  auto boundary = [&](int n) {
+    if (n <= 0) return k_begin;
+    if (n >= threads) return k_end;
+    const double target = total * n / threads;
+    double sum = 0;
+    int k = k_begin;
+    // The first plane whose work, added, would pass the target starts thread n's range when the
+    // target lies nearer to its end than to its start.
+    for (; k < k_end; ++k) {
+      const double w = plane_work(g, v, k);
+      if (sum + 0.5 * w > target) break;
+      sum += w;
+    }
+    return k;
+  };
+  return {boundary(t), boundary(t + 1)};
+}
+
 CpuCpmlPlanes::CpuCpmlPlanes(CpuStepIsa isa, const GridLayout& g, const CpmlView& v,
                              const float* p_cur, const float* v2dt2, float* p_next, int k_begin,
                              int k_end)
     : psi_plane_(&psi_plane_baseline), correct_row_(&correct_row_baseline),
       scratch_(scratch_floats(g)) {
   check_isa(isa, "CpuCpmlPlanes");
-  const int threads = omp_get_num_threads(), t = omp_get_thread_num();
-  const int64_t planes = k_end - k_begin;
-  const int k0 = k_begin + int(planes * t / threads), k1 = k_begin + int(planes * (t + 1) / threads);
-  args_ = CpmlRowArgs{&g, &v, p_cur, v2dt2, p_next, k0, k1};
-  stored_end_ = k0;
+  auto psi_z_plane_into = &psi_z_plane_into_baseline;
 #ifdef RTM_CPML_X86_DISPATCH
   if (isa == CpuStepIsa::avx2) {
     psi_plane_ = &psi_plane_avx2;
     correct_row_ = &correct_row_avx2;
+    psi_z_plane_into = &psi_z_plane_into_avx2;
   }
 #endif
+  const auto [k0, k1] =
+      cpml_thread_planes(g, v, k_begin, k_end, omp_get_thread_num(), omp_get_num_threads());
+  args_ = CpmlRowArgs{&g, &v, p_cur, v2dt2, p_next, k0, k1};
+  stored_end_ = k0;
+  if (k0 >= k1) return; // no planes: nothing reads the halo
+  // The z-layer planes within kHalo beyond either end: computed once here, not once per row.
+  int halo_planes[2 * kHalo];
+  int count = 0;
+  for (int h = 0; h < 2 * kHalo; ++h) {
+    const int kk = h < kHalo ? k0 - kHalo + h : k1 + h - kHalo;
+    halo_planes[h] = kk >= 0 && kk < g.nz && v.z.in_layer(kk) ? count++ : -1;
+  }
+  const size_t plane = size_t(g.nx) * size_t(g.ny);
+  halo_.resize(size_t(count) * plane);
+  for (int h = 0; h < 2 * kHalo; ++h)
+    if (halo_planes[h] >= 0) {
+      float* out = halo_.data() + size_t(halo_planes[h]) * plane;
+      psi_z_plane_into(args_, h < kHalo ? k0 - kHalo + h : k1 + h - kHalo, out);
+      args_.halo_psi_z[h] = out;
+    }
 }
 
 void CpuCpmlPlanes::ahead(int k) {

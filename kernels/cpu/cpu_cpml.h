@@ -3,6 +3,7 @@
 // like the step (docs/variants.md, "The CPU backend").
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/cpu_isa.h"
@@ -45,16 +46,23 @@ struct CpmlRowArgs {
   const float* v2dt2 = nullptr;
   float* p_next = nullptr;
   int k_begin = 0, k_end = 0;
+  // psi[n] of the z layers on the kHalo planes below k_begin and above k_end - 1, computed once
+  // ([k - (k_begin - kHalo)] below, [kHalo + k - k_end] above; a plane of nx x ny floats, or null
+  // where not computed: then each row that reads it recomputes it).
+  const float* halo_psi_z[2 * kHalo] = {};
 };
 
 // One thread's share of a step's C-PML, for the step's own plane loop (cpu_wave_step with a
-// CpmlView), made by each thread of the step's parallel region: of planes k_begin .. k_end-1 the
-// thread takes a contiguous range k0() <= k < k1() (an equal share, in thread order; a thread
-// outside a parallel region takes them all). ahead(k) before the step's rows of plane k stores psi[n] of the
-// y and z layers up to plane k + kHalo; correct_row(j, k), after the step has written row (j, k) of
-// p[n+1], stores psi[n] of the row's x layers and adds the row's correction, while the row is in
-// cache. psi[n] of planes beyond [k0(), k1()) is recomputed where a correction needs it, as for a
-// plane range, so no thread waits for another and any split gives the bits of cpu_cpml_correction.
+// CpmlView), made by each thread of the step's parallel region. Of planes k_begin .. k_end-1 the
+// thread takes a contiguous range k0() <= k < k1(), in thread order, an equal share of the step's
+// and the C-PML's estimated work (cpml_thread_planes: a plane of the z layers costs about twice an
+// inner one; a thread outside a parallel region takes them all). ahead(k), before the step's rows
+// of plane k, stores psi[n] of the y and z layers up to plane k + kHalo; correct_row(j, k), after
+// the step has written row (j, k) of p[n+1], stores psi[n] of the row's x layers and adds the
+// row's correction, while the row is in cache. psi[n] of the z layers on the kHalo planes beyond
+// either end of the range (another thread stores it) is computed once, when the object is made,
+// into its own buffer: the same arithmetic, so no thread waits for another and any split gives the
+// bits of cpu_cpml_correction.
 class CpuCpmlPlanes {
 public:
   CpuCpmlPlanes(CpuStepIsa isa, const GridLayout& g, const CpmlView& v, const float* p_cur,
@@ -70,6 +78,12 @@ private:
   void (*psi_plane_)(const CpmlRowArgs&, int k) = nullptr;
   void (*correct_row_)(const CpmlRowArgs&, int j, int k, float* scratch) = nullptr;
   std::vector<float> scratch_;
+  std::vector<float> halo_; // psi[n] of the z layers beyond the range's ends (CpmlRowArgs)
 };
+
+// The contiguous planes [first, second) that thread t of `threads` takes of k_begin .. k_end-1 in
+// a step with the C-PML: equal shares of the estimated work (CpuCpmlPlanes).
+std::pair<int, int> cpml_thread_planes(const GridLayout& g, const CpmlView& v, int k_begin,
+                                       int k_end, int t, int threads);
 
 } // namespace rtm
