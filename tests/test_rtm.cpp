@@ -218,8 +218,10 @@ TwoLayerRun model_two_layer_run() {
   params.backend.backend = "cpu";
   params.wavelet.f0 = 18;
   // These tests are about imaging, not the absorber: in a model this small the layers are 90% of
-  // the grid, where the C-PML's scalar CPU passes would triple every run. The sponge serves here;
-  // the C-PML is measured in test_boundaries and images with it in test_image_phase.
+  // the grid, where the C-PML costs about the step's arithmetic again per axis whose layers hold a
+  // cell (docs/variants.md, "The C-PML on the CPU"): the Migration tests took four times as long
+  // with it (26 CPU-s against 6.4). The sponge serves here; the C-PML is measured in
+  // test_boundaries and images with it in test_image_phase.
   params.boundary.absorber = Absorber::sponge;
   params.boundary.width = 20;
   params.record_time = 0.42;

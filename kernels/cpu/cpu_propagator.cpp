@@ -135,7 +135,7 @@ CpuStepIsa best_cpu_step_isa() {
 
 void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeights& w,
                        const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
-                       float* p_prev_next, int k_begin, int k_end) {
+                       float* p_prev_next, int k_begin, int k_end, const CpmlView* cpml) {
   if (!cpu_step_isa_available(isa))
     throw std::invalid_argument(std::string("cpu_wave_step_isa: this CPU cannot run ") +
                                 cpu_step_isa_name(isa));
@@ -147,74 +147,31 @@ void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeigh
     // Every thread that steps flushes subnormals (kernels/cpu/denormals.h): the pool's workers were
     // set at start-up, this covers threads created since by anyone else. One register write.
     flush_denormals_on_this_thread();
+    if (!cpml) {
 #pragma omp for collapse(2) schedule(static)
-    for (int k = k_begin; k < k_end; ++k)
-      for (int j = 0; j < g.ny; ++j) step_row_isa(args, j, k);
+      for (int k = k_begin; k < k_end; ++k)
+        for (int j = 0; j < g.ny; ++j) step_row_isa(args, j, k);
+    } else {
+      // With the C-PML each thread walks its own contiguous planes, as a z slab would, and corrects
+      // each row right after stepping it, while the row is in cache; psi[n] is stored ahead of the
+      // rows that read it (CpuCpmlPlanes, kernels/cpu/cpu_cpml.h). No thread waits for another.
+      CpuCpmlPlanes layers(isa, g, *cpml, p_cur, v2dt2, p_prev_next, k_begin, k_end);
+      for (int k = layers.k0(); k < layers.k1(); ++k) {
+        layers.ahead(k);
+        for (int j = 0; j < g.ny; ++j) {
+          step_row_isa(args, j, k);
+          layers.correct_row(j, k);
+        }
+      }
+    }
   }
 }
 
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
                    const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
-                   int k_begin, int k_end) {
+                   int k_begin, int k_end, const CpmlView* cpml) {
   static const CpuStepIsa best = best_cpu_step_isa();
-  cpu_wave_step_isa(best, g, w, v2dt2, damping, p_cur, p_prev_next, k_begin, k_end);
-}
-
-CpmlMemory::CpmlMemory(const CpmlProfiles& c, const GridLayout& g) {
-  const int64_t cells[3] = {cpml_cells_x(c, g), cpml_cells_y(c, g), cpml_cells_z(c, g)};
-  for (int d = 0; d < 3; ++d) {
-    psi[0][d].assign(size_t(cells[d]), 0.0f);
-    psi[1][d].assign(size_t(cells[d]), 0.0f);
-    zeta[d].assign(size_t(cells[d]), 0.0f);
-  }
-}
-
-void CpmlMemory::zero() {
-  for (int d = 0; d < 3; ++d) {
-    std::fill(psi[0][d].begin(), psi[0][d].end(), 0.0f);
-    std::fill(psi[1][d].begin(), psi[1][d].end(), 0.0f);
-    std::fill(zeta[d].begin(), zeta[d].end(), 0.0f);
-  }
-}
-
-CpmlView CpmlMemory::view(const CpmlProfiles& c, const GridLayout& g) {
-  CpmlView v;
-  v.x = make_cpml_axis_view(c.x, 1, 1);
-  v.y = make_cpml_axis_view(c.y, g.pitch, g.nx);
-  v.z = make_cpml_axis_view(c.z, g.plane, int64_t(g.nx) * g.ny);
-  CpmlAxisView* axes[3] = {&v.x, &v.y, &v.z};
-  for (int d = 0; d < 3; ++d) {
-    axes[d]->psi_old = psi[old][d].data();
-    axes[d]->psi_new = psi[1 - old][d].data();
-    axes[d]->zeta = zeta[d].data();
-  }
-  return v;
-}
-
-void cpu_cpml_correction(const GridLayout& g, const CpmlView& view, const float* p_cur,
-                         const float* v2dt2, float* p_next, int k_begin, int k_end) {
-  CpmlView v = view;
-  v.x.fresh_lo = v.y.fresh_lo = 0;
-  v.x.fresh_hi = g.nx;
-  v.y.fresh_hi = g.ny;
-  v.z.fresh_lo = k_begin;
-  v.z.fresh_hi = k_end;
-  // Each pass visits the layer cells of each row: the whole row where a y or z layer holds it,
-  // else the two x layers.
-  auto for_layer_cells = [&](auto&& cell) {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int k = k_begin; k < k_end; ++k)
-      for (int j = 0; j < g.ny; ++j) {
-        if (v.z.in_layer(k) || v.y.in_layer(j)) {
-          for (int i = 0; i < g.nx; ++i) cell(i, j, k);
-        } else {
-          for (int i = 0; i < v.x.lo; ++i) cell(i, j, k);
-          for (int i = g.nx - v.x.hi; i < g.nx; ++i) cell(i, j, k);
-        }
-      }
-  };
-  for_layer_cells([&](int i, int j, int k) { cpml_cell_psi(v, g, p_cur, i, j, k); });
-  for_layer_cells([&](int i, int j, int k) { cpml_cell(v, g, p_cur, v2dt2, p_next, i, j, k); });
+  cpu_wave_step_isa(best, g, w, v2dt2, damping, p_cur, p_prev_next, k_begin, k_end, cpml);
 }
 
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense) {
@@ -284,11 +241,9 @@ void CpuWavefield::do_step_planes(int k_begin, int k_end) {
   // Planes 0 .. kHalo-1 read the top halo: the surface's image first (idempotent: it reads
   // interior planes of p[n], which no part of this step writes).
   if (setup_.free_surface && k_begin < kHalo) mirror_free_surface(g, cur_.data());
+  const CpmlView cpml = cpml_.view(setup_.cpml, g); // unused without the C-PML
   cpu_wave_step(g, setup_.weights, v2dt2_.data(), setup_.damping, cur_.data(), prev_.data(),
-                k_begin, k_end);
-  if (!setup_.cpml.empty())
-    cpu_cpml_correction(g, cpml_.view(setup_.cpml, g), cur_.data(), v2dt2_.data(), prev_.data(),
-                        k_begin, k_end);
+                k_begin, k_end, setup_.cpml.empty() ? nullptr : &cpml);
 }
 
 void CpuWavefield::finish_step() {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/cpu_cpml.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/wavefield.h"
 
@@ -14,42 +16,20 @@ namespace rtm {
 // One step of the wave equation on padded arrays (solvers/contracts/propagator.h gives the formula).
 // p_prev_next holds p[n-1] on entry and p[n+1] on return. v2dt2 is padded like the wavefields.
 // Only planes k_begin <= k < k_end are updated (k_end < 0: to the last plane).
+// cpml: the C-PML's memory variables (kernels/cpu/cpu_cpml.h), or none; with them the step adds
+// the C-PML's correction on the layer cells in its own plane loop, each thread right after its
+// rows of the undamped step (CpuCpmlPlanes): the bits of cpu_wave_step then cpu_cpml_correction.
 void cpu_wave_step(const GridLayout& g, const LaplacianWeights& w, const float* v2dt2,
                    const DampingProfiles& damping, const float* p_cur, float* p_prev_next,
-                   int k_begin = 0, int k_end = -1);
+                   int k_begin = 0, int k_end = -1, const CpmlView* cpml = nullptr);
 
-// The instruction sets the step's row loop is compiled for. cpu_wave_step uses the best one this
-// CPU has; all give bit-identical results (the same IEEE operations in the same order per cell; no
-// fused multiply-add), so the choice changes the speed only.
-enum class CpuStepIsa { baseline, avx2 }; // baseline: the build's own target (SSE2 on x86-64)
-bool cpu_step_isa_available(CpuStepIsa isa);
-const char* cpu_step_isa_name(CpuStepIsa isa);
-CpuStepIsa best_cpu_step_isa();
+// cpu_wave_step uses the best instruction set this CPU has (kernels/cpu/cpu_isa.h).
 // cpu_wave_step with a chosen instruction set (for the bench and the tests); throws
 // std::invalid_argument if this CPU lacks it.
 void cpu_wave_step_isa(CpuStepIsa isa, const GridLayout& g, const LaplacianWeights& w,
                        const float* v2dt2, const DampingProfiles& damping, const float* p_cur,
-                       float* p_prev_next, int k_begin = 0, int k_end = -1);
-
-// The C-PML memory variables of one grid (solvers/contracts/cpml.h): per axis psi double-buffered (old:
-// psi[n-1], read; new: psi[n], written) and zeta, compact over the axis' layers.
-struct CpmlMemory {
-  std::vector<float> psi[2][3]; // [buffer][axis x, y, z]
-  std::vector<float> zeta[3];
-  int old = 0; // which psi buffer holds psi[n-1]
-  CpmlMemory() = default;
-  CpmlMemory(const CpmlProfiles& c, const GridLayout& g);
-  void zero();
-  void swap() { old = 1 - old; }
-  // The views the per-cell arithmetic reads and writes.
-  CpmlView view(const CpmlProfiles& c, const GridLayout& g);
-};
-
-// Adds the C-PML correction (solvers/contracts/cpml.h) to p_next on the layer cells of planes
-// k_begin <= k < k_end, after the undamped step has written p_next: pass 1 stores psi[n] of those
-// planes, pass 2 adds the corrections (solvers/contracts/cpml.h says why any split gives the same bits).
-void cpu_cpml_correction(const GridLayout& g, const CpmlView& v, const float* p_cur,
-                         const float* v2dt2, float* p_next, int k_begin, int k_end);
+                       float* p_prev_next, int k_begin = 0, int k_end = -1,
+                       const CpmlView* cpml = nullptr);
 
 // Copies a dense [nz][ny][nx] array into a zeroed padded array, and back.
 std::vector<float> pad_array(const GridLayout& g, const std::vector<float>& dense);

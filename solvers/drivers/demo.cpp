@@ -77,8 +77,8 @@ ModelingParams demo_modeling_params(const VelocityModel& model, const DemoSetup&
   params.wavelet.f0 = setup.f0;
   params.time_dispersion_transform = setup.time_dispersion_transform;
   // The damping sponge of 20 cells (2-3% reflections, plenty for a picture): in a model this small
-  // the layers are three quarters of the grid, and the C-PML's scalar CPU passes would make the
-  // demo three times slower on two cores (docs/rtm.md, section 11).
+  // the layers are three quarters of the grid, and with the C-PML, even run inside the step, the
+  // demo's shots took 2.5-3 times as long on the CPU (docs/rtm.md, section 11).
   params.boundary.absorber = Absorber::sponge;
   params.boundary.width = 20;
   // Long enough for the reflection off the model's base at the slowest velocity to come back.
