@@ -45,10 +45,11 @@ __global__ void encode_model_kernel(const GridLayout g, const float* src, uint16
   }
 }
 
-__global__ void decode_kernel(const GridLayout g, const int16_t* q, const int8_t* e, float* dst) {
+__global__ void decode_kernel(const GridLayout g, const int16_t* q, const int8_t* e, float* dst,
+                              bool top_halo) {
   for (int64_t n = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; n < g.size;
        n += int64_t(gridDim.x) * blockDim.x)
-    dst[n] = bfp16_interior(g, n) ? bfp16::decode(q[n], e[n >> 4]) : 0.0f;
+    dst[n] = bfp16_interior(g, n, top_halo) ? bfp16::decode(q[n], e[n >> 4]) : 0.0f;
 }
 
 } // namespace
@@ -65,9 +66,10 @@ void bfp16_encode_model(const GridLayout& g, const float* src, void* dst, cudaSt
   CUDA_CHECK_LAUNCH("bfp16 encode_model_kernel");
 }
 
-void bfp16_decode_field(const GridLayout& g, const void* src, float* dst, cudaStream_t stream) {
+void bfp16_decode_field(const GridLayout& g, const void* src, float* dst, cudaStream_t stream,
+                        bool top_halo) {
   decode_kernel<<<blocks_for(g.size), kThreads, 0, stream>>>(
-      g, static_cast<const int16_t*>(src), bfp16_exponents(src, g), dst);
+      g, static_cast<const int16_t*>(src), bfp16_exponents(src, g), dst, top_halo);
   CUDA_CHECK_LAUNCH("bfp16 decode_kernel");
 }
 

@@ -15,9 +15,10 @@ namespace rtm::cuda {
 // Encodes the interior cells of the padded float array `src` into the bfp16 field `dst` (both
 // laid out by `g`); every other element of `dst` becomes zero (bfp16 keeps no halo values).
 void bfp16_encode_field(const GridLayout& g, const float* src, void* dst, cudaStream_t stream);
-// Decodes the bfp16 field `src` into the padded float array `dst`: the interior cells, and
-// zeros everywhere else.
-void bfp16_decode_field(const GridLayout& g, const void* src, float* dst, cudaStream_t stream);
+// Decodes the bfp16 field `src` into the padded float array `dst`: the interior cells, with
+// `top_halo` also the top halo above them (the free surface's image), and zeros everywhere else.
+void bfp16_decode_field(const GridLayout& g, const void* src, float* dst, cudaStream_t stream,
+                        bool top_halo = false);
 // Encodes the interior cells of the padded float array `src` (v2dt2 >= 0) into `dst` as the
 // bfp16_model16 kernel reads it: unsigned 16-bit mantissas and the exponent bytes
 // (bfp16::encode_unsigned; bfp16::quantise_model is the CPU twin), zero elsewhere.

@@ -229,7 +229,7 @@ void CudaWavefield::do_get_state(std::vector<float>& p_prev, std::vector<float>&
   DeviceBuffer staging(n * sizeof(float), AllocationKind::plain, device_);
   for (auto [host, device] : {std::pair{&p_prev, prev_}, std::pair{&p_cur, cur_}}) {
     if (row_->storage == Storage::bfp16)
-      bfp16_decode_field(layout(), device, staging.as<float>(), stream_);
+      bfp16_decode_field(layout(), device, staging.as<float>(), stream_, free_surface_);
     else
       convert_half_to_float(device, staging.as<float>(), int64_t(n), stream_);
     CUDA_CHECK(cudaMemcpyAsync(host->data(), staging.data(), n * sizeof(float),

@@ -22,14 +22,16 @@ inline const int8_t* bfp16_exponents(const void* field, const GridLayout& g) {
   return reinterpret_cast<const int8_t*>(static_cast<const int16_t*>(field) + g.size);
 }
 
-// Whether element n of the padded layout `g` is an interior cell (bfp16 stores no other).
-__device__ __forceinline__ bool bfp16_interior(const GridLayout& g, int64_t n) {
+// Whether element n of the padded layout `g` is an interior cell (bfp16 stores no other), or,
+// with `top_halo`, a cell of the top halo above an interior column (the free surface's image,
+// which the step's mirror writes: kernels/cuda/fields/field_ops.cu).
+__device__ __forceinline__ bool bfp16_interior(const GridLayout& g, int64_t n, bool top_halo = false) {
   const int64_t rel = n - g.offset;
   if (rel < 0) return false;
   const int64_t k = rel / g.plane - kHalo;
   const int64_t j = (rel % g.plane) / g.pitch - kHalo;
   const int64_t i = rel % g.pitch - kHalo;
-  return i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz;
+  return i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= (top_halo ? -kHalo : 0) && k < g.nz;
 }
 
 // 4 mantissas (little-endian int16 pairs) and the exponent of their block, as loaded.
