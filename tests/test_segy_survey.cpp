@@ -46,8 +46,9 @@ struct Expected {
   double sum = 0, first = 0, last = 0;
 };
 
-std::vector<Expected> expected_traces(const std::string& file) {
-  std::ifstream in(data("segy_expected.csv"));
+std::vector<Expected> expected_traces(const std::string& file,
+                                     const std::string& table = data("segy_expected.csv")) {
+  std::ifstream in(table);
   std::string line;
   std::getline(in, line); // the column names
   std::vector<Expected> rows;
@@ -82,8 +83,9 @@ std::vector<Expected> expected_traces(const std::string& file) {
 // Checks a volume rtm read against segyio's reading trace by trace: every (inline, crossline)
 // is at the cell the frame numbers so, with segyio's samples, at segyio's coordinates (to
 // `position_tolerance` metres) when the file has them.
-void expect_matches_segyio(const rtm::SegyVolume& v, const std::string& file, double position_tolerance) {
-  const std::vector<Expected> rows = expected_traces(file);
+void expect_matches_segyio(const rtm::SegyVolume& v, const std::string& file, double position_tolerance,
+                           const std::string& table = data("segy_expected.csv")) {
+  const std::vector<Expected> rows = expected_traces(file, table);
   ASSERT_EQ(rows.size(), size_t(v.grid.nx) * v.grid.ny) << file;
   std::map<std::pair<long long, long long>, std::pair<int, int>> cell;
   for (int j = 0; j < v.grid.ny; ++j)
@@ -211,6 +213,50 @@ TEST_F(SegySurvey, RotatedAndScaledCopiesKeepTheirCoordinates) {
   EXPECT_NEAR(acute.frame.rotation_deg, 45, 1e-9);
   EXPECT_NEAR(acute.grid.dx, std::sqrt(0.02), 1e-12);
   expect_matches_segyio(acute, "acute-small.sgy", 1e-9);
+}
+
+// Every file of segyio's test data that segyio opens, when a checkout of it is at hand
+// (make_segy_fixtures.py says how): rtm reads it as segyio does, or refuses it with a message.
+TEST_F(SegySurvey, EveryFileOfSegyiosTestDataReadsAsSegyioReadsItOrIsRefused) {
+  const char* folder = std::getenv("RTM_SEGYIO_TEST_DATA");
+  const char* table = std::getenv("RTM_SEGYIO_EXPECTED");
+  if (!folder || !table) GTEST_SKIP() << "RTM_SEGYIO_TEST_DATA and RTM_SEGYIO_EXPECTED not set";
+  std::vector<std::string> files;
+  {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      const std::string name = line.substr(0, line.find(','));
+      if (files.empty() || files.back() != name) files.push_back(name);
+    }
+  }
+  ASSERT_FALSE(files.empty());
+  int read = 0;
+  for (const std::string& name : files) {
+    const std::string file = std::string(folder) + "/" + name;
+    rtm::SegyVolumeReadOptions options;
+    std::string outcome;
+    try {
+      rtm::SegyVolume v;
+      try {
+        v = rtm::read_segy_survey_volume(file, options);
+      } catch (const rtm::InputError& e) {
+        if (std::string(e.what()).find("--spacing") == std::string::npos) throw;
+        options.dx = options.dy = 10;
+        v = rtm::read_segy_survey_volume(file, options);
+      }
+      // Coordinates rounded in the file sit within 1% of a cell of the grid.
+      expect_matches_segyio(v, name, 0.01 * std::min(v.grid.dx, v.grid.dy), table);
+      outcome = "read as segyio reads it";
+      ++read;
+    } catch (const rtm::InputError& e) {
+      outcome = std::string("refused: ") + e.what();
+      EXPECT_THAT(outcome, HasSubstr(name)) << "the message names the file";
+    }
+    std::printf("%s: %s\n", name.c_str(), outcome.c_str());
+  }
+  EXPECT_GT(read, 20);
 }
 
 // ---- one survey: a velocity cube and its shots ---------------------------------------------------

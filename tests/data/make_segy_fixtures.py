@@ -2,13 +2,17 @@
 """Makes the SEG-Y fixtures of tests/test_exchange.cpp and tests/test_segy_survey.cpp with
 segyio's own Python package, so the tests read files that another program wrote (Debian:
 python3-segyio; or pip install segyio). Run from tests/data/:
-    python3 make_segy_fixtures.py [SEGYIO_TEST_DATA]
+    python3 make_segy_fixtures.py [SEGYIO_TEST_DATA [ALL_EXPECTED_CSV]]
 SEGYIO_TEST_DATA is the test-data/ folder of a checkout of https://github.com/equinor/segyio: the
 few small files of it listed in SEGYIO_FILES are copied into segyio-test-data/ as they are. Then
 every fixture that rtm imports is read back with segyio and what segyio reads (geometry, header
 values with their scalars applied, samples) is written to segy_expected.csv, which the C++ tests
 compare rtm's reading with. The files are small and committed; this script documents how they
-were made."""
+were made. With ALL_EXPECTED_CSV, what segyio reads of every file of SEGYIO_TEST_DATA that it
+can open (in either byte order) goes there too, for the optional test that compares rtm with all
+of them:
+    RTM_SEGYIO_TEST_DATA=SEGYIO_TEST_DATA RTM_SEGYIO_EXPECTED=ALL_EXPECTED_CSV \
+        build/tests/test_segy_survey --gtest_filter='*EveryFileOfSegyiosTestData*'"""
 import os
 import shutil
 import sys
@@ -194,6 +198,9 @@ def scaled(value, scalar):
     return value * scalar if scalar > 0 else value / -scalar if scalar < 0 else float(value)
 
 
+ROOT = None  # names in the table: relative to this folder (segyio's test data), else base names
+
+
 def expectations(paths, out):
     # One row per trace of what segyio reads: its header numbers, the coordinates with the
     # scalar of byte 71 applied, and its samples (count, sum, first and last), in trace order.
@@ -208,7 +215,7 @@ def expectations(paths, out):
                     sc = h[segyio.TraceField.SourceGroupScalar]
                     v = np.asarray(f.trace[t], dtype=np.float64)
                     csv.write(",".join(str(x) for x in [
-                        os.path.basename(path), t, endian, int(f.format) if isinstance(f.format, int) else
+                        os.path.relpath(path, ROOT) if ROOT else os.path.basename(path), t, endian, int(f.format) if isinstance(f.format, int) else
                         int(f.bin[segyio.BinField.Format]), len(f.samples), repr(float(interval)),
                         h[189], h[193], h[9],
                         repr(scaled(h[181], sc)), repr(scaled(h[185], sc)),
@@ -232,3 +239,20 @@ expectations([(os.path.join("segyio-test-data", n), "little" if "lsb" in n else 
               for n in SEGYIO_FILES] +
              [(n, "big") for n in ["survey_velocity.sgy", "survey_shots.sgy", "segyio_long_int8.sgy"]],
              "segy_expected.csv")
+if len(sys.argv) > 2:
+    readable = []
+    for root, _, names in os.walk(sys.argv[1]):
+        for name in sorted(names):
+            if not name.endswith(".sgy"):
+                continue
+            path = os.path.join(root, name)
+            for endian in ("big", "little"):
+                try:
+                    with segyio.open(path, ignore_geometry=True, endian=endian) as f:
+                        f.trace[f.tracecount - 1]
+                    readable.append((path, endian))
+                    break
+                except Exception:
+                    pass
+    ROOT = sys.argv[1]
+    expectations(readable, sys.argv[2])
