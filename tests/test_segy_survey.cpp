@@ -26,6 +26,7 @@
 #include "io/shot_file.h"
 #include "io/survey_frame.h"
 #include "io/velocity_model.h"
+#include "io/volume_file.h"
 #include "solvers/contracts/errors.h"
 
 namespace fs = std::filesystem;
@@ -333,6 +334,22 @@ TEST_F(SegySurvey, ExportWritesTheSurveysNumberingAndCoordinatesBack) {
   ASSERT_EQ(run_rtm("export shots.h5 -o shots_back.sgy"), 0) << file_text("err.txt");
   const std::vector<char> shots = file_bytes(path("shots_back.sgy"));
   for (int t = 0; t < 12; ++t) EXPECT_EQ(trace_field(shots, t, 240 + 40 * 4, 9), 1001 + t / 4);
+  // An image migrated on the model has no survey of its own: --survey gives it the model's.
+  const rtm::VelocityModel model = rtm::read_velocity_model(path("model.h5"));
+  rtm::write_volumes(path("image.h5"), model, {{"image", &model.vp, "1"}});
+  ASSERT_EQ(run_rtm("export image.h5 --survey model.h5 -o image.sgy"), 0) << file_text("err.txt");
+  const std::vector<char> image = file_bytes(path("image.sgy"));
+  for (int t = 0; t < 48; ++t) {
+    EXPECT_EQ(trace_field(image, t, trace_bytes, 189), trace_field(in, t, trace_bytes, 189));
+    EXPECT_EQ(trace_field(image, t, trace_bytes, 193), trace_field(in, t, trace_bytes, 193));
+  }
+  // ... and not another grid's.
+  rtm::VelocityModel other = model;
+  other.ox += 1;
+  rtm::write_volumes(path("other.h5"), other, {{"image", &model.vp, "1"}});
+  EXPECT_EQ(run_rtm("export other.h5 --survey model.h5 -o other.sgy"), 2);
+  EXPECT_THAT(file_text("err.txt"), HasSubstr("the survey numbers the model's grid only"));
+  EXPECT_FALSE(fs::exists(path("other.sgy")));
   // A rotated survey back to its world coordinates: f3 through rtm's writer and reader.
   const rtm::SegyVolume f3 = rtm::read_segy_survey_volume(segyio_file("f3.sgy"));
   rtm::write_segy_volume(path("f3_back.sgy"), f3.grid, f3.grid.vp, "amplitude", f3.frame);
@@ -341,6 +358,22 @@ TEST_F(SegySurvey, ExportWritesTheSurveysNumberingAndCoordinatesBack) {
   EXPECT_EQ(again.grid.ox, f3.grid.ox);
   EXPECT_EQ(again.frame.rotation_deg, f3.frame.rotation_deg);
   expect_matches_segyio(again, "f3.sgy", 0.25);
+}
+
+TEST_F(SegySurvey, ShotsImportedIntoATurnedModelsFrame) {
+  // acute-small is turned 45 degrees: the import says so and --frame puts shots into its frame.
+  ASSERT_EQ(run_rtm("import model " + segyio_file("acute-small.sgy") + " --units km/s -o acute.h5"), 0)
+      << file_text("err.txt");
+  EXPECT_THAT(file_text("out.txt"), HasSubstr("turned 45 degrees from CDP_X (import its shots with --frame acute.h5)"));
+  ASSERT_EQ(run_rtm("import shots " + data("survey_shots.sgy") + " --f0 15 --frame acute.h5 -o turned.h5"), 0)
+      << file_text("err.txt");
+  const rtm::ShotFile turned = rtm::read_shot_file(path("turned.h5"));
+  EXPECT_NEAR(turned.survey_rotation, 45, 1e-9);
+  const double c = std::sqrt(0.5);
+  EXPECT_NEAR(turned.shots[0].source[2], c * 1010.25 + c * 5035.0, 1e-9); // x = cos X + sin Y
+  EXPECT_NEAR(turned.shots[0].source[1], -c * 1010.25 + c * 5035.0, 1e-9);
+  // A model without a survey is no frame.
+  EXPECT_EQ(run_rtm("import shots " + data("survey_shots.sgy") + " --f0 15 --frame turned.h5 -o x.h5"), 2);
 }
 
 TEST_F(SegySurvey, ShotsInARotatedModelsFrameGoBackToTheWorldOnExport) {
