@@ -306,15 +306,17 @@ std::map<std::string, double> rtm_text_fields(const std::string& text) {
   std::map<std::string, double> fields;
   for (size_t line = 0; line < text.size(); line += 80) {
     const std::string row = text.substr(line, 80);
+    // rtm's rows only: "C40 RTM ..." (a foreign header that mentions RTM elsewhere is not one).
     const size_t at = row.find("RTM ");
-    if (at == std::string::npos) continue;
+    if (at != 4 || row[0] != 'C') continue;
     std::istringstream words(row.substr(at + 4));
     std::string word;
     while (words >> word) {
       const size_t eq = word.find('=');
       if (eq == std::string::npos) continue;
       try {
-        fields[word.substr(0, eq)] = std::stod(word.substr(eq + 1));
+        const double value = std::stod(word.substr(eq + 1));
+        if (std::isfinite(value)) fields[word.substr(0, eq)] = value;
       } catch (const std::exception&) {
       }
     }
@@ -324,19 +326,42 @@ std::map<std::string, double> rtm_text_fields(const std::string& text) {
 
 // A text header of 40 lines of 80 characters: "C 1 ..." lines, rtm's exact grid in line 40.
 std::string text_header(const std::vector<std::string>& lines, const std::string& rtm_fields) {
+  // The exact fields, "RTM key=value ...", packed into as many 80-column lines as they need at
+  // the end of the header (each line starts "RTM " again; the reader joins them).
+  std::vector<std::string> exact_rows;
+  {
+    std::istringstream words(rtm_fields);
+    std::string row, word;
+    while (words >> word) {
+      if (!row.empty() && row.size() + 1 + word.size() > 72) {
+        exact_rows.push_back("RTM " + row);
+        row.clear();
+      }
+      row += (row.empty() ? "" : " ") + word;
+    }
+    if (!row.empty()) exact_rows.push_back("RTM " + row);
+  }
+  const size_t first_exact = 40 - exact_rows.size();
   std::string text;
-  for (int i = 0; i < 40; ++i) {
+  for (size_t i = 0; i < 40; ++i) {
     char prefix[8];
-    std::snprintf(prefix, sizeof prefix, "C%2d ", i + 1);
+    std::snprintf(prefix, sizeof prefix, "C%2d ", int(i + 1));
     std::string row = prefix;
-    if (i == 39)
-      row += "RTM " + rtm_fields;
-    else if (size_t(i) < lines.size())
-      row += lines[size_t(i)];
+    if (i >= first_exact)
+      row += exact_rows[i - first_exact];
+    else if (i < lines.size())
+      row += lines[i];
     row.resize(80, ' ');
     text += row;
   }
   return text;
+}
+
+// Every digit a double needs to come back the same: the exact fields of the text header.
+std::string exact_number(double v) {
+  char s[40];
+  std::snprintf(s, sizeof s, "%.17g", v);
+  return s;
 }
 
 // Largest power-of-ten scalar (1 to 10000, written as -divisor) that keeps every value within
@@ -801,9 +826,10 @@ void write_segy_volume(const std::string& path, const VelocityModel& grid,
       delay_scalar = s;
       break;
     }
-  const std::string exact = "dx=" + number(grid.dx) + " dy=" + number(grid.dy) + " dz=" +
-                            number(grid.dz) + " ox=" + number(grid.ox) + " oy=" + number(grid.oy) +
-                            " oz=" + number(grid.oz) + " rot=" + number(frame.rotation_deg);
+  const std::string exact = "dx=" + exact_number(grid.dx) + " dy=" + exact_number(grid.dy) +
+                            " dz=" + exact_number(grid.dz) + " ox=" + exact_number(grid.ox) +
+                            " oy=" + exact_number(grid.oy) + " oz=" + exact_number(grid.oz) +
+                            " rot=" + exact_number(frame.rotation_deg);
   const std::string numbering =
       frame.known ? "inline/crossline numbers and CDP_X/CDP_Y are the survey's (imported)"
                   : "inline (byte 189) = y index + 1, crossline (byte 193) = x index + 1";
@@ -982,12 +1008,13 @@ void write_segy_shots(const std::string& path, const ShotFile& shots) {
        "field record (byte 9) = the shot's own (imported) or shot number + 1",
        "trace in record (byte 13) = receiver + 1",
        "source x/y bytes 73/77, depth 49; receiver x/y 81/85, elevation 41 (= -depth)",
+       "CDP_X/CDP_Y (bytes 181/185) = the source-receiver midpoint",
        "coordinate scalar byte 71, depth/elevation scalar byte 69; metres",
        "sample interval in microseconds (rounded); exact dt below; IEEE float samples",
        "wavelet: Ricker f0 = " + number(shots.f0) + " Hz, t0 = " + number(shots.t0) + " s",
        shots.has_per_shot_receivers() ? "each shot has its own receivers (per-shot spreads)"
                                       : "every shot has the same receivers"},
-      "dt=" + number(shots.dt) + " f0=" + number(shots.f0) + " t0=" + number(shots.t0));
+      "dt=" + exact_number(shots.dt) + " f0=" + exact_number(shots.f0) + " t0=" + exact_number(shots.t0));
   if (trace_of.size() > size_t(INT32_MAX))
     throw InputError(path + ": " + std::to_string(trace_of.size()) +
                      " traces are more than a SEG-Y file can count");
@@ -1008,6 +1035,9 @@ void write_segy_shots(const std::string& path, const ShotFile& shots) {
         segy_set_field(h, SEGY_TR_RECV_GROUP_ELEV, scaled(-r[0], depth_divisor));
         segy_set_field(h, SEGY_TR_GROUP_X, scaled(wr[0], divisor));
         segy_set_field(h, SEGY_TR_GROUP_Y, scaled(wr[1], divisor));
+        // The midpoint, where processing bins the trace (the CDP).
+        segy_set_field(h, SEGY_TR_CDP_X, scaled(0.5 * (ws[0] + wr[0]), divisor));
+        segy_set_field(h, SEGY_TR_CDP_Y, scaled(0.5 * (ws[1] + wr[1]), divisor));
         const double offset = std::hypot(r[1] - s.source[1], r[2] - s.source[2]);
         segy_set_field(h, SEGY_TR_OFFSET, int32_t(std::lround(offset)));
       },

@@ -333,7 +333,17 @@ TEST_F(SegySurvey, ExportWritesTheSurveysNumberingAndCoordinatesBack) {
   ASSERT_EQ(run_rtm("import shots " + data("survey_shots.sgy") + " --f0 15 -o shots.h5"), 0);
   ASSERT_EQ(run_rtm("export shots.h5 -o shots_back.sgy"), 0) << file_text("err.txt");
   const std::vector<char> shots = file_bytes(path("shots_back.sgy"));
-  for (int t = 0; t < 12; ++t) EXPECT_EQ(trace_field(shots, t, 240 + 40 * 4, 9), 1001 + t / 4);
+  const std::vector<Expected> shot_rows = expected_traces("survey_shots.sgy");
+  for (int t = 0; t < 12; ++t) {
+    EXPECT_EQ(trace_field(shots, t, 240 + 40 * 4, 9), 1001 + t / 4);
+    // Coordinates in metres as the original's, and the midpoint as CDP (the original has none).
+    const auto* o = reinterpret_cast<const unsigned char*>(shots.data()) + 3600 + size_t(t) * (240 + 160) + 70;
+    const double scalar = -double(int16_t(o[0] << 8 | o[1]));
+    EXPECT_DOUBLE_EQ(trace_field(shots, t, 400, 73) / scalar, shot_rows[size_t(t)].source_x);
+    EXPECT_DOUBLE_EQ(trace_field(shots, t, 400, 85) / scalar, shot_rows[size_t(t)].group_y);
+    EXPECT_DOUBLE_EQ(trace_field(shots, t, 400, 185) / scalar,
+                     0.5 * (shot_rows[size_t(t)].source_y + shot_rows[size_t(t)].group_y));
+  }
   // An image migrated on the model has no survey of its own: --survey gives it the model's.
   const rtm::VelocityModel model = rtm::read_velocity_model(path("model.h5"));
   rtm::write_volumes(path("image.h5"), model, {{"image", &model.vp, "1"}});
