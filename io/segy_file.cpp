@@ -735,7 +735,6 @@ SegyVolume read_segy_survey_volume(const std::string& path, const SegyVolumeRead
   grid.oz = exact_or("oz", first_depth);
 
   // The survey's numbering along rtm's axes.
-  const long long xl_first = sx > 0 ? crosslines.front() : crosslines.back();
   if (x_is_a) {
     frame.inline_axis = 'y';
     frame.crossline_first = sx > 0 ? crosslines.front() : crosslines.back();
@@ -749,7 +748,6 @@ SegyVolume read_segy_survey_volume(const std::string& path, const SegyVolumeRead
     frame.crossline_first = sy > 0 ? crosslines.front() : crosslines.back();
     frame.crossline_step = sy * xl_step;
   }
-  (void)xl_first;
   if (any_coordinate && (!x_is_a || sx < 0 || sy < 0 || frame.rotation_deg != 0)) {
     auto along = [&](char axis) {
       const bool inl = frame.inline_axis == axis;
