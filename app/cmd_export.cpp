@@ -10,6 +10,10 @@
 #include "io/path_checks.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"
+#include "io/survey_frame.h"
+#include "solvers/contracts/format.h"
+#include <algorithm>
+#include <cmath>
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
 
@@ -18,6 +22,7 @@ namespace {
 
 struct ExportArgs {
   std::string input, output, dataset = "auto";
+  std::string survey; // a model file whose survey numbers and places the exported volume
 };
 
 enum class Target { segy, npy };
@@ -55,6 +60,9 @@ void run_export(const ExportArgs& a) {
   VelocityModel grid;
   std::vector<float> values;
   std::string description;
+  // The survey the volume lies in: its own attributes (a model imported from SEG-Y), else those
+  // of --survey's model on the same grid (an image migrated on that model).
+  SurveyFrame frame = read_survey_frame(a.input, dataset);
   if (dataset == "vp") {
     // Exporting runs no physics: an unusual medium goes out as it is.
     grid = read_velocity_model(a.input, "vp", VelocityCheck::any_positive);
@@ -65,8 +73,29 @@ void run_export(const ExportArgs& a) {
     values = read_volume(a.input, dataset, grid);
     description = dataset;
   }
+  if (!a.survey.empty()) {
+    if (frame.known)
+      throw InputError("--survey " + a.survey + ": " + a.input + " /" + dataset +
+                       " records its own survey; leave --survey out");
+    const VelocityModel model = read_model_shape(a.survey);
+    frame = read_survey_frame(a.survey, "vp");
+    if (!frame.known)
+      throw InputError("--survey " + a.survey + ": /vp records no survey (no attribute "
+                       "survey_rotation); give the model imported from SEG-Y");
+    auto same = [](double u, double v) { return std::abs(u - v) <= 1e-6 * std::max(1.0, std::abs(u)); };
+    if (model.nx != grid.nx || model.ny != grid.ny || !same(model.dx, grid.dx) ||
+        !same(model.dy, grid.dy) || !same(model.ox, grid.ox) || !same(model.oy, grid.oy))
+      throw InputError("--survey " + a.survey + ": its /vp is " + std::to_string(model.nx) + " x " +
+                       std::to_string(model.ny) + " cells of " + format_number(model.dx) + " x " +
+                       format_number(model.dy) + " m at (" + format_number(model.ox, 10) + ", " +
+                       format_number(model.oy, 10) + ") m, " + a.input + " /" + dataset + " " +
+                       std::to_string(grid.nx) + " x " + std::to_string(grid.ny) + " of " +
+                       format_number(grid.dx) + " x " + format_number(grid.dy) + " at (" +
+                       format_number(grid.ox, 10) + ", " + format_number(grid.oy, 10) +
+                       "); the survey numbers the model's grid only");
+  }
   if (target == Target::segy)
-    write_segy_volume(a.output, grid, values, description);
+    write_segy_volume(a.output, grid, values, description, frame);
   else
     write_npy(a.output, values, ArrayShape{grid.nx, grid.ny, grid.nz});
   std::printf("wrote %s: /%s, %dx%dx%d cells (x, y, z) of %gx%gx%g m\n", a.output.c_str(),
@@ -85,6 +114,9 @@ void register_export(CLI::App& rtm) {
                   "What to export: vp, image, illumination, image_raw, shots, or auto (shots, "
                   "else vp, else image)")
       ->capture_default_str();
+  cmd->add_option("--survey", a->survey,
+                  "SEG-Y: number and place a volume's traces as this model's survey (a model "
+                  "imported from SEG-Y, on the same grid: e.g. the model an image was migrated on)");
   cmd->callback([a]() { run_export(*a); });
 }
 

@@ -8,9 +8,11 @@
 #include "io/array_file.h"
 #include "io/atomic_file.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 #include "io/path_checks.h"
 #include "io/segy_file.h"
 #include "io/shot_file.h"
+#include "io/survey_frame.h"
 #include "io/velocity_model.h"
 #include "io/xdmf_sidecar.h"
 #include "solvers/drivers/wavelet.h"
@@ -24,13 +26,16 @@ struct ImportModelArgs {
   std::vector<double> spacing;       // D or DX,DY,DZ
   std::vector<double> origin;        // OX,OY,OZ
   double dz = 0;                     // SEG-Y: depth step (m)
+  SegyHeaderBytes bytes;             // SEG-Y: where the headers keep lines and coordinates
   bool big_endian = false;
   bool allow_unusual = false;        // --allow-unusual-velocities
 };
 
 struct ImportShotsArgs {
   std::string input, output;
-  double f0 = 0, t0 = -1;
+  std::string frame;                 // a model file whose survey frame the positions go into
+  double f0 = 0, t0 = -1, dt = 0;
+  SegyHeaderBytes bytes;
 };
 
 std::string detect_format(const ImportModelArgs& a) {
@@ -72,21 +77,37 @@ void apply_grid_options(const ImportModelArgs& a, VelocityModel& model, bool spa
   }
 }
 
-VelocityModel import_model(ImportModelArgs a) {
+VelocityModel import_model(ImportModelArgs a, SurveyFrame* frame) {
   a.format = detect_format(a);
   const double scale = to_metres_per_second(a.units);
   VelocityModel model;
   if (a.format == "segy") {
     SegyVolumeReadOptions options;
     options.dz = a.dz;
+    options.bytes = a.bytes;
     if (a.spacing.size() == 1) options.dx = options.dy = a.spacing[0];
     if (a.spacing.size() == 3) {
       options.dx = a.spacing[0];
       options.dy = a.spacing[1];
       if (a.dz <= 0) options.dz = a.spacing[2];
     }
-    model = read_segy_volume(a.input, options);
-    if (a.origin.size() == 3) apply_grid_options(ImportModelArgs{a.input, "", "segy", a.units, a.order, {}, {}, a.origin}, model, false);
+    SegyVolume volume = read_segy_survey_volume(a.input, options);
+    // A file that places its traces has put the model in its survey; moving it would put it off
+    // the shots of that survey (the same file's coordinates place them).
+    if (!a.origin.empty() && volume.frame.georeferenced)
+      throw InputError("--origin: " + a.input + " places its traces by their CDP coordinates (origin (" +
+                       format_number(volume.grid.ox, 10) + ", " + format_number(volume.grid.oy, 10) +
+                       ") m, depth of the first sample " + format_number(volume.grid.oz, 10) +
+                       " m from trace byte 109); moving the model would put it off the shots of "
+                       "its survey. Leave --origin out (it is for files without coordinates)");
+    if (!a.origin.empty()) {
+      if (a.origin.size() != 3) throw InputError("--origin: give three values OX,OY,OZ (metres)");
+      volume.grid.ox = a.origin[0];
+      volume.grid.oy = a.origin[1];
+      volume.grid.oz = a.origin[2];
+    }
+    model = std::move(volume.grid);
+    *frame = std::move(volume.frame);
   } else if (a.format == "npy" || a.format == "raw") {
     const AxisOrder order = parse_axis_order(a.order, "--order");
     ArrayShape shape;
@@ -106,10 +127,13 @@ VelocityModel import_model(ImportModelArgs a) {
   }
   for (size_t c = 0; c < model.vp.size(); ++c) {
     if (!(model.vp[c] > 0))
-      throw InputError(a.input + ": value " + std::to_string(model.vp[c]) + " at (z,y,x) = (" +
+      throw InputError(a.input + ": value " + format_number(model.vp[c]) + " at (z,y,x) = (" +
                        std::to_string(c / (size_t(model.nx) * model.ny)) + "," +
                        std::to_string((c / model.nx) % model.ny) + "," + std::to_string(c % model.nx) +
-                       "); expected every velocity > 0");
+                       "); expected every velocity > 0" +
+                       (a.format == "segy"
+                            ? std::string(" (does the file hold velocities, or seismic amplitudes?)")
+                            : std::string()));
     model.vp[c] = float(model.vp[c] * scale);
   }
   // The same plausibility check as an HDF5 model (io/velocity_model.h): a units slip refused here.
@@ -117,6 +141,24 @@ VelocityModel import_model(ImportModelArgs a) {
     check_plausible_velocities(model, a.input + " (read as " + a.units + ")",
                                "give --units km/s", "the values look 1000 times too large for --units " + a.units);
   return model;
+}
+
+// A trace-header byte position: the first byte of a 4-byte field (checked when parsed).
+void add_segy_byte_option(CLI::App* app, const std::string& name, int& byte, const std::string& help) {
+  app->add_option(name, byte, help)
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [name](std::string& value) {
+            try {
+              check_header_byte(std::stoi(value), name);
+            } catch (const InputError& e) {
+              return std::string(e.what());
+            } catch (const std::exception&) {
+              return name + " " + value + ": expected a byte position (a whole number)";
+            }
+            return std::string();
+          },
+          "BYTE"));
 }
 
 } // namespace
@@ -156,6 +198,12 @@ void register_import(CLI::App& rtm) {
                     "SEG-Y: depth step in metres (default: the sample-interval field read as "
                     "millimetres)")
       ->check(positive_finite());
+  add_segy_byte_option(model, "--iline-byte", m->bytes.inline_number,
+                       "SEG-Y: trace header byte of the inline number (segyio's iline=)");
+  add_segy_byte_option(model, "--xline-byte", m->bytes.crossline_number,
+                       "SEG-Y: trace header byte of the crossline number (segyio's xline=)");
+  add_segy_byte_option(model, "--cdp-x-byte", m->bytes.cdp_x, "SEG-Y: trace header byte of CDP_X");
+  add_segy_byte_option(model, "--cdp-y-byte", m->bytes.cdp_y, "SEG-Y: trace header byte of CDP_Y");
   model->add_flag("--big-endian", m->big_endian, "raw: the file is big-endian (default little)");
   model->add_flag("--allow-unusual-velocities", m->allow_unusual,
                   "Accept velocities outside 300 to 10000 m/s (an unusual medium on purpose)");
@@ -163,12 +211,23 @@ void register_import(CLI::App& rtm) {
     check_output_path(m->output);
     check_outputs_are_not_inputs({{"-o", m->output}, {"-o (its sidecar)", xdmf_path_for(m->output)}},
                                  {{"input", m->input}});
-    const VelocityModel v = import_model(*m);
-    write_velocity_model(m->output, v);
+    SurveyFrame frame;
+    const VelocityModel v = import_model(*m, &frame);
+    write_velocity_model(m->output, v, {}, frame);
     std::printf("wrote %s: %dx%dx%d cells (x, y, z) of %gx%gx%g m, origin (%g, %g, %g) m, vp %g "
                 "to %g m/s\n",
                 m->output.c_str(), v.nx, v.ny, v.nz, v.dx, v.dy, v.dz, v.ox, v.oy, v.oz,
                 double(v.vmin()), double(v.vmax()));
+    if (frame.known)
+      std::printf("survey: inlines %lld to %lld along %c, crosslines %lld to %lld along %c%s\n",
+                  frame.inline_first, frame.inline_at(v.nx - 1, v.ny - 1), frame.inline_axis,
+                  frame.crossline_first, frame.crossline_at(v.nx - 1, v.ny - 1),
+                  frame.inline_axis == 'x' ? 'y' : 'x',
+                  frame.rotation_deg != 0 ? (", turned " + format_number(frame.rotation_deg, 10) +
+                                             " degrees from CDP_X (import its shots with --frame " +
+                                             m->output + ")").c_str()
+                                          : "");
+    if (!frame.note.empty()) std::printf("note: %s\n", frame.note.c_str());
   });
 
   auto s = std::make_shared<ImportShotsArgs>();
@@ -181,16 +240,40 @@ void register_import(CLI::App& rtm) {
       ->required()
       ->check(positive_finite());
   shots->add_option("--t0", s->t0, "Delay of the wavelet (s); default 1.2/f0")->check(finite_number());
+  shots->add_option("--dt", s->dt,
+                    "Time step (s) for a file whose sample-interval fields hold none")
+      ->check(positive_finite());
+  shots->add_option("--frame", s->frame,
+                    "A model imported from SEG-Y: place the shots in its survey frame (needed when "
+                    "that survey is turned from CDP_X/CDP_Y; `rtm import model` says so)");
+  add_segy_byte_option(shots, "--record-byte", s->bytes.field_record,
+                       "Trace header byte of the number that groups traces into shots (field record)");
+  add_segy_byte_option(shots, "--source-x-byte", s->bytes.source_x, "Trace header byte of source x");
+  add_segy_byte_option(shots, "--source-y-byte", s->bytes.source_y, "Trace header byte of source y");
+  add_segy_byte_option(shots, "--group-x-byte", s->bytes.group_x, "Trace header byte of receiver x");
+  add_segy_byte_option(shots, "--group-y-byte", s->bytes.group_y, "Trace header byte of receiver y");
   shots->callback([s]() {
     check_output_path(s->output);
     check_outputs_are_not_inputs({{"-o", s->output}}, {{"input", s->input}});
-    ShotFile file = read_segy_shots(s->input);
+    SegyShotReadOptions options;
+    options.bytes = s->bytes;
+    options.dt = s->dt;
+    if (!s->frame.empty()) {
+      options.frame = read_survey_frame(s->frame, "vp");
+      if (!options.frame.known)
+        throw InputError("--frame " + s->frame + ": /vp records no survey (no attribute "
+                         "survey_rotation); give a model imported from SEG-Y");
+    }
+    ShotFile file = read_segy_shots(s->input, options);
     file.f0 = s->f0;
     file.t0 = s->t0 >= 0 ? s->t0 : default_ricker_delay(s->f0);
     file.wavelet = ricker_wavelet(file.nt, file.dt, file.f0, file.t0);
     write_shot_file(s->output, file);
     std::printf("wrote %s: %zu shots, %s, %d samples of %g s\n", s->output.c_str(),
                 file.shots.size(), describe_receiver_counts(file).c_str(), file.nt, file.dt);
+    if (file.survey_rotation != 0)
+      std::printf("positions in the survey frame of %s (turned %g degrees from CDP_X)\n",
+                  s->frame.c_str(), file.survey_rotation);
   });
 }
 

@@ -11,12 +11,14 @@ namespace {
 } // namespace
 
 bool segy_supported() { return false; }
+void check_header_byte(int, const std::string&) {}
+SegyVolume read_segy_survey_volume(const std::string& path, const SegyVolumeReadOptions&) { unavailable(path); }
 VelocityModel read_segy_volume(const std::string& path, const SegyVolumeReadOptions&) { unavailable(path); }
 void write_segy_volume(const std::string& path, const VelocityModel&, const std::vector<float>&,
-                       const std::string&) {
+                       const std::string&, const SurveyFrame&) {
   unavailable(path);
 }
-ShotFile read_segy_shots(const std::string& path) { unavailable(path); }
+ShotFile read_segy_shots(const std::string& path, const SegyShotReadOptions&) { unavailable(path); }
 void write_segy_shots(const std::string& path, const ShotFile&) { unavailable(path); }
 
 } // namespace rtm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -101,6 +102,8 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
     h5::write_double_attribute(out, "dt", file.dt, path);
     h5::write_integer_attribute(out, "time_dispersion_removed", file.time_dispersion_removed ? 1 : 0,
                                 path);
+    if (file.survey_rotation != 0)
+      h5::write_double_attribute(out, "survey_rotation", file.survey_rotation, path);
     if (file.nx > 0 && file.ny > 0 && file.nz > 0) {
       h5::write_integers_attribute(out, "shape", {file.nz, file.ny, file.nx}, path);
       h5::write_doubles_attribute(out, "spacing", {file.dz, file.dy, file.dx}, path);
@@ -125,6 +128,8 @@ void write_shot_file(const std::string& path, const ShotFile& file) {
       // still readable on its own; the reader goes by the root's dt.
       h5::write_double_attribute(data, "dt", file.dt, path);
       h5::write_string_attribute(data, "axes", "receiver,time", path);
+      if (shot.field_record)
+        h5::write_integer_attribute(data, "field_record", *shot.field_record, path);
     }
   });
 }
@@ -158,6 +163,13 @@ ShotFile read_shot_file_or_geometry(const std::string& path, bool with_data) {
                        "; expected 0 (traces as the time stepping made them) or 1 (time "
                        "dispersion removed)");
     file.time_dispersion_removed = flag == 1;
+  }
+  if (h5::has_attribute(in, "survey_rotation")) {
+    const std::string subject = h5::attribute_subject(path, "/", "survey_rotation");
+    file.survey_rotation = read_scalar(in, "survey_rotation", subject, "degrees");
+    if (!(std::isfinite(file.survey_rotation) && std::abs(file.survey_rotation) <= 180))
+      throw InputError(subject + " is " + h5::values_string({file.survey_rotation}) +
+                       "; expected an angle in degrees (io/survey_frame.h)");
   }
   if (h5::has_attribute(in, "shape")) {
     const std::string subject = h5::attribute_subject(path, "/", "shape");
@@ -278,6 +290,15 @@ ShotFile read_shot_file_or_geometry(const std::string& path, bool with_data) {
         throw InputError(subject + " is " + h5::values_string(source) +
                          "; expected 3 finite values [z,y,x] in metres");
     shot.source = {source[0], source[1], source[2]};
+    if (h5::has_attribute(data, "field_record")) {
+      const std::string record_subject = h5::attribute_subject(path, dataset_name, "field_record");
+      const double record = read_scalar(data, "field_record", record_subject, "a SEG-Y field record number");
+      // SEG-Y keeps it in a 4-byte signed field (byte 9).
+      if (!(record == std::floor(record) && record >= INT32_MIN && record <= INT32_MAX))
+        throw InputError(record_subject + " is " + h5::values_string({record}) +
+                         "; expected a whole number that fits SEG-Y's 4-byte field record (byte 9)");
+      shot.field_record = (long long)record;
+    }
     if (with_data) {
       shot.data = h5::read_floats(data, path, dataset_name);
       check_finite(shot.data, path, shown, file.nt);

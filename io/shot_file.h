@@ -11,6 +11,7 @@
 //                        the time-stepping dispersion removed (solvers/drivers/time_dispersion.h)
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct ShotGather {
   std::vector<float> data; // [nrec][nt], nrec = ShotFile::receivers_of(*this).size()
   // This shot's own receivers (moving spreads); empty: the file's shared `receivers`.
   std::vector<Position> receivers;
+  // The field record number (SEG-Y byte 9) the shot had in the file it was imported from, written
+  // back by `rtm export`; none for a modelled shot (exported as id + 1).
+  std::optional<long long> field_record;
 };
 
 struct ShotFile {
@@ -36,6 +40,9 @@ struct ShotFile {
   // The traces are time-continuous ones (the inverse time-dispersion transform was applied): a
   // migration stepping in time must give them, and the wavelet, the forward transform.
   bool time_dispersion_removed = false;
+  // The positions are in a survey frame turned by this angle from the world's (io/survey_frame.h):
+  // shots imported into a rotated model's frame (`rtm import shots --frame`); 0: world coordinates.
+  double survey_rotation = 0;
   // Grid the shots were modelled on (informational; migration may use another model).
   int nx = 0, ny = 0, nz = 0;
   double dx = 0, dy = 0, dz = 0, ox = 0, oy = 0, oz = 0;

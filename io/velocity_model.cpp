@@ -9,6 +9,7 @@
 #include "solvers/contracts/format.h"
 #include "io/anisotropy_file.h"
 #include "io/hdf5_util.h"
+#include "io/survey_frame.h"
 #include "io/xdmf_sidecar.h"
 
 namespace rtm {
@@ -127,6 +128,11 @@ ModelGeometry read_model_geometry(const std::string& path) {
 
 void write_velocity_model(const std::string& path, const VelocityModel& model,
                           const ModelGeometry& geometry) {
+  write_velocity_model(path, model, geometry, SurveyFrame{});
+}
+
+void write_velocity_model(const std::string& path, const VelocityModel& model,
+                          const ModelGeometry& geometry, const SurveyFrame& frame) {
   // A model the reader would refuse is a bug in the caller: say so before creating anything.
   if (model.nx < 1 || model.ny < 1 || model.nz < 1 ||
       model.vp.size() != static_cast<size_t>(model.cells()))
@@ -144,6 +150,7 @@ void write_velocity_model(const std::string& path, const VelocityModel& model,
   h5::write_hdf5_atomically(path, [&](hid_t file) {
     const h5::Dataset vp = h5::write_grid_dataset(file, "vp", model, model.vp, path);
     h5::write_string_attribute(vp, "units", "m/s", path);
+    write_survey_frame(vp, frame, path);
     write_anisotropy_datasets(file, model, path); // TTI models only (io/anisotropy_file.h)
     if (!geometry.sources.empty()) h5::write_positions(file, "sources", geometry.sources, path);
     if (!geometry.receivers.empty())

@@ -12,6 +12,8 @@
 
 namespace rtm {
 
+struct SurveyFrame; // io/survey_frame.h
+
 // Acquisition positions that may travel with a model file.
 struct ModelGeometry {
   std::vector<Position> sources;
@@ -56,5 +58,9 @@ ModelGeometry read_model_geometry(const std::string& path);
 // Writes the model (and geometry, when non-empty) under a temporary name, then renames it.
 void write_velocity_model(const std::string& path, const VelocityModel& model,
                           const ModelGeometry& geometry = {});
+// The same, with the survey the model was imported from recorded as attributes of /vp
+// (io/survey_frame.h), for `rtm export` to number and place its traces as the survey did.
+void write_velocity_model(const std::string& path, const VelocityModel& model,
+                          const ModelGeometry& geometry, const SurveyFrame& frame);
 
 } // namespace rtm
