@@ -2,9 +2,12 @@
 // (RTM_EXECUTABLE, from CMake): the exit status is 2, stderr names the file, dataset, attribute,
 // option or config line at fault, and the output file does not exist afterwards (nor does its
 // temporary). The bad files are made here with the plain HDF5 C API.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -65,9 +68,10 @@ protected:
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Runs rtm with `args` in the test's directory.
-  Outcome run(const std::vector<std::string>& args) const {
-    std::string command = "cd " + shell_quoted(dir_.string()) + " && " + shell_quoted(RTM_EXECUTABLE);
+  // Runs rtm with `args` in the test's directory, after the shell commands `before` (a `ulimit`).
+  Outcome run(const std::vector<std::string>& args, const std::string& before = "") const {
+    std::string command = "cd " + shell_quoted(dir_.string()) + " && " + before +
+                          shell_quoted(RTM_EXECUTABLE);
     for (const std::string& arg : args) command += " " + shell_quoted(arg);
     command += " >" + shell_quoted(path("stdout.txt")) + " 2>" + shell_quoted(path("stderr.txt"));
     const int raw = std::system(command.c_str());
@@ -83,8 +87,9 @@ protected:
   // rtm `args` must exit with 2, say each of `named` on stderr, and leave `output` (and any
   // temporary of it) absent. Returns stderr for further checks.
   std::string expect_refused(const std::vector<std::string>& args,
-                             const std::vector<std::string>& named, const std::string& output) {
-    const Outcome o = run(args);
+                             const std::vector<std::string>& named, const std::string& output,
+                             const std::string& before = "") {
+    const Outcome o = run(args, before);
     EXPECT_EQ(o.status, 2) << "stderr: " << o.err << "\nstdout: " << o.out;
     for (const std::string& text : named) EXPECT_THAT(o.err, HasSubstr(text));
     EXPECT_THAT(o.err, HasSubstr("rtm: error:"));
@@ -568,6 +573,158 @@ TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
        "largest: snapshots", "--reconstruction boundary"},
       path("image.h5"));
   EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
+}
+
+// ASan reserves terabytes of address space for its shadow memory: under it no address-space limit
+// lets rtm start, so the tests that run rtm under `ulimit -v` are skipped there (the plain suite
+// runs them).
+#if defined(__SANITIZE_ADDRESS__)
+#define RTM_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RTM_TEST_UNDER_ASAN 1
+#endif
+#endif
+
+namespace {
+
+// The address space (VmSize, KiB) rtm maps when it starts reading its model: rtm is given a FIFO
+// as the model, which blocks it in opening the file (after MPI, OpenMP's threads and the command
+// line are set up). A writer's non-blocking open succeeds once a reader is waiting (Linux counts
+// the reader before it sleeps): then rtm's /proc/<pid>/status is read, and the FIFO closed empty,
+// which rtm refuses as no HDF5 file.
+long rtm_start_vm_kib(const fs::path& dir, const std::vector<std::string>& before_model,
+                      const std::vector<std::string>& after_model) {
+  const std::string fifo = (dir / "model.fifo").string();
+  if (::mkfifo(fifo.c_str(), 0600) != 0) return -1;
+  std::vector<std::string> words = {RTM_EXECUTABLE};
+  words.insert(words.end(), before_model.begin(), before_model.end());
+  words.push_back(fifo);
+  words.insert(words.end(), after_model.begin(), after_model.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  long kib = -1;
+  int writer = -1;
+  for (int attempt = 0; attempt < 6000 && writer < 0; ++attempt) {
+    writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer < 0) ::usleep(5000);
+  }
+  if (writer >= 0) {
+    std::istringstream status(read_text("/proc/" + std::to_string(pid) + "/status"));
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmSize:", 0) == 0) kib = std::stol(line.substr(7));
+    ::close(writer);
+  }
+  // rtm may open the FIFO again (the HDF5 check after the readability check): writers until it ends.
+  int status = 0;
+  for (int attempt = 0; attempt < 6000 && ::waitpid(pid, &status, WNOHANG) == 0; ++attempt) {
+    const int again = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (again >= 0) ::close(again);
+    ::usleep(5000);
+  }
+  fs::remove(fifo);
+  return kib;
+}
+
+// A constant 2000 m/s model of n^3 10 m cells.
+std::string constant_model(const std::string& file, int n) {
+  rtm::VelocityModel m;
+  m.nx = m.ny = m.nz = n;
+  m.dx = m.dy = m.dz = 10;
+  m.vp.assign(size_t(m.cells()), 2000.0f);
+  rtm::write_velocity_model(file, m, {});
+  return file;
+}
+
+} // namespace
+
+// A model too large for the memory there is is refused from its file's header, before it is read:
+// the run is given an address-space limit 48 MiB above what rtm maps when it starts reading, less
+// than the 64 MiB the model's values alone take. Had rtm read the model (or made its padded grid)
+// before checking, it would end in std::bad_alloc (exit 1), not in the refusal (exit 2) with the
+// numbers, the limit named, and what to change. (On a 24 GB machine an 1100^3 `rtm model` was killed
+// by the out-of-memory killer after 468 s at 23.1 GB: its check came after the padded grid, and
+// counted neither the CPU backend's wavefields nor the model's copies.)
+TEST_F(BadInput, ModelTooLargeForMemoryIsRefusedBeforeItIsRead) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory needs more address space than any limit allows";
+#else
+  const ScopedEnvironment one_thread("OMP_NUM_THREADS", "1");
+  const std::string big = constant_model(path("big.h5"), 256); // 64 MiB of velocities
+  const std::vector<std::string> after = {"-o", path("shots.h5"), "--backend", "cpu",
+                                          "--record-time", "0.1"};
+  const long start_kib = rtm_start_vm_kib(dir_, {"model", "-m"}, after);
+  ASSERT_GT(start_kib, 0) << "could not measure rtm's address space";
+  const std::string limit = "ulimit -v " + std::to_string(start_kib + 48 * 1024) + " && ";
+  // The harness: under that limit a small run goes through.
+  const Outcome small = run({"model", "-m", good_model(), "-o", path("small.h5"), "--backend", "cpu",
+                             "--record-time", "0.02", "--boundary-width", "4"},
+                            limit);
+  ASSERT_EQ(small.status, 0) << "the limit leaves too little for any run: " << small.err;
+  std::vector<std::string> args = {"model", "-m", big};
+  args.insert(args.end(), after.begin(), after.end());
+  const auto started = std::chrono::steady_clock::now();
+  const std::string err = expect_refused(
+      args, {"rtm model: this run needs ", "of host memory but ", "the address-space limit (ulimit -v)",
+             "wavefields (CPU backend)", "To fit:", "run on a GPU"},
+      path("shots.h5"), limit);
+  EXPECT_THAT(err, Not(HasSubstr("bad_alloc")));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 20.0);
+
+  // rtm migrate, on one rank: from the shot file's header and the model's, before either is read.
+  const std::string shots = shot_file(path("migrate_shots.h5"), 12, 200, 15);
+  const long migrate_kib =
+      rtm_start_vm_kib(dir_, {"migrate", "-s", shots, "--allow-other-grid", "-m"},
+                       {"-o", path("image.h5"), "--backend", "cpu"});
+  ASSERT_GT(migrate_kib, 0);
+  expect_refused({"migrate", "-s", shots, "--allow-other-grid", "-m", big, "--smooth", "100", "-o",
+                  path("image.h5"), "--backend", "cpu"},
+                 {"rtm migrate: this run needs ", "of host memory but ",
+                  "the address-space limit (ulimit -v)"},
+                 path("image.h5"), "ulimit -v " + std::to_string(migrate_kib + 48 * 1024) + " && ");
+#endif
+}
+
+// generate-model builds the model whole in memory: a shape that cannot fit is refused with the
+// numbers before any of it is allocated (2500^3 ended in std::bad_alloc). The limit makes "cannot
+// fit" hold on any machine: 2500^3 float32 is 58 GiB, far above it.
+TEST_F(BadInput, GeneratedModelTooLargeForMemoryIsRefusedWithTheNumbers) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory needs more address space than any limit allows";
+#else
+  const std::string err = expect_refused(
+      {"generate-model", "--shape", "2500,2500,2500", "-o", path("gen.h5")},
+      {"--shape 2500,2500,2500: the model needs 58.21 GiB of host memory", "15625000000 cells x 4 B",
+       "ulimit -v", "To fit: a smaller --shape"},
+      path("gen.h5"), "ulimit -v 4000000 && ");
+  EXPECT_THAT(err, Not(HasSubstr("bad_alloc")));
+#endif
+}
+
+// Outputs that cannot fit on their file system are refused before the run, with both numbers
+// (RTM_FAKE_FREE_DISK_BYTES stands in for a nearly full disk).
+TEST_F(BadInput, OutputsThatCannotFitOnTheDiskAreRefused) {
+  const std::string model = good_model();
+  const ScopedEnvironment full("RTM_FAKE_FREE_DISK_BYTES", "10"); // below even one shot's traces
+  expect_model_refused(model, {}, {"-o " + path("shots.h5") + " and its checkpoint", "of disk space but",
+                                   "RTM_FAKE_FREE_DISK_BYTES", "write the output elsewhere"});
+  const std::string shots = shot_file(path("in_shots.h5"), 12, 200, 15);
+  expect_refused({"migrate", "-s", shots, "--migration-model", model, "-o", path("image.h5"),
+                  "--backend", "cpu", "--boundary-width", "4"},
+                 {"-o " + path("image.h5") + " (/image, /illumination, /image_raw) and its checkpoints",
+                  "of disk space"},
+                 path("image.h5"));
+  expect_refused({"generate-model", "--shape", "20,20,20", "-o", path("gen.h5")},
+                 {"-o " + path("gen.h5"), "8000 cells x 4 B", "of disk space"}, path("gen.h5"));
 }
 
 // ---- Implausible velocities: nearly always a units mistake ------------------------------------------
