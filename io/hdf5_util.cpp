@@ -1,6 +1,7 @@
 #include "io/hdf5_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -82,6 +83,34 @@ std::string absolute_name(const std::string& name) { return "/" + relative_name(
 
 // ---- Reading -------------------------------------------------------------------------------------
 
+namespace {
+
+// What a file that is not HDF5 looks like, and the command that converts it ("" when it looks
+// like nothing rtm imports): NumPy's magic bytes, or a SEG-Y file by its name or by the 'C' in
+// EBCDIC (0xC3) that opens nearly every SEG-Y textual header.
+std::string not_hdf5_hint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[6] = {};
+  in.read(head, sizeof head);
+  const std::string magic(head, size_t(in.gcount()));
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (magic == std::string("\x93NUMPY", 6) || extension == ".npy")
+    return "; it is a NumPy array: convert it with `rtm import model " + path +
+           " --spacing D -o model.h5` (D: the cell size in metres)";
+  if (extension == ".sgy" || extension == ".segy" ||
+      (!magic.empty() && static_cast<unsigned char>(magic[0]) == 0xC3))
+    return "; it looks like SEG-Y: convert it with `rtm import model " + path +
+           " -o model.h5` (a velocity model) or `rtm import shots " + path +
+           " --f0 F -o shots.h5` (shot gathers; F: the wavelet's peak frequency in Hz)";
+  if (extension == ".bin" || extension == ".raw")
+    return "; for raw float32 velocities: convert them with `rtm import model " + path +
+           " --shape NX,NY,NZ --spacing D -o model.h5`";
+  return "";
+}
+
+} // namespace
+
 File open_file_for_reading(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -90,7 +119,7 @@ File open_file_for_reading(const std::string& path) {
   if (!std::ifstream(path)) throw InputError(path + ": cannot be opened for reading");
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) fail_reading(path, "cannot be read as an HDF5 file");
-  if (is_hdf5 == 0) throw InputError(path + ": not an HDF5 file");
+  if (is_hdf5 == 0) throw InputError(path + ": not an HDF5 file" + not_hdf5_hint(path));
   File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file.valid()) fail_reading(path, "cannot open the HDF5 file");
   return file;
