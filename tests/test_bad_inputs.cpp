@@ -239,6 +239,29 @@ TEST_F(BadInput, NotAnHdf5File) {
   expect_model_refused(path("text.h5"), {}, {"text.h5", "not an HDF5 file"});
 }
 
+// A NumPy array or a SEG-Y file given where HDF5 is expected: the message says what it is and the
+// `rtm import` command that converts it.
+TEST_F(BadInput, FilesOfOtherFormatsAreNamedWithTheImportThatConvertsThem) {
+  std::ofstream(path("vp.npy"), std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8)
+                                                  << "{'descr': '<f4', 'fortran_order': False}";
+  expect_model_refused(path("vp.npy"), {},
+                       {"vp.npy: not an HDF5 file", "NumPy array", "rtm import model " + path("vp.npy")});
+  // The SEG-Y textual header starts with 'C' in EBCDIC (0xC3), whatever the file is called.
+  std::ofstream(path("field.data"), std::ios::binary) << std::string(3600, '\xC3');
+  const std::string shots_err = expect_refused(
+      {"migrate", "-s", path("field.data"), "--migration-model", good_model(), "-o", path("image.h5"),
+       "--backend", "cpu"},
+      {"field.data: not an HDF5 file", "looks like SEG-Y", "rtm import shots " + path("field.data")},
+      path("image.h5"));
+  EXPECT_THAT(shots_err, HasSubstr("rtm import model"));
+  std::ofstream(path("vp.sgy"), std::ios::binary) << "not even a header";
+  expect_model_refused(path("vp.sgy"), {}, {"vp.sgy: not an HDF5 file", "rtm import model"});
+  // Anything else keeps the plain message.
+  std::ofstream(path("text.h5")) << "vp = 2000 m/s everywhere\n";
+  const std::string plain = expect_model_refused(path("text.h5"), {}, {"text.h5: not an HDF5 file"});
+  EXPECT_THAT(plain, Not(HasSubstr("rtm import")));
+}
+
 TEST_F(BadInput, TruncatedFile) {
   const std::string file = good_model();
   fs::resize_file(file, fs::file_size(file) / 2);
@@ -477,6 +500,12 @@ TEST_F(BadInput, ValidConfigFileIsAccepted) {
 
 // ---- Output paths ------------------------------------------------------------------------------------
 
+namespace {
+std::string shot_file(const std::string& file, int n, int nt, double f0);
+// A one-shot file on the 12^3 model of good_model().
+std::string shot_file_for_directories(const std::string& file) { return shot_file(file, 12, 200, 15); }
+} // namespace
+
 TEST_F(BadInput, OutputInAMissingDirectory) {
   expect_refused({"model", "-m", good_model(), "-o", path("no/such/dir/shots.h5"), "--backend",
                   "cpu", "--record-time", "0.02"},
@@ -501,6 +530,35 @@ TEST_F(BadInput, OutputInAReadOnlyDirectory) {
   expect_refused({"model", "-m", good_model(), "-o", path("locked/shots.h5"), "--backend", "cpu",
                   "--record-time", "0.02"},
                  {"locked", "no permission"}, path("locked/shots.h5"));
+}
+
+// Directories a run writes into are checked at its start: `rtm migrate --png-dir` used to migrate
+// to the end and then fail, `rtm demo -o` to stop with a raw "filesystem error". A path below a
+// regular file stops root too (CI runs the tests as root, whom permission bits do not stop).
+TEST_F(BadInput, OutputDirectoriesThatCannotBeWrittenAreRefusedAtTheStart) {
+  std::ofstream(path("plain_file")) << "a file, not a directory\n";
+  const std::string shots = shot_file_for_directories(path("shots.h5"));
+  const std::string err = expect_refused(
+      {"migrate", "-s", shots, "--migration-model", good_model(), "-o", path("image.h5"),
+       "--backend", "cpu", "--boundary-width", "4", "--png-dir", path("plain_file/png")},
+      {"--png-dir " + path("plain_file/png"), "cannot create this directory", "is a file, not a directory"},
+      path("image.h5"));
+  EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
+  expect_refused({"migrate", "-s", shots, "--migration-model", good_model(), "-o", path("image.h5"),
+                  "--backend", "cpu", "--boundary-width", "4", "--png-dir", path("plain_file")},
+                 {"--png-dir " + path("plain_file"), "it is a file, not a directory"}, path("image.h5"));
+  const std::string demo = expect_refused({"demo", "-o", path("plain_file/demo")},
+                                          {"--output-dir " + path("plain_file/demo"), "is a file"},
+                                          path("plain_file/demo/model.h5"));
+  EXPECT_THAT(demo, Not(HasSubstr("filesystem error")));
+  if (::geteuid() != 0) { // permission bits stop everyone but root
+    fs::create_directories(path("locked"));
+    fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+    expect_refused({"demo", "-o", path("locked/demo")},
+                   {"--output-dir " + path("locked/demo"), "cannot create this directory in"},
+                   path("locked/demo/model.h5"));
+  }
+  EXPECT_FALSE(fs::exists(path("image.h5")));
 }
 
 // ---- Runs that cannot fit in memory: refused before anything is allocated --------------------------
@@ -951,6 +1009,40 @@ TEST_F(BadInput, UnknownOptionIsNamedWithTheClosestReal) {
   expect_refused({"modle", "-m", good_model(), "-o", path("shots.h5")},
                  {"modle is not a subcommand of rtm; did you mean model?"}, path("shots.h5"));
   expect_refused({"migarte"}, {"did you mean migrate?"}, path("nothing"));
+}
+
+// An option of one value given twice is named with both values, not CLI11's "At Most 1 required
+// but received 2".
+TEST_F(BadInput, AnOptionGivenTwiceIsNamedWithBothValues) {
+  const std::string err = expect_refused(
+      {"model", "-m", good_model(), "-o", path("a.h5"), "--output=" + path("b.h5")},
+      {"-o/--output is given 2 times to rtm model (-o " + path("a.h5") + ", --output=" + path("b.h5") +
+       ") but takes one value: give it once"},
+      path("a.h5"));
+  EXPECT_THAT(err, Not(HasSubstr("At Most")));
+  EXPECT_FALSE(fs::exists(path("b.h5")));
+  expect_refused({"generate-model", "--type", "salt", "--type", "layered", "-o", path("m.h5")},
+                 {"--type is given 2 times to rtm generate-model (--type salt, --type layered)"},
+                 path("m.h5"));
+}
+
+// Without a GPU the CPU run says so in one short line (the whole reason is `rtm info`'s).
+TEST_F(BadInput, NoUsableGpuIsOneShortLine) {
+  const Outcome info = run({"info", "--json"});
+  if (info.out.find("\"available\": true") != std::string::npos)
+    GTEST_SKIP() << "this machine has a GPU";
+  const Outcome o = run({"model", "-m", good_model(), "-o", path("shots.h5"), "--record-time", "0.02",
+                         "--boundary-width", "4", "--progress", "0"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream lines(o.err);
+  int said = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("rtm: no usable GPU", 0) == 0) {
+      ++said;
+      EXPECT_LE(line.size(), 100u) << line;
+      EXPECT_THAT(line, AllOf(HasSubstr("using the CPU"), HasSubstr("rtm info")));
+    }
+  EXPECT_EQ(said, 1) << o.err;
 }
 
 TEST_F(BadInput, ConfigFileWorksAfterTheSubcommandToo) {
