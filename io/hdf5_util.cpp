@@ -266,8 +266,10 @@ constexpr double kMaxExpansion = 1100.0;
 // Refuses, before anything is allocated, a dataset whose declared size cannot be real: a corrupt or
 // truncated file may declare any shape, and allocating it would end in std::bad_alloc or the
 // out-of-memory killer instead of a message. Returns the number of values.
+// `whole_in_memory` false: only part of it is read (a hyperslab of planes); the file's size is
+// still checked (a truncated file reads as zeros otherwise), the memory is the caller's to check.
 hsize_t checked_value_count(hid_t dataset, size_t memory_element_bytes, const std::string& file,
-                            const std::string& name) {
+                            const std::string& name, bool whole_in_memory = true) {
   const std::string shown = absolute_name(name);
   const std::vector<hsize_t> dims = dataset_shape(dataset, file, name);
   hsize_t count = 1;
@@ -301,6 +303,7 @@ hsize_t checked_value_count(hid_t dataset, size_t memory_element_bytes, const st
                      std::to_string(static_cast<unsigned long long>(file_bytes)) + "-byte file " +
                      (filters > 0 ? "can hold even compressed" : "holds") +
                      " (a truncated or corrupt file?)");
+  if (!whole_in_memory) return count;
   const double memory_bytes = double(count) * double(memory_element_bytes);
   const uint64_t available = host_available_bytes();
   if (available > 0 && memory_bytes > double(available))
@@ -566,6 +569,7 @@ std::vector<float> read_grid_planes(hid_t file_id, const std::string& file, cons
       throw std::invalid_argument("read_grid_planes: planes " + std::to_string(z_begin) + " to " +
                                   std::to_string(z_end) + " of " + file + ":" + shown + " (" +
                                   std::to_string(nz) + " planes)");
+    checked_value_count(dataset, sizeof(float), file, name, false); // a truncated file, as above
     const hsize_t start[3] = {hsize_t(z_begin), 0, 0};
     const hsize_t count[3] = {hsize_t(z_end - z_begin), dims[1], dims[2]};
     values.resize(size_t(count[0] * count[1] * count[2]));
