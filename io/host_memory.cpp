@@ -65,17 +65,17 @@ uint64_t address_space_left(uint64_t limit, uint64_t mapped) {
   return limit > mapped ? limit - mapped : 0;
 }
 
-uint64_t host_available_bytes() {
-  const uint64_t available = mem_available();
+uint64_t host_available_bytes(int sharing) {
+  const uint64_t available = mem_available() / uint64_t(sharing > 1 ? sharing : 1);
   const uint64_t left = address_space_left(address_space_limit(), vm_size());
   if (available == 0) return left == std::numeric_limits<uint64_t>::max() ? 0 : left;
   return left < available ? left : available;
 }
 
-std::string host_available_source() {
+std::string host_available_source(int sharing) {
   const uint64_t limit = address_space_limit();
   const uint64_t mapped = vm_size();
-  const uint64_t available = mem_available();
+  const uint64_t available = mem_available() / uint64_t(sharing > 1 ? sharing : 1);
   const uint64_t left = address_space_left(limit, mapped);
   if (left != std::numeric_limits<uint64_t>::max() && (available == 0 || left < available))
     return "the address-space limit (ulimit -v) of " + gib(limit) + " less the " + gib(mapped) +

@@ -21,13 +21,14 @@ uint64_t parse_vm_size(std::istream& status);
 // is no limit (RLIM_INFINITY).
 uint64_t address_space_left(uint64_t limit, uint64_t mapped);
 
-// What this process may still allocate, in bytes: the smaller of MemAvailable and what RLIMIT_AS
-// leaves beyond the address space already mapped; 0 when neither is known (callers then skip their
-// check rather than guess).
-uint64_t host_available_bytes();
+// What this process may still allocate, in bytes: the smaller of MemAvailable (divided among the
+// `sharing` processes that share this machine's memory) and what RLIMIT_AS leaves beyond the
+// address space already mapped (each process's own); 0 when neither is known (callers then skip
+// their check rather than guess).
+uint64_t host_available_bytes(int sharing = 1);
 
 // Where host_available_bytes' figure comes from, for messages: "MemAvailable in /proc/meminfo" or
 // "the address-space limit (ulimit -v) of 1.00 GiB less the 0.25 GiB this process maps".
-std::string host_available_source();
+std::string host_available_source(int sharing = 1);
 
 } // namespace rtm

@@ -218,7 +218,7 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
   const std::string shared = run_refusal(plan, "cpu", 4);
   EXPECT_THAT(shared, HasSubstr("rtm migrate (each of the 4 ranks on this node counted with its "
                                 "share of the memory): this run needs"));
-  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes() / 4) + " are available"));
+  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes(4)) + " are available"));
 }
 
 TEST(MemoryBudget, MachineCheckUsesTheFakeGpuFigure) {

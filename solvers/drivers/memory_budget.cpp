@@ -331,8 +331,11 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
     // The CPU backend's fields are most of it: a GPU holds them in its own memory, and a group of
     // ranks each holds its slab.
     if (plan.fields_on_host)
-      hint += "run on a GPU (the wavefields then live in its memory), split the model over "
-              "several ranks (mpirun -n N rtm ... --ranks-per-shot N: each holds its slab), ";
+      hint += std::string("run on a GPU (the wavefields then live in its memory), ") +
+              (plan.ranks_per_shot > 1
+                   ? "split the model over more ranks per shot, "
+                   : "split the model over several ranks (mpirun -n N rtm ... --ranks-per-shot N: "
+                     "each holds its slab), ");
     hint += "record a shorter time, or use a smaller model or coarser grid";
     throw InputError(context + ": this run needs " + memory_size_string(host_needed) +
                      " of host memory" +
@@ -358,13 +361,13 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   device_plan.fields_on_host = resolved != "cuda";
   if (resolved == "cuda") check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
   const int sharing = std::max(ranks_on_node, 1);
-  const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
+  const uint64_t host_share = host_available_bytes(sharing); // an address-space limit is per rank
   check_memory_fits(estimate_run_memory(device_plan), device_plan,
                     free_device_bytes(resolved, backend.device), host_share,
                     sharing > 1 ? context + " (each of the " + std::to_string(sharing) +
                                       " ranks on this node counted with its share of the memory)"
                                 : context,
-                    host_available_source());
+                    host_available_source(sharing));
 }
 
 } // namespace rtm
