@@ -846,6 +846,20 @@ TEST_F(BadInput, GeneratedModelTooLargeForMemoryIsRefusedWithTheNumbers) {
 #endif
 }
 
+// rtm bench --backend cpu allocates six padded grids: a --grid that cannot fit is refused with the
+// numbers (under a limit, so on any machine), not ended by std::bad_alloc.
+TEST_F(BadInput, CpuBenchGridTooLargeForMemoryIsRefused) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory needs more address space than any limit allows";
+#else
+  const Outcome o = run({"bench", "--backend", "cpu", "--grid", "1500,1500,1500"}, "ulimit -v 4000000 && ");
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_THAT(o.err, AllOf(HasSubstr("rtm bench --backend cpu --grid 1500"), HasSubstr("of host memory"),
+                           HasSubstr("ulimit -v"), HasSubstr("a smaller --grid")));
+  EXPECT_THAT(o.err, Not(HasSubstr("bad_alloc")));
+#endif
+}
+
 // Outputs that cannot fit on their file system are refused before the run, with both numbers
 // (RTM_FAKE_FREE_DISK_BYTES stands in for a nearly full disk).
 TEST_F(BadInput, OutputsThatCannotFitOnTheDiskAreRefused) {
