@@ -637,7 +637,7 @@ TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
 
 // ASan reserves terabytes of address space for its shadow memory: under it no address-space limit
 // lets rtm start, so the tests that run rtm under `ulimit -v` are skipped there (the plain suite
-// runs them).
+// runs them; their helpers are [[maybe_unused]] for the sanitized build).
 #if defined(__SANITIZE_ADDRESS__)
 #define RTM_TEST_UNDER_ASAN 1
 #elif defined(__has_feature)
@@ -653,7 +653,7 @@ namespace {
 // line are set up). A writer's non-blocking open succeeds once a reader is waiting (Linux counts
 // the reader before it sleeps): then rtm's /proc/<pid>/status is read, and the FIFO closed empty,
 // which rtm refuses as no HDF5 file.
-long rtm_start_vm_kib(const fs::path& dir, const std::vector<std::string>& before_model,
+[[maybe_unused]] long rtm_start_vm_kib(const fs::path& dir, const std::vector<std::string>& before_model,
                       const std::vector<std::string>& after_model) {
   const std::string fifo = (dir / "model.fifo").string();
   if (::mkfifo(fifo.c_str(), 0600) != 0) return -1;
@@ -696,7 +696,7 @@ long rtm_start_vm_kib(const fs::path& dir, const std::vector<std::string>& befor
 }
 
 // A constant 2000 m/s model of n^3 10 m cells.
-std::string constant_model(const std::string& file, int n) {
+[[maybe_unused]] std::string constant_model(const std::string& file, int n) {
   rtm::VelocityModel m;
   m.nx = m.ny = m.nz = n;
   m.dx = m.dy = m.dz = 10;
@@ -758,7 +758,7 @@ namespace {
 
 // rtm `args` run in `dir` to its end: its exit status and peak resident memory (KiB, wait4's
 // ru_maxrss).
-std::pair<int, long> run_for_peak_memory(const fs::path& dir, const std::vector<std::string>& args) {
+[[maybe_unused]] std::pair<int, long> run_for_peak_memory(const fs::path& dir, const std::vector<std::string>& args) {
   std::vector<std::string> words = {RTM_EXECUTABLE};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -781,7 +781,7 @@ std::pair<int, long> run_for_peak_memory(const fs::path& dir, const std::vector<
 
 // The host memory a refusal says the run needs ("needs 0.26 GiB of host memory"), in bytes; 0 when
 // the message has none.
-double needed_host_bytes(const std::string& message) {
+[[maybe_unused]] double needed_host_bytes(const std::string& message) {
   const size_t at = message.find("this run needs ");
   if (at == std::string::npos) return 0;
   std::istringstream words(message.substr(at + 15));
