@@ -310,7 +310,9 @@ hsize_t checked_value_count(hid_t dataset, size_t memory_element_bytes, const st
     throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
                      "; reading it needs " + format_value(memory_bytes / double(1ull << 30)) +
                      " GiB of memory, and only " + format_value(double(available) / double(1ull << 30)) +
-                     " GiB are available");
+                     " GiB are available (" + host_available_source() +
+                     "): use a machine with more memory (rtm model and rtm migrate can also read a "
+                     "model in slabs over several ranks: mpirun ... --ranks-per-shot N)");
   return count;
 }
 
