@@ -138,6 +138,46 @@ std::string unknown_name_message(const CLI::App& rtm, const std::vector<std::str
   return "";
 }
 
+// After CLI11 refused an option given more often than it takes values (its text: "--output: At
+// Most 1 required but received 2"): the option with each value given, and what to do. "" when no
+// option of the chosen subcommand is repeated in `words` (then CLI11's own message stands).
+std::string repeated_option_message(const CLI::App& rtm, const std::vector<std::string>& words) {
+  const CLI::App* command = &rtm;
+  std::string shown = "rtm";
+  size_t first = 1;
+  for (; first < words.size(); ++first) { // the subcommand: the first word that names one
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* candidate : rtm.get_subcommands([](const CLI::App*) { return true; }))
+      if (candidate->get_name() == words[first]) sub = candidate;
+    if (sub) {
+      command = sub;
+      shown += " " + words[first];
+      break;
+    }
+  }
+  for (const CLI::Option* option : command->get_options()) {
+    if (option->get_items_expected_max() != 1 || option->get_type_size() == 0) continue;
+    std::vector<std::string> names;
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    std::vector<std::string> given;
+    for (size_t i = first; i < words.size(); ++i) {
+      if (words[i] == "--") break;
+      for (const std::string& name : names) {
+        if (words[i] == name) given.push_back(name + " " + (i + 1 < words.size() ? words[i + 1] : ""));
+        else if (words[i].rfind(name + "=", 0) == 0) given.push_back(words[i]);
+      }
+    }
+    if (given.size() < 2) continue;
+    std::string list, spelled;
+    for (const std::string& g : given) list += (list.empty() ? "" : ", ") + g;
+    for (const std::string& name : names) spelled += (spelled.empty() ? "" : "/") + name;
+    return spelled + " is given " + std::to_string(given.size()) + " times to " + shown + " (" +
+           list + ") but takes one value: give it once";
+  }
+  return "";
+}
+
 } // namespace
 
 Cli build_cli() {
@@ -190,6 +230,11 @@ int run_cli(Cli& cli, int argc, char** argv) {
       print_error("error", unknown);
       return fail(2);
     }
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e))
+      if (const std::string repeated = repeated_option_message(rtm, words); !repeated.empty()) {
+        print_error("error", repeated);
+        return fail(2);
+      }
     print_error("error", message);
     std::fprintf(stderr, "Run `rtm --help` or `rtm <command> --help` for the options.\n");
     return fail(2);

@@ -20,10 +20,12 @@
 #include "app/options.h"
 #include "solvers/contracts/errors.h"
 #include "io/figure.h"
+#include "io/host_memory.h"
 #include "io/result_table.h"
 #include "solvers/contracts/median.h"
 #include "solvers/drivers/bench_workloads.h"
 #include "solvers/drivers/cpu_bench.h"
+#include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/scaling_bench.h"
 #include "solvers/drivers/shot_parallel.h"
 
@@ -155,6 +157,21 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
   std::sort(isas.begin(), isas.end());
   const int threads = omp_get_max_threads();
   const int64_t cells = int64_t(grid[0]) * grid[1] * grid[2];
+  // Refused before anything is allocated when it cannot fit: the step's six padded float32 grids
+  // (the model term, two starting fields, the two fields stepped, the first kernel's result), or
+  // the triad's three arrays before them, whichever is more (solvers/drivers/cpu_bench.cpp).
+  {
+    const uint64_t padded = uint64_t(make_layout(grid[0], grid[1], grid[2]).size);
+    const uint64_t need =
+        std::max(6 * padded, 3 * uint64_t(cpu_triad_elements(cells))) * sizeof(float);
+    const uint64_t available = host_available_bytes();
+    if (available > 0 && double(need) > 0.95 * double(available))
+      throw InputError("rtm bench --backend cpu --grid " + grid_text(grid) + ": the benchmark needs " +
+                       memory_size_string(need) + " of host memory (six padded float32 grids of " +
+                       std::to_string(padded) + " values) but " + memory_size_string(available) +
+                       " are available (" + host_available_source() +
+                       "; a run may use 95% of it). To fit: a smaller --grid");
+  }
   const std::string grid_name = grid_text(grid);
   const OutputFormat format = o.format.format();
   std::ostream& context = context_stream(format);

@@ -4,11 +4,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 #include "app/commands.h"
 #include "app/options.h"
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
+#include "io/atomic_file.h"
 #include "io/path_checks.h"
 #include "io/provenance.h"
 #include "io/figure.h"
@@ -45,7 +47,12 @@ void check_demo_outputs(const DemoArgs& a, const NamedPath& config) {
 void run_demo(const DemoArgs& a, const NamedPath& config) {
   const auto start = std::chrono::steady_clock::now();
   check_demo_outputs(a, config);
-  std::filesystem::create_directories(a.output_dir);
+  check_output_directory(a.output_dir, "--output-dir");
+  std::error_code failed;
+  std::filesystem::create_directories(a.output_dir, failed);
+  if (failed) // the check passed, yet the file system said no (a race, a quota)
+    throw InputError("--output-dir " + a.output_dir + ": cannot create this directory: " +
+                     failed.message());
   const std::string backend = resolve_backend(a.backend.backend, std::cerr);
   DemoSetup setup = default_demo_setup(backend);
   if (!a.shot_grid.empty()) setup.shots_x = a.shot_grid[0], setup.shots_y = a.shot_grid[1];

@@ -9,10 +9,12 @@
 #include "app/commands.h"
 #include "app/options.h"
 #include "io/atomic_file.h"
+#include "io/host_memory.h"
 #include "solvers/contracts/errors.h"
 #include "io/path_checks.h"
 #include "io/velocity_model.h"
 #include "solvers/drivers/acquisition.h"
+#include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/tti_models.h"
 
@@ -38,6 +40,36 @@ struct GenerateModelArgs {
   std::vector<double> epsilon, delta;
   double tilt = 0, azimuth = 0, dip = 30;
 };
+
+// The model is built whole in host memory and written in one piece: one float32 array per cell,
+// five with the anisotropy (vp, epsilon, delta, theta, phi). Refused before any of it is allocated
+// when it cannot fit in memory (a run may use 95% of what is available, as rtm model's) or on the
+// output's file system, rather than ending in std::bad_alloc or the out-of-memory killer.
+void check_generated_model_fits(const GenerateModelArgs& a) {
+  if (a.shape.size() != 3) return; // add_shape_option refuses it
+  ModelShape shape;
+  shape.nx = a.shape[0], shape.ny = a.shape[1], shape.nz = a.shape[2];
+  shape.dx = shape.dy = shape.dz = 1; // the spacing is build()'s to check; the size is not
+  check_model_shape(shape); // absurd or empty shapes first, with their own message
+  const bool anisotropic = a.type == "tilted" || !a.epsilon.empty() || !a.delta.empty();
+  const uint64_t cells = uint64_t(shape.nx) * uint64_t(shape.ny) * uint64_t(shape.nz);
+  const uint64_t bytes = cells * sizeof(float) * (anisotropic ? 5 : 1);
+  const std::string what = std::to_string(cells) + " cells x 4 B" +
+                           (anisotropic ? " x 5 arrays (vp, epsilon, delta, theta, phi)" : "");
+  const std::string asked = "--shape " + std::to_string(shape.nx) + "," + std::to_string(shape.ny) +
+                            "," + std::to_string(shape.nz);
+  const uint64_t available = host_available_bytes();
+  if (available > 0 && double(bytes) > 0.95 * double(available)) {
+    const double fitting = 0.95 * double(available) / double(bytes) * double(cells);
+    throw InputError(asked + ": the model needs " + memory_size_string(bytes) + " of host memory (" +
+                     what + ") but " + memory_size_string(available) + " are available (" +
+                     host_available_source() + "; a run may use 95% of it). To fit: a smaller "
+                     "--shape (about " + std::to_string(uint64_t(fitting)) + " cells at most "
+                     "here, e.g. " + std::to_string(uint64_t(std::cbrt(fitting))) + "^3), or a "
+                     "coarser --spacing over the same extent");
+  }
+  check_disk_space(a.output, bytes, "-o " + a.output + " (" + asked + ": " + what + ")");
+}
 
 VelocityModel build(const GenerateModelArgs& a) {
   if (a.spacing.size() != 1 && a.spacing.size() != 3)
@@ -173,6 +205,7 @@ void register_generate_model(CLI::App& rtm) {
   cmd->callback([args, cmd]() {
     check_output_path(args->output);
     check_outputs_are_not_inputs({{"-o", args->output}}, {config_input(cmd)});
+    check_generated_model_fits(*args);
     const VelocityModel model = build(*args);
     if (!args->allow_unusual_velocities)
       check_plausible_velocities(model, "the " + args->type + " model asked for",

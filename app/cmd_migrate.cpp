@@ -168,7 +168,6 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
   const VelocityCheck check = check_inputs(a, shots);
   const bool smoothing = a.migration_model_path.empty();
   const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
-  if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read_model_shape(model_path), model_path);
   const bool tti = apply_physics_options(a.physics, cmd, model_path, a.params.boundary,
                                          a.parallel.ranks_per_shot,
                                          a.params.reconstruction == Reconstruction::snapshots, info);
@@ -259,6 +258,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
          << "\n";
   if (parallel.is_root()) { // before the run, not after it
     check_output_path(a.output);
+    if (!a.png_dir.empty()) check_output_directory(a.png_dir, "--png-dir");
     check_outputs_are_not_inputs(migrate_outputs(a),
                                  {{"--shots", a.shots_path},
                                   {"--model", a.model_path},
@@ -266,28 +266,51 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
                                   config_input(cmd)});
   }
 
-  // Every rank reads the inputs (a file system all nodes see).
+  // Every rank reads the inputs (a file system all nodes see): first the shot file's header and
+  // acquisition and the model's shape (its header and one plane), from which the memory the run
+  // needs follows: a run that cannot fit is refused before the traces are read and the model is
+  // read and smoothed (minutes for a large model).
+  const std::string model_path = a.migration_model_path.empty() ? a.model_path : a.migration_model_path;
+  {
+    const ShotFile geometry = read_shot_geometry(a.shots_path);
+    check_inputs(a, geometry);
+    const VelocityModel shape = read_model_shape(model_path);
+    // The shots were modelled on a grid; another grid under them is nearly always a mistake (a
+    // different file, x and y swapped), refused before any work unless asked for.
+    if (!a.allow_other_grid) check_modeling_grid(geometry, a.shots_path, shape, model_path);
+    MigrationParams sizing = a.params;
+    if (a.physics == "tti") sizing.boundary.absorber = Absorber::sponge; // as apply_physics makes it
+    check_migration_memory_before_reading(shape, geometry, sizing, parallel, a.physics == "tti",
+                                          a.migration_model_path.empty() ? a.smooth : 0.0,
+                                          a.checkpoint_every > 0);
+    // On disk at the end: the image, illumination and raw image (float32 over the model), and
+    // beside them each shot group's checkpoint (raw image and illumination), twice while a new
+    // one replaces the old.
+    const uint64_t volume = uint64_t(shape.cells()) * sizeof(float);
+    if (parallel.is_root())
+      check_disk_space(a.output, 3 * volume + uint64_t(parallel.group_count()) * 2 * 2 * volume,
+                       "-o " + a.output + " (/image, /illumination, /image_raw) and its checkpoints");
+  }
   const ShotFile shots = read_shot_file(a.shots_path);
   if (parallel.ranks_per_shot() > 1) {
     run_migrate_on_slabs(a, cmd, shots, parallel, info, figures);
     return;
   }
   const VelocityCheck check = check_inputs(a, shots);
-  const std::string model_path = a.migration_model_path.empty() ? a.model_path : a.migration_model_path;
   VelocityModel read = read_velocity_model(model_path, "vp", check);
   apply_physics(a.physics, cmd, model_path, read, a.params.boundary, a.parallel.ranks_per_shot,
                 a.params.reconstruction == Reconstruction::snapshots, info);
-  // The shots were modelled on a grid; another grid under them is nearly always a mistake (a
-  // different file, x and y swapped), refused before any work unless asked for.
-  if (!a.allow_other_grid) check_modeling_grid(shots, a.shots_path, read, model_path);
   VelocityModel model;
   if (!a.migration_model_path.empty()) {
-    model = read;
+    model = std::move(read);
   } else {
     model = smooth_model(read, a.smooth);
-    model.anisotropy = read.anisotropy; // TTI parameters as given: only vp is smoothed
+    model.anisotropy = std::move(read.anisotropy); // TTI parameters as given: only vp is smoothed
     report_smoothed_velocity(a, model.vmin(), model.vmax(), "", info);
   }
+  // The model as read is not needed any more: the run holds `model` and its grid's copy, the two
+  // copies the memory check counts.
+  read = VelocityModel();
   place_on_device(a.params.backend, parallel, a.parallel, info);
 
   MigrationControl control =

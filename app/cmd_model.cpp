@@ -123,27 +123,10 @@ void register_model(CLI::App& rtm) {
                                     {"--geometry", args->geometry_path},
                                     config_input(cmd)});
     }
-    // Every rank builds the same acquisition (a file system all nodes see). With one rank per
-    // shot each reads the whole model; with R > 1 each reads only the planes of its slab
-    // (solvers/drivers/slab_model.h), and `model` holds the model's shape alone.
-    const bool on_slabs = parallel.ranks_per_shot() > 1;
-    VelocityModel model;
-    std::unique_ptr<SlabModel> part;
-    if (on_slabs) {
-      model = read_model_shape(args->model_path, "vp");
-      // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too.
-      const bool tti = apply_physics_options(args->physics, cmd, args->model_path,
-                                             args->params.boundary, args->parallel.ranks_per_shot,
-                                             false, info);
-      part = std::make_unique<SlabModel>(
-          read_slab_model(args->model_path, "vp", velocity_check(args->allow_unusual_velocities),
-                          0.0, args->params.boundary, parallel.group_comm(), tti));
-    } else {
-      model = read_velocity_model(args->model_path, "vp",
-                                  velocity_check(args->allow_unusual_velocities));
-      apply_physics(args->physics, cmd, args->model_path, model, args->params.boundary,
-                    args->parallel.ranks_per_shot, false, info);
-    }
+    // Every rank builds the same acquisition (a file system all nodes see), from the model's
+    // shape alone (the file's header and one plane): with it and the options, a run that cannot
+    // fit in memory is refused before the model is read (reading 1100^3 cells takes minutes).
+    const VelocityModel shape = read_model_shape(args->model_path, "vp");
     // A record that ends before the wavelet peaks holds no reflection: say so now, not after the
     // migration of these shots comes out empty.
     const double t0 = args->params.wavelet.t0 >= 0 ? args->params.wavelet.t0
@@ -168,7 +151,7 @@ void register_model(CLI::App& rtm) {
       info << "rtm: the acquisition of " << args->geometry_path << ": " << acq.sources.size()
            << " shot(s), " << describe_receiver_counts(geometry) << "\n";
     } else if (generate || stored.sources.empty() || stored.receivers.empty()) {
-      const double deepest = (model.nz - 1) * model.dz;
+      const double deepest = (shape.nz - 1) * shape.dz;
       const double receiver_depth =
           args->receiver_depth >= 0 ? args->receiver_depth : args->source_depth;
       for (const auto& [name, depth] : {std::pair{"--source-depth", args->source_depth},
@@ -184,7 +167,7 @@ void register_model(CLI::App& rtm) {
       layout.receiver_depth = receiver_depth;
       layout.receiver_step = args->receiver_step;
       layout.receiver_grid = args->receiver_grid;
-      acq = make_survey(model, layout);
+      acq = make_survey(shape, layout);
       if (moving_spread) {
         MovingSpread spread;
         spread.x_min = args->receiver_offsets[0];
@@ -193,10 +176,10 @@ void register_model(CLI::App& rtm) {
           spread.y_min = args->crossline_offsets[0];
           spread.y_max = args->crossline_offsets[1];
         }
-        spread.dx = args->receiver_step * model.dx;
-        spread.dy = args->receiver_step * model.dy;
+        spread.dx = args->receiver_step * shape.dx;
+        spread.dy = args->receiver_step * shape.dy;
         spread.depth = receiver_depth;
-        const size_t left_out = attach_moving_spread(acq, model, spread);
+        const size_t left_out = attach_moving_spread(acq, shape, spread);
         if (left_out > 0)
           info << "rtm: the moving spread is cut at the model's edges: " << left_out
                << " receiver position(s) beyond them left out\n";
@@ -204,6 +187,42 @@ void register_model(CLI::App& rtm) {
     } else {
       acq.sources = stored.sources;
       acq.receivers = stored.receivers;
+    }
+    {
+      ModelingParams sizing = args->params;
+      if (args->physics == "tti") sizing.boundary.absorber = Absorber::sponge; // as apply_physics
+      const int nt = check_modeling_memory_before_reading(
+          shape, acq, sizing, parallel, args->physics == "tti",
+          args->allow_unusual_velocities ? 0.0 : kMinPlausibleVelocity);
+      // The traces twice on disk at the end: each shot in the checkpoint, and the output.
+      uint64_t traces = 0;
+      for (size_t s = 0; s < acq.sources.size(); ++s)
+        traces += uint64_t(acq.receivers_of(s).size()) * uint64_t(nt);
+      if (parallel.is_root())
+        check_disk_space(args->output, 2 * traces * sizeof(float),
+                         "-o " + args->output + " and its checkpoint (" +
+                             std::to_string(acq.sources.size()) + " shot(s) of at least " +
+                             std::to_string(nt) + " samples, each kept as it finishes)");
+    }
+    // With one rank per shot each reads the whole model; with R > 1 each reads only the planes of
+    // its slab (solvers/drivers/slab_model.h), and `model` holds the model's shape alone.
+    const bool on_slabs = parallel.ranks_per_shot() > 1;
+    VelocityModel model;
+    std::unique_ptr<SlabModel> part;
+    if (on_slabs) {
+      model = shape;
+      // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too.
+      const bool tti = apply_physics_options(args->physics, cmd, args->model_path,
+                                             args->params.boundary, args->parallel.ranks_per_shot,
+                                             false, info);
+      part = std::make_unique<SlabModel>(
+          read_slab_model(args->model_path, "vp", velocity_check(args->allow_unusual_velocities),
+                          0.0, args->params.boundary, parallel.group_comm(), tti));
+    } else {
+      model = read_velocity_model(args->model_path, "vp",
+                                  velocity_check(args->allow_unusual_velocities));
+      apply_physics(args->physics, cmd, args->model_path, model, args->params.boundary,
+                    args->parallel.ranks_per_shot, false, info);
     }
     place_on_device(args->params.backend, parallel, args->parallel, info);
     ModelingControl control;

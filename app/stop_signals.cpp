@@ -26,7 +26,26 @@ volatile std::sig_atomic_t current = 0;
 volatile std::sig_atomic_t announcing = 0;
 bool terminal = false; // stderr is a terminal: clear the progress line (and the echoed ^C) first
 
+// Said on the second signal, before the process ends: the shot in progress is lost, the last
+// checkpoint is not.
+const char kSecondSignal[] =
+    "rtm: stopped at once by the second signal; the shot(s) in progress are lost, the finished "
+    "shots saved in the last checkpoint are kept: run the same command with --resume\n";
+
 extern "C" void record_stop_signal(int signal) {
+  if (received_signal != 0) {
+    // The second: say so, then end as the default action would (the shell sees the signal, 130 or
+    // 143), with only async-signal-safe calls (write, signal, raise).
+    if (announcing) {
+      const int saved_errno = errno;
+      if (::write(STDERR_FILENO, kSecondSignal, sizeof kSecondSignal - 1) < 0) {
+      }
+      errno = saved_errno;
+    }
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    return;
+  }
   received_signal = signal;
   if (!announcing) return;
   const Acknowledgement& a = acknowledgements[current][signal == SIGTERM ? 1 : 0];
@@ -56,9 +75,9 @@ StopOnSignals::StopOnSignals(bool announce) {
   struct sigaction action {};
   action.sa_handler = record_stop_signal;
   sigemptyset(&action.sa_mask);
-  // SA_RESETHAND: the next signal of the same kind finds the default action again (ends the
-  // process). No SA_RESTART needed: the run makes no blocking system calls a signal must resume.
-  action.sa_flags = SA_RESETHAND;
+  // A second signal (of either kind) ends the process at once, after a word (record_stop_signal).
+  // No SA_RESTART needed: the run makes no blocking system calls a signal must resume.
+  action.sa_flags = 0;
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
   // Never restored: the run's last messages (after this object is gone) may meet a closed pipe.

@@ -1,6 +1,7 @@
 #include "io/hdf5_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -82,6 +83,34 @@ std::string absolute_name(const std::string& name) { return "/" + relative_name(
 
 // ---- Reading -------------------------------------------------------------------------------------
 
+namespace {
+
+// What a file that is not HDF5 looks like, and the command that converts it ("" when it looks
+// like nothing rtm imports): NumPy's magic bytes, or a SEG-Y file by its name or by the 'C' in
+// EBCDIC (0xC3) that opens nearly every SEG-Y textual header.
+std::string not_hdf5_hint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[6] = {};
+  in.read(head, sizeof head);
+  const std::string magic(head, size_t(in.gcount()));
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (magic == std::string("\x93NUMPY", 6) || extension == ".npy")
+    return "; it is a NumPy array: convert it with `rtm import model " + path +
+           " --spacing D -o model.h5` (D: the cell size in metres)";
+  if (extension == ".sgy" || extension == ".segy" ||
+      (!magic.empty() && static_cast<unsigned char>(magic[0]) == 0xC3))
+    return "; it looks like SEG-Y: convert it with `rtm import model " + path +
+           " -o model.h5` (a velocity model) or `rtm import shots " + path +
+           " --f0 F -o shots.h5` (shot gathers; F: the wavelet's peak frequency in Hz)";
+  if (extension == ".bin" || extension == ".raw")
+    return "; for raw float32 velocities: convert them with `rtm import model " + path +
+           " --shape NX,NY,NZ --spacing D -o model.h5`";
+  return "";
+}
+
+} // namespace
+
 File open_file_for_reading(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -90,7 +119,7 @@ File open_file_for_reading(const std::string& path) {
   if (!std::ifstream(path)) throw InputError(path + ": cannot be opened for reading");
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) fail_reading(path, "cannot be read as an HDF5 file");
-  if (is_hdf5 == 0) throw InputError(path + ": not an HDF5 file");
+  if (is_hdf5 == 0) throw InputError(path + ": not an HDF5 file" + not_hdf5_hint(path));
   File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file.valid()) fail_reading(path, "cannot open the HDF5 file");
   return file;
@@ -237,8 +266,10 @@ constexpr double kMaxExpansion = 1100.0;
 // Refuses, before anything is allocated, a dataset whose declared size cannot be real: a corrupt or
 // truncated file may declare any shape, and allocating it would end in std::bad_alloc or the
 // out-of-memory killer instead of a message. Returns the number of values.
+// `whole_in_memory` false: only part of it is read (a hyperslab of planes); the file's size is
+// still checked (a truncated file reads as zeros otherwise), the memory is the caller's to check.
 hsize_t checked_value_count(hid_t dataset, size_t memory_element_bytes, const std::string& file,
-                            const std::string& name) {
+                            const std::string& name, bool whole_in_memory = true) {
   const std::string shown = absolute_name(name);
   const std::vector<hsize_t> dims = dataset_shape(dataset, file, name);
   hsize_t count = 1;
@@ -272,13 +303,16 @@ hsize_t checked_value_count(hid_t dataset, size_t memory_element_bytes, const st
                      std::to_string(static_cast<unsigned long long>(file_bytes)) + "-byte file " +
                      (filters > 0 ? "can hold even compressed" : "holds") +
                      " (a truncated or corrupt file?)");
+  if (!whole_in_memory) return count;
   const double memory_bytes = double(count) * double(memory_element_bytes);
   const uint64_t available = host_available_bytes();
   if (available > 0 && memory_bytes > double(available))
     throw InputError(file + ": dataset " + shown + " has shape " + shape_string(dims) +
                      "; reading it needs " + format_value(memory_bytes / double(1ull << 30)) +
                      " GiB of memory, and only " + format_value(double(available) / double(1ull << 30)) +
-                     " GiB are available");
+                     " GiB are available (" + host_available_source() +
+                     "): use a machine with more memory (rtm model and rtm migrate can also read a "
+                     "model in slabs over several ranks: mpirun ... --ranks-per-shot N)");
   return count;
 }
 
@@ -537,6 +571,7 @@ std::vector<float> read_grid_planes(hid_t file_id, const std::string& file, cons
       throw std::invalid_argument("read_grid_planes: planes " + std::to_string(z_begin) + " to " +
                                   std::to_string(z_end) + " of " + file + ":" + shown + " (" +
                                   std::to_string(nz) + " planes)");
+    checked_value_count(dataset, sizeof(float), file, name, false); // a truncated file, as above
     const hsize_t start[3] = {hsize_t(z_begin), 0, 0};
     const hsize_t count[3] = {hsize_t(z_end - z_begin), dims[1], dims[2]};
     values.resize(size_t(count[0] * count[1] * count[2]));

@@ -2,9 +2,13 @@
 // (RTM_EXECUTABLE, from CMake): the exit status is 2, stderr names the file, dataset, attribute,
 // option or config line at fault, and the output file does not exist afterwards (nor does its
 // temporary). The bad files are made here with the plain HDF5 C API.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +16,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -65,9 +70,10 @@ protected:
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Runs rtm with `args` in the test's directory.
-  Outcome run(const std::vector<std::string>& args) const {
-    std::string command = "cd " + shell_quoted(dir_.string()) + " && " + shell_quoted(RTM_EXECUTABLE);
+  // Runs rtm with `args` in the test's directory, after the shell commands `before` (a `ulimit`).
+  Outcome run(const std::vector<std::string>& args, const std::string& before = "") const {
+    std::string command = "cd " + shell_quoted(dir_.string()) + " && " + before +
+                          shell_quoted(RTM_EXECUTABLE);
     for (const std::string& arg : args) command += " " + shell_quoted(arg);
     command += " >" + shell_quoted(path("stdout.txt")) + " 2>" + shell_quoted(path("stderr.txt"));
     const int raw = std::system(command.c_str());
@@ -83,8 +89,9 @@ protected:
   // rtm `args` must exit with 2, say each of `named` on stderr, and leave `output` (and any
   // temporary of it) absent. Returns stderr for further checks.
   std::string expect_refused(const std::vector<std::string>& args,
-                             const std::vector<std::string>& named, const std::string& output) {
-    const Outcome o = run(args);
+                             const std::vector<std::string>& named, const std::string& output,
+                             const std::string& before = "") {
+    const Outcome o = run(args, before);
     EXPECT_EQ(o.status, 2) << "stderr: " << o.err << "\nstdout: " << o.out;
     for (const std::string& text : named) EXPECT_THAT(o.err, HasSubstr(text));
     EXPECT_THAT(o.err, HasSubstr("rtm: error:"));
@@ -232,6 +239,29 @@ TEST_F(BadInput, MissingModelFile) {
 TEST_F(BadInput, NotAnHdf5File) {
   std::ofstream(path("text.h5")) << "vp = 2000 m/s everywhere\n";
   expect_model_refused(path("text.h5"), {}, {"text.h5", "not an HDF5 file"});
+}
+
+// A NumPy array or a SEG-Y file given where HDF5 is expected: the message says what it is and the
+// `rtm import` command that converts it.
+TEST_F(BadInput, FilesOfOtherFormatsAreNamedWithTheImportThatConvertsThem) {
+  std::ofstream(path("vp.npy"), std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8)
+                                                  << "{'descr': '<f4', 'fortran_order': False}";
+  expect_model_refused(path("vp.npy"), {},
+                       {"vp.npy: not an HDF5 file", "NumPy array", "rtm import model " + path("vp.npy")});
+  // The SEG-Y textual header starts with 'C' in EBCDIC (0xC3), whatever the file is called.
+  std::ofstream(path("field.data"), std::ios::binary) << std::string(3600, '\xC3');
+  const std::string shots_err = expect_refused(
+      {"migrate", "-s", path("field.data"), "--migration-model", good_model(), "-o", path("image.h5"),
+       "--backend", "cpu"},
+      {"field.data: not an HDF5 file", "looks like SEG-Y", "rtm import shots " + path("field.data")},
+      path("image.h5"));
+  EXPECT_THAT(shots_err, HasSubstr("rtm import model"));
+  std::ofstream(path("vp.sgy"), std::ios::binary) << "not even a header";
+  expect_model_refused(path("vp.sgy"), {}, {"vp.sgy: not an HDF5 file", "rtm import model"});
+  // Anything else keeps the plain message.
+  std::ofstream(path("text.h5")) << "vp = 2000 m/s everywhere\n";
+  const std::string plain = expect_model_refused(path("text.h5"), {}, {"text.h5: not an HDF5 file"});
+  EXPECT_THAT(plain, Not(HasSubstr("rtm import")));
 }
 
 TEST_F(BadInput, TruncatedFile) {
@@ -472,6 +502,12 @@ TEST_F(BadInput, ValidConfigFileIsAccepted) {
 
 // ---- Output paths ------------------------------------------------------------------------------------
 
+namespace {
+std::string shot_file(const std::string& file, int n, int nt, double f0);
+// A one-shot file on the 12^3 model of good_model().
+std::string shot_file_for_directories(const std::string& file) { return shot_file(file, 12, 200, 15); }
+} // namespace
+
 TEST_F(BadInput, OutputInAMissingDirectory) {
   expect_refused({"model", "-m", good_model(), "-o", path("no/such/dir/shots.h5"), "--backend",
                   "cpu", "--record-time", "0.02"},
@@ -496,6 +532,35 @@ TEST_F(BadInput, OutputInAReadOnlyDirectory) {
   expect_refused({"model", "-m", good_model(), "-o", path("locked/shots.h5"), "--backend", "cpu",
                   "--record-time", "0.02"},
                  {"locked", "no permission"}, path("locked/shots.h5"));
+}
+
+// Directories a run writes into are checked at its start: `rtm migrate --png-dir` used to migrate
+// to the end and then fail, `rtm demo -o` to stop with a raw "filesystem error". A path below a
+// regular file stops root too (CI runs the tests as root, whom permission bits do not stop).
+TEST_F(BadInput, OutputDirectoriesThatCannotBeWrittenAreRefusedAtTheStart) {
+  std::ofstream(path("plain_file")) << "a file, not a directory\n";
+  const std::string shots = shot_file_for_directories(path("shots.h5"));
+  const std::string err = expect_refused(
+      {"migrate", "-s", shots, "--migration-model", good_model(), "-o", path("image.h5"),
+       "--backend", "cpu", "--boundary-width", "4", "--png-dir", path("plain_file/png")},
+      {"--png-dir " + path("plain_file/png"), "cannot create this directory", "is a file, not a directory"},
+      path("image.h5"));
+  EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
+  expect_refused({"migrate", "-s", shots, "--migration-model", good_model(), "-o", path("image.h5"),
+                  "--backend", "cpu", "--boundary-width", "4", "--png-dir", path("plain_file")},
+                 {"--png-dir " + path("plain_file"), "it is a file, not a directory"}, path("image.h5"));
+  const std::string demo = expect_refused({"demo", "-o", path("plain_file/demo")},
+                                          {"--output-dir " + path("plain_file/demo"), "is a file"},
+                                          path("plain_file/demo/model.h5"));
+  EXPECT_THAT(demo, Not(HasSubstr("filesystem error")));
+  if (::geteuid() != 0) { // permission bits stop everyone but root
+    fs::create_directories(path("locked"));
+    fs::permissions(path("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+    expect_refused({"demo", "-o", path("locked/demo")},
+                   {"--output-dir " + path("locked/demo"), "cannot create this directory in"},
+                   path("locked/demo/model.h5"));
+  }
+  EXPECT_FALSE(fs::exists(path("image.h5")));
 }
 
 // ---- Runs that cannot fit in memory: refused before anything is allocated --------------------------
@@ -568,6 +633,248 @@ TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
        "largest: snapshots", "--reconstruction boundary"},
       path("image.h5"));
   EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
+}
+
+// ASan reserves terabytes of address space for its shadow memory: under it no address-space limit
+// lets rtm start, so the tests that run rtm under `ulimit -v` are skipped there (the plain suite
+// runs them; their helpers are [[maybe_unused]] for the sanitized build).
+#if defined(__SANITIZE_ADDRESS__)
+#define RTM_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RTM_TEST_UNDER_ASAN 1
+#endif
+#endif
+
+namespace {
+
+// The address space (VmSize, KiB) rtm maps when it starts reading its model: rtm is given a FIFO
+// as the model, which blocks it in opening the file (after MPI, OpenMP's threads and the command
+// line are set up). A writer's non-blocking open succeeds once a reader is waiting (Linux counts
+// the reader before it sleeps): then rtm's /proc/<pid>/status is read, and the FIFO closed empty,
+// which rtm refuses as no HDF5 file.
+[[maybe_unused]] long rtm_start_vm_kib(const fs::path& dir, const std::vector<std::string>& before_model,
+                      const std::vector<std::string>& after_model) {
+  const std::string fifo = (dir / "model.fifo").string();
+  if (::mkfifo(fifo.c_str(), 0600) != 0) return -1;
+  std::vector<std::string> words = {RTM_EXECUTABLE};
+  words.insert(words.end(), before_model.begin(), before_model.end());
+  words.push_back(fifo);
+  words.insert(words.end(), after_model.begin(), after_model.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  long kib = -1;
+  int writer = -1;
+  for (int attempt = 0; attempt < 6000 && writer < 0; ++attempt) {
+    writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer < 0) ::usleep(5000);
+  }
+  if (writer >= 0) {
+    std::istringstream status(read_text("/proc/" + std::to_string(pid) + "/status"));
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmSize:", 0) == 0) kib = std::stol(line.substr(7));
+    ::close(writer);
+  }
+  // rtm may open the FIFO again (the HDF5 check after the readability check): writers until it ends.
+  int status = 0;
+  for (int attempt = 0; attempt < 6000 && ::waitpid(pid, &status, WNOHANG) == 0; ++attempt) {
+    const int again = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (again >= 0) ::close(again);
+    ::usleep(5000);
+  }
+  fs::remove(fifo);
+  return kib;
+}
+
+// A constant 2000 m/s model of n^3 10 m cells.
+[[maybe_unused]] std::string constant_model(const std::string& file, int n) {
+  rtm::VelocityModel m;
+  m.nx = m.ny = m.nz = n;
+  m.dx = m.dy = m.dz = 10;
+  m.vp.assign(size_t(m.cells()), 2000.0f);
+  rtm::write_velocity_model(file, m, {});
+  return file;
+}
+
+} // namespace
+
+// A model too large for the memory there is is refused from its file's header, before it is read:
+// the run is given an address-space limit 48 MiB above what rtm maps when it starts reading, less
+// than the 64 MiB the model's values alone take. Had rtm read the model (or made its padded grid)
+// before checking, it would end in std::bad_alloc (exit 1), not in the refusal (exit 2) with the
+// numbers, the limit named, and what to change. (On a 24 GB machine an 1100^3 `rtm model` was killed
+// by the out-of-memory killer after 468 s at 23.1 GB: its check came after the padded grid, and
+// counted neither the CPU backend's wavefields nor the model's copies.)
+TEST_F(BadInput, ModelTooLargeForMemoryIsRefusedBeforeItIsRead) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory needs more address space than any limit allows";
+#else
+  const ScopedEnvironment one_thread("OMP_NUM_THREADS", "1");
+  const std::string big = constant_model(path("big.h5"), 256); // 64 MiB of velocities
+  const std::vector<std::string> after = {"-o", path("shots.h5"), "--backend", "cpu",
+                                          "--record-time", "0.1"};
+  const long start_kib = rtm_start_vm_kib(dir_, {"model", "-m"}, after);
+  ASSERT_GT(start_kib, 0) << "could not measure rtm's address space";
+  const std::string limit = "ulimit -v " + std::to_string(start_kib + 48 * 1024) + " && ";
+  // The harness: under that limit a small run goes through.
+  const Outcome small = run({"model", "-m", good_model(), "-o", path("small.h5"), "--backend", "cpu",
+                             "--record-time", "0.02", "--boundary-width", "4"},
+                            limit);
+  ASSERT_EQ(small.status, 0) << "the limit leaves too little for any run: " << small.err;
+  std::vector<std::string> args = {"model", "-m", big};
+  args.insert(args.end(), after.begin(), after.end());
+  const auto started = std::chrono::steady_clock::now();
+  const std::string err = expect_refused(
+      args, {"rtm model: this run needs ", "of host memory but ", "the address-space limit (ulimit -v)",
+             "wavefields (CPU backend)", "To fit:", "run on a GPU"},
+      path("shots.h5"), limit);
+  EXPECT_THAT(err, Not(HasSubstr("bad_alloc")));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 20.0);
+
+  // rtm migrate, on one rank: from the shot file's header and the model's, before either is read.
+  const std::string shots = shot_file(path("migrate_shots.h5"), 12, 200, 15);
+  const long migrate_kib =
+      rtm_start_vm_kib(dir_, {"migrate", "-s", shots, "--allow-other-grid", "-m"},
+                       {"-o", path("image.h5"), "--backend", "cpu"});
+  ASSERT_GT(migrate_kib, 0);
+  expect_refused({"migrate", "-s", shots, "--allow-other-grid", "-m", big, "--smooth", "100", "-o",
+                  path("image.h5"), "--backend", "cpu"},
+                 {"rtm migrate: this run needs ", "of host memory but ",
+                  "the address-space limit (ulimit -v)"},
+                 path("image.h5"), "ulimit -v " + std::to_string(migrate_kib + 48 * 1024) + " && ");
+#endif
+}
+
+namespace {
+
+// rtm `args` run in `dir` to its end: its exit status and peak resident memory (KiB, wait4's
+// ru_maxrss).
+[[maybe_unused]] std::pair<int, long> run_for_peak_memory(const fs::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> words = {RTM_EXECUTABLE};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(dir.c_str()) != 0) ::_exit(127);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (::wait4(pid, &status, 0, &usage) != pid) return {-1, 0};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, usage.ru_maxrss};
+}
+
+// The host memory a refusal says the run needs ("needs 0.26 GiB of host memory"), in bytes; 0 when
+// the message has none.
+[[maybe_unused]] double needed_host_bytes(const std::string& message) {
+  const size_t at = message.find("this run needs ");
+  if (at == std::string::npos) return 0;
+  std::istringstream words(message.substr(at + 15));
+  double value = 0;
+  std::string unit;
+  words >> value >> unit;
+  return value * (unit == "GiB" ? double(1 << 30) : unit == "MiB" ? double(1 << 20) : 0.0);
+}
+
+} // namespace
+
+// The estimate is what a run takes: `rtm model` and `rtm migrate` on the CPU backend, their peak
+// resident memory against the host memory their refusal names under a tight `ulimit -v`. Within
+// 48 MiB above (what the estimate leaves out on purpose: the libraries, HDF5's and MPI's own
+// buffers, the stack of every thread) and at most a quarter below: an item the propagators
+// allocate and the estimate forgets (the CPU backend's wavefields were, before) fails it, as does
+// an estimate that refuses runs that would fit.
+TEST_F(BadInput, TheHostEstimateIsWhatACpuRunTakes) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory inflates the resident memory and needs more address space";
+#else
+  const ScopedEnvironment one_thread("OMP_NUM_THREADS", "1");
+  ASSERT_EQ(run({"generate-model", "--type", "layered", "--shape", "80,80,80", "-o", path("m.h5")}).status, 0);
+  const std::vector<std::string> model = {"model", "-m", path("m.h5"), "-o", path("s.h5"), "--shots", "1",
+                                          "--record-time", "0.2", "--boundary-width", "10",
+                                          "--backend", "cpu", "--progress", "0"};
+  const std::vector<std::string> migrate = {"migrate", "-s", path("s.h5"), "-m", path("m.h5"),
+                                            "--smooth", "100", "-o", path("i.h5"), "--direct-wave",
+                                            "none", "--boundary-width", "10", "--backend", "cpu",
+                                            "--progress", "0"};
+  // A limit 8 MiB above what rtm maps when it starts reading its model: far below either run.
+  const long start_kib = rtm_start_vm_kib(dir_, {"model", "-m"}, {"-o", path("s.h5"), "--backend", "cpu"});
+  ASSERT_GT(start_kib, 0) << "could not measure rtm's address space";
+  const std::string limit = "ulimit -v " + std::to_string(start_kib + 8 * 1024) + " && ";
+  for (const std::vector<std::string>* args : {&model, &migrate}) {
+    SCOPED_TRACE((*args)[0]);
+    const Outcome refused = run(*args, limit);
+    const double estimate = needed_host_bytes(refused.err);
+    ASSERT_GT(estimate, 0) << refused.err;
+    const auto [status, peak_kib] = run_for_peak_memory(dir_, *args);
+    ASSERT_EQ(status, 0);
+    const double peak = double(peak_kib) * 1024;
+    EXPECT_LE(peak, estimate + 48.0 * (1 << 20)) << "estimate " << estimate << " B, peak " << peak << " B";
+    EXPECT_GE(peak, 0.75 * estimate) << "estimate " << estimate << " B, peak " << peak << " B";
+  }
+#endif
+}
+
+// generate-model builds the model whole in memory: a shape that cannot fit is refused with the
+// numbers before any of it is allocated (2500^3 ended in std::bad_alloc). The limit makes "cannot
+// fit" hold on any machine: 2500^3 float32 is 58 GiB, far above it.
+TEST_F(BadInput, GeneratedModelTooLargeForMemoryIsRefusedWithTheNumbers) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory needs more address space than any limit allows";
+#else
+  const std::string err = expect_refused(
+      {"generate-model", "--shape", "2500,2500,2500", "-o", path("gen.h5")},
+      {"--shape 2500,2500,2500: the model needs 58.21 GiB of host memory", "15625000000 cells x 4 B",
+       "ulimit -v", "To fit: a smaller --shape"},
+      path("gen.h5"), "ulimit -v 4000000 && ");
+  EXPECT_THAT(err, Not(HasSubstr("bad_alloc")));
+#endif
+}
+
+// rtm bench --backend cpu allocates six padded grids: a --grid that cannot fit is refused with the
+// numbers (under a limit, so on any machine), not ended by std::bad_alloc.
+TEST_F(BadInput, CpuBenchGridTooLargeForMemoryIsRefused) {
+#ifdef RTM_TEST_UNDER_ASAN
+  GTEST_SKIP() << "ASan's shadow memory needs more address space than any limit allows";
+#else
+  const Outcome o = run({"bench", "--backend", "cpu", "--grid", "1500,1500,1500"}, "ulimit -v 4000000 && ");
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_THAT(o.err, AllOf(HasSubstr("rtm bench --backend cpu --grid 1500"), HasSubstr("of host memory"),
+                           HasSubstr("ulimit -v"), HasSubstr("a smaller --grid")));
+  EXPECT_THAT(o.err, Not(HasSubstr("bad_alloc")));
+#endif
+}
+
+// Outputs that cannot fit on their file system are refused before the run, with both numbers
+// (RTM_FAKE_FREE_DISK_BYTES stands in for a nearly full disk).
+TEST_F(BadInput, OutputsThatCannotFitOnTheDiskAreRefused) {
+  const std::string model = good_model();
+  const ScopedEnvironment full("RTM_FAKE_FREE_DISK_BYTES", "10"); // below even one shot's traces
+  expect_model_refused(model, {}, {"-o " + path("shots.h5") + " and its checkpoint", "of disk space but",
+                                   "RTM_FAKE_FREE_DISK_BYTES", "write the output elsewhere"});
+  const std::string shots = shot_file(path("in_shots.h5"), 12, 200, 15);
+  expect_refused({"migrate", "-s", shots, "--migration-model", model, "-o", path("image.h5"),
+                  "--backend", "cpu", "--boundary-width", "4"},
+                 {"-o " + path("image.h5") + " (/image, /illumination, /image_raw) and its checkpoints",
+                  "of disk space"},
+                 path("image.h5"));
+  expect_refused({"generate-model", "--shape", "20,20,20", "-o", path("gen.h5")},
+                 {"-o " + path("gen.h5"), "8000 cells x 4 B", "of disk space"}, path("gen.h5"));
 }
 
 // ---- Implausible velocities: nearly always a units mistake ------------------------------------------
@@ -794,6 +1101,40 @@ TEST_F(BadInput, UnknownOptionIsNamedWithTheClosestReal) {
   expect_refused({"modle", "-m", good_model(), "-o", path("shots.h5")},
                  {"modle is not a subcommand of rtm; did you mean model?"}, path("shots.h5"));
   expect_refused({"migarte"}, {"did you mean migrate?"}, path("nothing"));
+}
+
+// An option of one value given twice is named with both values, not CLI11's "At Most 1 required
+// but received 2".
+TEST_F(BadInput, AnOptionGivenTwiceIsNamedWithBothValues) {
+  const std::string err = expect_refused(
+      {"model", "-m", good_model(), "-o", path("a.h5"), "--output=" + path("b.h5")},
+      {"-o/--output is given 2 times to rtm model (-o " + path("a.h5") + ", --output=" + path("b.h5") +
+       ") but takes one value: give it once"},
+      path("a.h5"));
+  EXPECT_THAT(err, Not(HasSubstr("At Most")));
+  EXPECT_FALSE(fs::exists(path("b.h5")));
+  expect_refused({"generate-model", "--type", "salt", "--type", "layered", "-o", path("m.h5")},
+                 {"--type is given 2 times to rtm generate-model (--type salt, --type layered)"},
+                 path("m.h5"));
+}
+
+// Without a GPU the CPU run says so in one short line (the whole reason is `rtm info`'s).
+TEST_F(BadInput, NoUsableGpuIsOneShortLine) {
+  const Outcome info = run({"info", "--json"});
+  if (info.out.find("\"available\": true") != std::string::npos)
+    GTEST_SKIP() << "this machine has a GPU";
+  const Outcome o = run({"model", "-m", good_model(), "-o", path("shots.h5"), "--record-time", "0.02",
+                         "--boundary-width", "4", "--progress", "0"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream lines(o.err);
+  int said = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("rtm: no usable GPU", 0) == 0) {
+      ++said;
+      EXPECT_LE(line.size(), 100u) << line;
+      EXPECT_THAT(line, AllOf(HasSubstr("using the CPU"), HasSubstr("rtm info")));
+    }
+  EXPECT_EQ(said, 1) << o.err;
 }
 
 TEST_F(BadInput, ConfigFileWorksAfterTheSubcommandToo) {

@@ -1,6 +1,8 @@
 // solvers/drivers/memory_budget.h: the memory a run needs, item by item from the grid, and the refusal
 // when it does not fit (both numbers and a hint), and MemAvailable read from /proc/meminfo text.
 #include <cstdlib>
+#include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -201,8 +203,10 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
   RunMemoryPlan plan = plan_for(1000, 4000);
   plan.storage = SourceWavefieldStorage::snapshots;
   const std::string message = run_refusal(plan, "cpu");
+  RunMemoryPlan on_host = plan; // the CPU backend's fields are host memory too
+  on_host.fields_on_host = true;
   EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " +
-                                 memory_size_string(estimate_run_memory(plan).host_bytes()) +
+                                 memory_size_string(estimate_run_memory(on_host).host_bytes()) +
                                  " of host memory but "));
   EXPECT_THAT(message, HasSubstr(memory_size_string(host_available_bytes()) + " are available"));
   // The CPU backend stages no checkpoints in pinned memory: not counted for it.
@@ -214,7 +218,7 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
   const std::string shared = run_refusal(plan, "cpu", 4);
   EXPECT_THAT(shared, HasSubstr("rtm migrate (each of the 4 ranks on this node counted with its "
                                 "share of the memory): this run needs"));
-  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes() / 4) + " are available"));
+  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes(4)) + " are available"));
 }
 
 TEST(MemoryBudget, MachineCheckUsesTheFakeGpuFigure) {
@@ -346,6 +350,78 @@ TEST(MemoryBudget, SizesReadInGibOrInMibWhenSmall) {
   EXPECT_EQ(memory_size_string(80 * kGiB), "80.00 GiB");
   EXPECT_EQ(memory_size_string(kGiB / 100), "0.01 GiB");
   EXPECT_EQ(memory_size_string(3 * (1ull << 20) + (1ull << 18)), "3.25 MiB");
+}
+
+// The CPU backend computes in host memory: its wavefields, each field's v2dt2 (the padded one it
+// steps with and the dense copy of its setup), the C-PML's memory, the image sums and the boundary
+// store are host items there (kernels/cpu/cpu_propagator.cpp allocates them), the upload staging is
+// the CUDA backend's alone, and the driver's v2dt2 is its dense setup only. Before, a CPU run was
+// estimated at its v2dt2 and gathers alone: an 1100^3 model passed a 24 GB machine's check and was
+// killed by the out-of-memory killer.
+TEST(MemoryBudget, TheCpuBackendsFieldsAreHostMemory) {
+  RunMemoryPlan plan = plan_for(100, 1000);
+  plan.box = Box{10, 90, 10, 90, 10, 90};
+  plan.cpml = true;
+  const uint64_t padded = uint64_t(plan.layout.size), interior = 1000000;
+  const MemoryEstimate device = estimate_run_memory(plan);
+  plan.fields_on_host = true;
+  const MemoryEstimate cpu = estimate_run_memory(plan);
+  EXPECT_EQ(cpu.device_bytes(), device.device_bytes()) << "the device list stays, for the fake GPU check";
+  EXPECT_EQ(item(cpu.host, "wavefields (CPU backend)"), item(device.device, "wavefields"));
+  EXPECT_EQ(item(cpu.host, "C-PML memory variables (CPU backend)"),
+            item(device.device, "C-PML memory variables"));
+  EXPECT_EQ(item(cpu.host, "boundary store (CPU backend)"), item(device.device, "boundary store"));
+  EXPECT_EQ(item(cpu.host, "image and illumination (CPU backend)"),
+            item(device.device, "image and illumination"));
+  EXPECT_EQ(item(cpu.host, "v2dt2 of each field (CPU backend)"), 2 * (padded + interior) * 4);
+  EXPECT_EQ(item(cpu.host, "v2dt2"), interior * 4) << "the driver's dense setup";
+  EXPECT_FALSE(has_item(cpu.host, "upload staging (CPU backend)"));
+  // Everything but the staging buffer and the host's padded v2dt2 moves over.
+  EXPECT_EQ(cpu.host_bytes(), device.host_bytes() - padded * 4 + device.device_bytes() -
+                                  item(device.device, "upload staging") + 2 * interior * 4);
+  // A group's ranks: the same on each slab.
+  plan.ranks_per_shot = 2;
+  const MemoryEstimate slab = estimate_run_memory(plan);
+  EXPECT_TRUE(has_item(slab.host, "wavefields (CPU backend)"));
+  EXPECT_EQ(item(slab.host, "wavefields (CPU backend)"), item(slab.device, "wavefields"));
+}
+
+// What the command and the driver hold beside the propagators: the model as read and the
+// simulation grid's copy of it (one rank per shot; with TTI each with its four anisotropy arrays),
+// and every trace of the shot file a migration reads.
+TEST(MemoryBudget, TheModelsCopiesAndTheShotFilesTracesAreCounted) {
+  RunMemoryPlan plan = plan_for(100, 1000);
+  plan.box = Box{10, 90, 10, 90, 10, 90};
+  const uint64_t model = 80ull * 80 * 80;
+  EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "velocity model (2 copies)"));
+  plan.model_copies = 2;
+  EXPECT_EQ(item(estimate_run_memory(plan).host, "velocity model (2 copies)"), 2 * model * 4);
+  plan.tti = true;
+  EXPECT_EQ(item(estimate_run_memory(plan).host, "velocity model (2 copies, with its anisotropy)"),
+            2 * model * 5 * 4);
+  plan.tti = false;
+  plan.input_trace_values = 12345;
+  EXPECT_EQ(item(estimate_run_memory(plan).host, "the shot file's traces"), 12345u * 4);
+  plan.ranks_per_shot = 2; // a group's ranks hold model planes ("model planes (hyperslab)")
+  EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "velocity model (2 copies)"));
+  EXPECT_EQ(item(estimate_run_memory(plan).host, "the shot file's traces"), 12345u * 4);
+}
+
+// Under an address-space limit (ulimit -v, RLIMIT_AS) an allocation beyond it fails however much
+// memory the machine has: what is left of the limit is what may still be allocated.
+TEST(MemoryBudget, AnAddressSpaceLimitBoundsWhatIsAvailable) {
+  std::istringstream status("Name:\trtm\nVmPeak:\t  300000 kB\nVmSize:\t  250000 kB\nVmRSS: 1000 kB\n");
+  EXPECT_EQ(parse_vm_size(status), 250000ull * 1024);
+  std::istringstream none("Name: rtm\n");
+  EXPECT_EQ(parse_vm_size(none), 0u);
+  const uint64_t unlimited = std::numeric_limits<uint64_t>::max();
+  EXPECT_EQ(address_space_left(unlimited, 5 * kGiB), unlimited);
+  EXPECT_EQ(address_space_left(8 * kGiB, 5 * kGiB), 3 * kGiB);
+  EXPECT_EQ(address_space_left(4 * kGiB, 5 * kGiB), 0u) << "used up";
+  // Checked on this process: the smaller of the two.
+  std::ifstream meminfo("/proc/meminfo");
+  const uint64_t mem_available = parse_mem_available(meminfo);
+  EXPECT_LE(host_available_bytes(), mem_available);
 }
 
 TEST(MemoryBudget, MemAvailableIsReadFromMeminfo) {

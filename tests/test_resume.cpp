@@ -299,6 +299,36 @@ TEST_F(ModelResumeTest, KilledModelingRunKeepsItsShotsAndResumesToTheSameFile) {
   EXPECT_FALSE(fs::exists(checkpoint)) << "the checkpoint outlived the finished output";
 }
 
+// A second Ctrl-C stops at once, and says so: what is lost (the shot in progress) and what is not
+// (the last checkpoint; --resume continues). It used to end the process without a word.
+TEST_F(ModelResumeTest, ASecondCtrlCStopsAtOnceAndSaysSo) {
+  // A long shot (4 s of record), so that both signals land in the first one.
+  const Started run = start_rtm(dir_, {"model", "-m", "model.h5", "-o", "twice.h5", "--shots", "4",
+                                       "--record-time", "4", "--boundary-width", "8", "--backend",
+                                       "cpu", "--progress", "0"},
+                                 "twice.log");
+  auto wait_for_text = [&](const std::string& text) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (read_text(run.log).find(text) == std::string::npos) {
+      int status = 0;
+      if (std::chrono::steady_clock::now() > give_up || ::waitpid(run.pid, &status, WNOHANG) == run.pid)
+        return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+  };
+  ASSERT_TRUE(wait_for_text("rtm: modeling ")) << read_text(run.log); // the handlers are in place
+  ::kill(run.pid, SIGINT);
+  ASSERT_TRUE(wait_for_text("Ctrl-C again to stop now")) << read_text(run.log);
+  ::kill(run.pid, SIGINT);
+  EXPECT_EQ(wait_for(run.pid), 128 + SIGINT);
+  const std::string log = read_text(run.log);
+  EXPECT_THAT(log, ::testing::AllOf(HasSubstr("rtm: stopped at once by the second signal"),
+                                    HasSubstr("are lost"), HasSubstr("--resume")));
+  EXPECT_THAT(log, ::testing::Not(HasSubstr("modeled shot 1/4"))) << "the first signal's stop won the race";
+  EXPECT_FALSE(fs::exists(dir_ / "twice.h5"));
+}
+
 TEST_F(ModelResumeTest, ModelingStoppedBySigtermSavesItsShotsAndResumes) {
   ASSERT_EQ(interrupt_model_after_first_shot("term-shots.h5", SIGTERM), 128 + SIGTERM)
       << read_text((dir_ / "term-shots.h5.log").string());

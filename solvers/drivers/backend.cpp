@@ -1,5 +1,6 @@
 #include "solvers/drivers/backend.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -43,7 +44,10 @@ std::string resolve_backend(const std::string& requested, std::ostream& log) {
   std::string why;
   if (cuda_usable(&why)) return "cuda";
   if (requested == "cuda") throw InputError("--backend cuda: no usable GPU: " + why);
-  log << "rtm: no usable GPU (" << why << "); using the CPU backend\n";
+  // One short line, said on every run of a machine without a GPU: the reason's first clause
+  // ("no CUDA device is visible"); `rtm info` gives the whole of it.
+  const std::string brief = why.substr(0, std::min(why.find(" ("), why.find(';')));
+  log << "rtm: no usable GPU (" << brief << "): using the CPU; `rtm info` says more\n";
   return "cpu";
 }
 

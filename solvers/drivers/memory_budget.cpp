@@ -53,6 +53,38 @@ std::string memory_size_string(uint64_t bytes) {
 
 namespace {
 
+// What the propagators' own items leave out, added to `e` by both estimates: the CPU backend's
+// fields in host memory (the device list stays as it is), the whole-model copies and the shot
+// file's traces. `propagators` and `interior` are the estimate's (per rank for a slab).
+void add_host_side(MemoryEstimate& e, const RunMemoryPlan& plan, uint64_t propagators,
+                   uint64_t interior, uint64_t model_cells) {
+  const uint64_t f32 = sizeof(float);
+  if (plan.fields_on_host) {
+    // Each CpuWavefield keeps a copy of the setup it was made from (its dense v2dt2) beside its
+    // padded v2dt2; the driver's own setup is the dense v2dt2 alone (the padded copy the host list
+    // counts is the CUDA backend's upload).
+    for (MemoryItem& item : e.host)
+      if (item.what.rfind("v2dt2", 0) == 0) item.bytes = interior * f32;
+    for (const MemoryItem& item : e.device) {
+      if (item.what == "upload staging") continue; // the CUDA backend's
+      if (item.what == "v2dt2")
+        e.host.push_back({"v2dt2 of each field (CPU backend)", item.bytes + propagators * interior * f32});
+      else
+        e.host.push_back({item.what + " (CPU backend)", item.bytes});
+    }
+  }
+  if (plan.model_copies > 0 && model_cells > 0) // one rank per shot: a slab holds model planes
+    e.host.push_back({"velocity model (" + std::to_string(plan.model_copies) + " copies" +
+                          (plan.tti ? ", with its anisotropy" : "") + ")",
+                      uint64_t(plan.model_copies) * model_cells * (plan.tti ? 5 : 1) * f32});
+  if (plan.input_trace_values > 0)
+    e.host.push_back({"the shot file's traces", plan.input_trace_values * f32});
+}
+
+} // namespace
+
+namespace {
+
 // One rank's share of a run split into z-slabs: the largest device and the largest host needs
 // over the slabs (estimate_run_memory's items on each slab's local grid).
 MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
@@ -147,6 +179,7 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
     } else {
       e.host.push_back({"shot gathers", shots * receivers * nt * f32});
     }
+    add_host_side(e, plan, propagators, interior, 0);
     if (e.device_bytes() > worst_device) worst_device = e.device_bytes(), worst.device = e.device;
     if (e.host_bytes() > worst_host) worst_host = e.host_bytes(), worst.host = e.host;
   }
@@ -248,11 +281,13 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   } else {
     e.host.push_back({"shot gathers", shots * receivers * nt * f32});
   }
+  add_host_side(e, plan, propagators, interior, box_cells);
   return e;
 }
 
 void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan,
-                       uint64_t device_free, uint64_t host_available, const std::string& context) {
+                       uint64_t device_free, uint64_t host_available, const std::string& context,
+                       const std::string& host_source) {
   const uint64_t device_needed = estimate.device_bytes();
   if (device_free > 0 && double(device_needed) > kUsableFraction * double(device_free)) {
     std::string hint;
@@ -293,6 +328,14 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
               (plan.snapshot_interval > 1 ? " steps" : " step") + ", follows the Nyquist rate of the data's peak frequency: lower frequency "
               "data allow a longer one), ";
     if (!plan.migration) hint += "model fewer shots per run, ";
+    // The CPU backend's fields are most of it: a GPU holds them in its own memory, and a group of
+    // ranks each holds its slab.
+    if (plan.fields_on_host)
+      hint += std::string("run on a GPU (the wavefields then live in its memory), ") +
+              (plan.ranks_per_shot > 1
+                   ? "split the model over more ranks per shot, "
+                   : "split the model over several ranks (mpirun -n N rtm ... --ranks-per-shot N: "
+                     "each holds its slab), ");
     hint += "record a shorter time, or use a smaller model or coarser grid";
     throw InputError(context + ": this run needs " + memory_size_string(host_needed) +
                      " of host memory" +
@@ -300,7 +343,7 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
                                                     std::to_string(plan.ranks_per_shot) + ")"
                                               : std::string()) +
                      " but " + memory_size_string(host_available) +
-                     " are available (MemAvailable in /proc/meminfo; a run may use 95% of it; "
+                     " are available (" + host_source + "; a run may use 95% of it; "
                      "largest: " + largest_items(estimate.host) + "). To fit: " + hint + ".");
   }
 }
@@ -315,17 +358,19 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
   device_plan.model_copy_bytes = resolved == "cuda" ? kernel_model_copy_bytes(backend.variant) : 0;
   device_plan.checkpoint_staging = plan.checkpoint_staging && resolved == "cuda"; // the only one
+  device_plan.fields_on_host = resolved != "cuda";
   if (resolved == "cuda") {
     check_variant_runs_here(backend.variant, backend.device);
     check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
   }
   const int sharing = std::max(ranks_on_node, 1);
-  const uint64_t host_share = host_available_bytes() / uint64_t(sharing);
+  const uint64_t host_share = host_available_bytes(sharing); // an address-space limit is per rank
   check_memory_fits(estimate_run_memory(device_plan), device_plan,
                     free_device_bytes(resolved, backend.device), host_share,
                     sharing > 1 ? context + " (each of the " + std::to_string(sharing) +
                                       " ranks on this node counted with its share of the memory)"
-                                : context);
+                                : context,
+                    host_available_source(sharing));
 }
 
 } // namespace rtm

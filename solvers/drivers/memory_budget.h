@@ -67,6 +67,19 @@ struct RunMemoryPlan {
   // buffers kept for the run (kernels/cuda/fields/cuda_shot_fields.cuh), beside the image arrays. Not for
   // TTI or a grid split into z-slabs, which download the sums without them.
   bool checkpoint_staging = false;
+  // The CPU backend computes where the host keeps its memory: its wavefields, model term, C-PML
+  // memory, image sums, point series and boundary store are host memory, beside the host items.
+  // check_run_memory sets it for every backend but CUDA; estimate_run_memory then adds those
+  // device items to the host's (the device list stays, for RTM_FAKE_FREE_GPU_BYTES's check).
+  bool fields_on_host = false;
+  // One rank per shot: whole copies of the velocity model the command and the driver hold beside
+  // the run (the model as read and the simulation grid's copy: 2); with tti each copy also holds
+  // /epsilon, /delta, /theta, /phi. A group of ranks per shot holds model planes instead ("model
+  // planes (hyperslab)"), and this is not used.
+  int model_copies = 0;
+  // Migration: the values of every trace of the shot file, which every rank reads whole and holds
+  // for the run (one shot's working copies are "shot data").
+  uint64_t input_trace_values = 0;
 };
 
 struct MemoryItem {
@@ -107,9 +120,10 @@ int ranks_per_shot_that_fit(const RunMemoryPlan& plan, uint64_t device_free, int
 // numbers in GiB, the three largest items and what to change. A run may use 95% of what is free
 // (headroom for the CUDA context, workspaces, fragmentation). `device_free` 0 means "no device
 // used" and `host_available` 0 "unknown": that side is then not checked. `context` starts the
-// message ("rtm migrate").
+// message ("rtm migrate"); `host_source` says where `host_available` came from.
 void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan,
-                       uint64_t device_free, uint64_t host_available, const std::string& context);
+                       uint64_t device_free, uint64_t host_available, const std::string& context,
+                       const std::string& host_source = "MemAvailable in /proc/meminfo");
 
 // check_memory_fits with what this machine has, before anything is allocated: the free memory of
 // the GPU `backend` will use (options.device; "auto" resolved quietly here, the driver reports its

@@ -22,6 +22,7 @@
 #include "solvers/drivers/slab_checkpoint.h"
 #include "solvers/drivers/slab_model.h"
 #include "solvers/drivers/slab_image.h"
+#include "solvers/drivers/smoothing.h"
 #include "solvers/drivers/time_dispersion.h"
 
 namespace rtm {
@@ -299,16 +300,22 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
 // several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h): each rank
 // is estimated for its slab (the largest), its model part read with the smoothing's reach.
 // `checkpoints`: the loop writes a checkpoint every few shots (their pinned staging on the GPU).
+// One rank per shot holds the whole migration model twice beside the run (the command's and the
+// grid's copy, SimulationGrid::model); a group's ranks hold their planes. Every rank holds every
+// trace of the shot file (`shots`, or its geometry alone: the count is the same).
 void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
                             const MigrationParams& params, const ParallelContext& parallel,
-                            const SlabModel* part, bool checkpoints) {
+                            bool tti, int smoothing_reach, bool checkpoints) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
-  plan.smoothing_reach = part ? part->smoothing_reach : -1;
+  plan.smoothing_reach = smoothing_reach;
+  plan.model_copies = parallel.ranks_per_shot() > 1 ? 0 : 2;
+  for (const ShotGather& gather : shots.shots)
+    plan.input_trace_values += uint64_t(shots.receivers_of(gather).size()) * uint64_t(std::max(shots.nt, 0));
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-  plan.tti = !sim.model.anisotropy.empty() || (part && part->tti);
+  plan.tti = tti;
   plan.nt = shots.nt;
   plan.receivers = int(shots.max_receivers());
   plan.shots = int(shots.shots.size());
@@ -750,7 +757,9 @@ PhaseChoice choose_migration_phase_filter(const MigrationRun& run) {
 // (boundary saving) the source field's ring store. `checkpoints` as check_migration_memory's.
 void make_wavefields(MigrationRun& run, bool checkpoints) {
   const MigrationParams& params = run.params;
-  check_migration_memory(run.sim, run.shots, params, run.parallel, run.part, checkpoints);
+  check_migration_memory(run.sim, run.shots, params, run.parallel,
+                         !run.sim.model.anisotropy.empty() || (run.part && run.part->tti),
+                         run.part ? run.part->smoothing_reach : -1, checkpoints);
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -1067,6 +1076,18 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
                         const MigrationParams& params, std::ostream& log, RunStats* stats,
                         const MigrationControl& control);
 } // namespace
+
+void check_migration_memory_before_reading(const VelocityModel& shape, const ShotFile& shots,
+                                           const MigrationParams& params,
+                                           const ParallelContext& parallel, bool tti,
+                                           double smooth, bool checkpoints) {
+  // A file without these is refused by migrate_shots with its own message; nothing to size here.
+  if (!(shots.dt > 0) || shots.nt < 1 || !(shots.f0 > 0)) return;
+  const int reach = parallel.ranks_per_shot() > 1 && smooth > 0 ? smoothing_reach_cells(smooth, shape.dz)
+                                                                : -1;
+  check_migration_memory(simulation_grid_of_shape(shape, params.boundary, shots.dt), shots, params,
+                         parallel, tti, reach, checkpoints);
+}
 
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
                               const MigrationParams& params, std::ostream& log, RunStats* stats,

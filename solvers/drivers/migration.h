@@ -263,6 +263,18 @@ struct MigrationResult {
   int image_z_first = 0;
 };
 
+// Refuses (InputError with both numbers and what to change) a migration that cannot fit in memory,
+// before its model is read or smoothed: from the model's shape alone (read_model_shape reads the
+// file's header), the shot file's header and acquisition (`shots` may be read_shot_geometry's,
+// without traces) and the options, on one rank per shot or on control.parallel's slabs (with the
+// smoothing's reach of `smooth` metres). `tti`: --physics tti (params.boundary then the sponge's).
+// `checkpoints`: the run writes checkpoints every few shots. The same estimate migrate_shots
+// checks again before it allocates.
+void check_migration_memory_before_reading(const VelocityModel& shape, const ShotFile& shots,
+                                           const MigrationParams& params,
+                                           const ParallelContext& parallel, bool tti,
+                                           double smooth, bool checkpoints);
+
 // Migrates every shot of `shots` in `migration_model`. Prints the memory of both reconstruction
 // strategies before the run and progress per shot (with time left) to `log`. The data's dt must be
 // stable in the migration model (InputError otherwise). stats counts both propagations (and the

@@ -283,15 +283,18 @@ ShotFile shot_file_header(const VelocityModel& model, const ModelExtremes& extre
 // so the ranks of a node are not given shares of its memory here. A group of several ranks per
 // shot splits the grid (kernels/mpi/decomposed_propagator.h): each rank is estimated for its slab
 // (the largest), as migration's are (estimate_run_memory).
+// One rank per shot holds the model twice beside the run: the command's and the grid's copy
+// (SimulationGrid::model); a group's ranks hold their planes (counted by the estimate itself).
 void check_modeling_memory(const SimulationGrid& sim, int nt, size_t receivers, size_t shots,
                            const ModelingParams& params, const ParallelContext& parallel,
-                           const SlabModel* part) {
+                           bool tti) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
+  plan.model_copies = parallel.ranks_per_shot() > 1 ? 0 : 2;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-  plan.tti = !sim.model.anisotropy.empty() || (part && part->tti);
+  plan.tti = tti;
   plan.nt = nt;
   plan.receivers = int(receivers);
   plan.shots = int(shots);
@@ -361,6 +364,25 @@ void collect_modelled_shots(ShotFile& out, std::vector<ShotGather>& resumed,
 
 } // namespace
 
+int check_modeling_memory_before_reading(const VelocityModel& shape, const Acquisition& acq,
+                                          const ModelingParams& params,
+                                          const ParallelContext& parallel, bool tti,
+                                          double vmax_at_least) {
+  check_modeling_inputs(params, acq);
+  // The fewest steps the run can take: the slowest fastest velocity gives the longest stable dt.
+  const double dt = params.dt > 0 ? params.dt
+                    : vmax_at_least > 0 ? choose_dt(0, vmax_at_least, shape.dx, shape.dy, shape.dz)
+                                        : 0;
+  const int nt = dt > 0 ? int(std::min(std::floor(params.record_time / dt + 1e-9) + 1, double(INT_MAX)))
+                        : 1;
+  size_t receivers = acq.receivers.size();
+  for (const std::vector<Position>& spread : acq.shot_receivers)
+    receivers = std::max(receivers, spread.size());
+  check_modeling_memory(simulation_grid_of_shape(shape, params.boundary, dt), nt, receivers,
+                        acq.sources.size(), params, parallel, tti);
+  return nt;
+}
+
 namespace {
 // model_shots, on the whole model or (part set) on a group's slabs of it.
 ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const Acquisition& acq,
@@ -417,7 +439,8 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,
                                   remove_time_dispersion, info);
 
-  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel, part);
+  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel,
+                        !sim.model.anisotropy.empty() || (part && part->tti));
   // Split over the group, each rank builds its slab from its part of the model alone.
   const std::unique_ptr<Wavefield> propagator =
       part ? make_decomposed_wavefield(make_slab_decomposition(sim, *part, parallel.group_comm()),

@@ -65,6 +65,19 @@ struct ModelingControl : ShotLoopControl {
 // Checks the parameters and the acquisition against the model (InputError naming the bad value).
 void check_modeling_params(const ModelingParams& params);
 
+// Refuses (InputError with both numbers and what to change) a run that cannot fit in memory,
+// before its model is read: from the model's shape alone (read_model_shape reads the file's
+// header), the acquisition and the options, on one rank per shot or on `parallel`'s slabs. The
+// step count needs the fastest velocity, unknown before the read: it is counted from --dt when
+// given, else from the CFL step of `vmax_at_least` (what the model's fastest velocity is at least:
+// kMinPlausibleVelocity when velocities are checked; 0 counts one step), so this estimate never
+// exceeds the run's; model_shots checks again with the real step count before it allocates.
+// Returns that step count (the fewest the run may take), which sizes its output too.
+int check_modeling_memory_before_reading(const VelocityModel& shape, const Acquisition& acq,
+                                          const ModelingParams& params,
+                                          const ParallelContext& parallel, bool tti,
+                                          double vmax_at_least);
+
 // Models every shot of `acquisition` in `model`. Progress goes to `log` (per shot, with time left).
 // With `control`, the run reports, checkpoints, resumes and stops as it says; a stopped run returns
 // no shots and control->stop_signal set (every rank alike).

@@ -46,6 +46,23 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
   return sim;
 }
 
+SimulationGrid simulation_grid_of_shape(const VelocityModel& shape, const BoundaryConfig& boundary,
+                                        double dt) {
+  VelocityModel header; // the shape without its values: a copy of them is what this avoids
+  header.nx = shape.nx, header.ny = shape.ny, header.nz = shape.nz;
+  header.dx = shape.dx, header.dy = shape.dy, header.dz = shape.dz;
+  header.ox = shape.ox, header.oy = shape.oy, header.oz = shape.oz;
+  SimulationGrid sim;
+  sim.model = std::move(header);
+  sim.boundary = boundary;
+  const int w = std::max(boundary.width, 0);
+  sim.pad_x_lo = sim.pad_x_hi = sim.pad_y_lo = sim.pad_y_hi = sim.pad_z_hi = w;
+  sim.pad_z_lo = boundary.free_surface ? 0 : w;
+  sim.layout = make_layout(shape.nx + 2 * w, shape.ny + 2 * w, shape.nz + sim.pad_z_lo + w);
+  sim.dt = dt;
+  return sim;
+}
+
 std::vector<float> compute_v2dt2_planes(const SimulationGrid& sim, const VelocityModel& planes,
                                         int z_first, int k_begin, int k_end) {
   // compute_v2dt2's arithmetic, for compute planes k_begin <= k < k_end from the model planes

@@ -67,6 +67,12 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryCo
 SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
                                     const BoundaryConfig& boundary, double requested_dt);
 
+// The compute grid of a model's shape alone (nx, ny, nz, spacing, origin: read_model_shape reads
+// them from the file's header; values are not copied) with `dt` taken as it is, unchecked: what a
+// run's memory is sized from before its velocities are read (solvers/drivers/memory_budget.h).
+SimulationGrid simulation_grid_of_shape(const VelocityModel& shape, const BoundaryConfig& boundary,
+                                        double dt);
+
 // What the time step and the absorbing layers read of a model's values: its slowest and fastest
 // velocity, and the fastest on each face ([axis x,y,z][low, high]). model_extremes(planes, z_first,
 // nz_whole) gives a part's share (planes z_first.. of a model of nz_whole planes; the z faces only
