@@ -594,7 +594,7 @@ TEST_F(IoTest, FilesCarryWhatViewersAndPythonToolsNeed) {
   shots.dt = 0.002;
   shots.wavelet.assign(4, 0.0f);
   shots.receivers = {{1, 2, 3}};
-  shots.shots.push_back({0, {0, 0, 0}, std::vector<float>(4, 0.0f)});
+  shots.shots.push_back({0, {0, 0, 0}, std::vector<float>(4, 0.0f), {}, std::nullopt});
   rtm::write_shot_file(path("shots.h5"), shots);
   const hid_t sf = H5Fopen(path("shots.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   const hid_t gather = H5Dopen2(sf, "shots/0000/data", H5P_DEFAULT);

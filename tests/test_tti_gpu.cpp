@@ -131,8 +131,8 @@ TEST_P(TtiGpu, FreeSurfaceMatchesTheCpuReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, TtiGpu, ::testing::Values("tti-naive", "tti-pipelined"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& test) {
+                           std::string name = test.param;
                            for (char& c : name)
                              if (c == '-') c = '_';
                            return name;
