@@ -179,7 +179,7 @@ class DefaultImage : public ::testing::TestWithParam<Target> {};
 // The bars of issue 38: the strongest value within a cell of the truth (laterally too, for the
 // point), positive for a velocity increase, nothing farther than 3 cells above half of it; and the
 // phase the derivation predicts. The last two bars hold where the acquisition allows them (Target).
-TEST_P(DefaultImage, StrongestWithinACellOfTheTruthPositiveAndNothingFarAboveHalf) {
+TEST_P(DefaultImage, MeetsTheBarsItsAcquisitionAllows) {
   const Target& t = GetParam();
   const TargetImage r = image_target(t);
   // Areal and sparse receivers under the shot grid fill the midpoints in two directions, a line
