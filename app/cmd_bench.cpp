@@ -167,8 +167,8 @@ void run_cpu_bench(const BenchOptions& o, bool grid_given, bool steps_given, boo
     const uint64_t available = host_available_bytes();
     if (available > 0 && double(need) > 0.95 * double(available))
       throw InputError("rtm bench --backend cpu --grid " + grid_text(grid) + ": the benchmark needs " +
-                       memory_size_string(need) + " of host memory (six padded float32 grids of " +
-                       std::to_string(padded) + " values) but " + memory_size_string(available) +
+                       format_bytes(need) + " of host memory (six padded float32 grids of " +
+                       std::to_string(padded) + " values) but " + format_bytes(available) +
                        " are available (" + host_available_source() +
                        "; a run may use 95% of it). To fit: a smaller --grid");
   }

@@ -61,8 +61,8 @@ void check_generated_model_fits(const GenerateModelArgs& a) {
   const uint64_t available = host_available_bytes();
   if (available > 0 && double(bytes) > 0.95 * double(available)) {
     const double fitting = 0.95 * double(available) / double(bytes) * double(cells);
-    throw InputError(asked + ": the model needs " + memory_size_string(bytes) + " of host memory (" +
-                     what + ") but " + memory_size_string(available) + " are available (" +
+    throw InputError(asked + ": the model needs " + format_bytes(bytes) + " of host memory (" +
+                     what + ") but " + format_bytes(available) + " are available (" +
                      host_available_source() + "; a run may use 95% of it). To fit: a smaller "
                      "--shape (about " + std::to_string(uint64_t(fitting)) + " cells at most "
                      "here, e.g. " + std::to_string(uint64_t(std::cbrt(fitting))) + "^3), or a "

@@ -156,8 +156,8 @@ void print_largest_models(int steps) {
       }
       const MemoryEstimate e = estimate_run_memory(cube_plan(n, steps, ranks));
       std::printf("| %s | %d | %d^3 | %s | %s |\n", gpu.name, ranks, n,
-                  memory_size_string(e.device_bytes()).c_str(),
-                  memory_size_string(e.host_bytes()).c_str());
+                  format_bytes(e.device_bytes()).c_str(),
+                  format_bytes(e.host_bytes()).c_str());
     }
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 
 namespace rtm {
 
@@ -46,15 +47,6 @@ std::filesystem::path nearest_existing(const std::filesystem::path& path) {
   fs::path p = path;
   while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();
   return p.empty() ? fs::path(".") : p;
-}
-
-std::string gib(uint64_t bytes) {
-  char text[32];
-  if (bytes >= (1ull << 30) / 100)
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
-  else
-    std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / double(1ull << 20));
-  return text;
 }
 
 } // namespace
@@ -99,7 +91,7 @@ void check_disk_space(const std::string& path, uint64_t bytes, const std::string
     free_bytes = uint64_t(fs.f_bavail) * uint64_t(fs.f_frsize);
   }
   if (bytes <= free_bytes) return;
-  throw InputError(what + " need " + gib(bytes) + " of disk space but " + gib(free_bytes) +
+  throw InputError(what + " need " + format_bytes(bytes) + " of disk space but " + format_bytes(free_bytes) +
                    " are free on the file system of '" +
                    nearest_existing(std::filesystem::path(path).parent_path()).string() + "' (" +
                    source + "); free some space or write the output elsewhere");

@@ -139,7 +139,7 @@ TEST(MemoryBudget, GpuOverflowIsRefusedWithBothNumbersAndAHint) {
   const MemoryEstimate e = estimate_run_memory(plan);
   ASSERT_GT(e.device_bytes(), 80 * kGiB);
   const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
-  EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " + memory_size_string(e.device_bytes()) +
+  EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " + format_bytes(e.device_bytes()) +
                                  " of GPU memory but 80.00 GiB are free"));
   EXPECT_THAT(message, HasSubstr("largest: boundary store"));
   EXPECT_THAT(message, HasSubstr("snapshots in host memory"));
@@ -153,7 +153,7 @@ TEST(MemoryBudget, HostOverflowIsRefusedWithBothNumbersAndAHint) {
   plan.snapshot_interval = 2; // 1500 snapshots of 0.47 GiB
   const MemoryEstimate e = estimate_run_memory(plan);
   const std::string message = refusal(plan, 80 * kGiB, 64 * kGiB);
-  EXPECT_THAT(message, HasSubstr("needs " + memory_size_string(e.host_bytes()) +
+  EXPECT_THAT(message, HasSubstr("needs " + format_bytes(e.host_bytes()) +
                                  " of host memory but 64.00 GiB are available"));
   EXPECT_THAT(message, HasSubstr("largest: snapshots"));
   EXPECT_THAT(message, HasSubstr("--reconstruction boundary"));
@@ -206,9 +206,9 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
   RunMemoryPlan on_host = plan; // the CPU backend's fields are host memory too
   on_host.fields_on_host = true;
   EXPECT_THAT(message, HasSubstr("rtm migrate: this run needs " +
-                                 memory_size_string(estimate_run_memory(on_host).host_bytes()) +
+                                 format_bytes(estimate_run_memory(on_host).host_bytes()) +
                                  " of host memory but "));
-  EXPECT_THAT(message, HasSubstr(memory_size_string(host_available_bytes()) + " are available"));
+  EXPECT_THAT(message, HasSubstr(format_bytes(host_available_bytes()) + " are available"));
   // The CPU backend stages no checkpoints in pinned memory: not counted for it.
   RunMemoryPlan staged = plan;
   staged.checkpoint_staging = true;
@@ -218,7 +218,7 @@ TEST(MemoryBudget, MachineCheckRefusesAHugeRunOnTheHost) {
   const std::string shared = run_refusal(plan, "cpu", 4);
   EXPECT_THAT(shared, HasSubstr("rtm migrate (each of the 4 ranks on this node counted with its "
                                 "share of the memory): this run needs"));
-  EXPECT_THAT(shared, HasSubstr(memory_size_string(host_available_bytes(4)) + " are available"));
+  EXPECT_THAT(shared, HasSubstr(format_bytes(host_available_bytes(4)) + " are available"));
 }
 
 TEST(MemoryBudget, MachineCheckUsesTheFakeGpuFigure) {
@@ -266,7 +266,7 @@ TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
   const uint64_t needed = estimate_run_memory(plan).device_bytes();
   ASSERT_GT(needed, 80 * kGiB);
   const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
-  EXPECT_THAT(message, HasSubstr("this run needs " + memory_size_string(needed) + " of GPU memory but 80.00 GiB are free"));
+  EXPECT_THAT(message, HasSubstr("this run needs " + format_bytes(needed) + " of GPU memory but 80.00 GiB are free"));
   // Only what TTI has: no snapshots (they hold p only), no half storage.
   EXPECT_THAT(message, Not(HasSubstr("--reconstruction snapshots")));
   EXPECT_THAT(message, Not(HasSubstr("fp16_storage")));
@@ -347,9 +347,9 @@ TEST(MemoryBudget, BlockFloatingPointCountsExponentsAndAFloatModel) {
 }
 
 TEST(MemoryBudget, SizesReadInGibOrInMibWhenSmall) {
-  EXPECT_EQ(memory_size_string(80 * kGiB), "80.00 GiB");
-  EXPECT_EQ(memory_size_string(kGiB / 100), "0.01 GiB");
-  EXPECT_EQ(memory_size_string(3 * (1ull << 20) + (1ull << 18)), "3.25 MiB");
+  EXPECT_EQ(format_bytes(80 * kGiB), "80.00 GiB");
+  EXPECT_EQ(format_bytes(kGiB / 100), "0.01 GiB");
+  EXPECT_EQ(format_bytes(3 * (1ull << 20) + (1ull << 18)), "3.25 MiB");
 }
 
 // The CPU backend computes in host memory: its wavefields, each field's v2dt2 (the padded one it
@@ -501,9 +501,9 @@ TEST(MemoryBudget, ARefusalNamesTheRanksPerShotThatFit) {
   const uint64_t free = uint64_t((double(per_rank_of_two) + double(per_rank_of_three)) / 2 / 0.95);
   EXPECT_EQ(ranks_per_shot_that_fit(plan, free), 3);
   const std::string message = refusal(plan, free, 0);
-  EXPECT_THAT(message, HasSubstr(memory_size_string(one)));
+  EXPECT_THAT(message, HasSubstr(format_bytes(one)));
   EXPECT_THAT(message, HasSubstr("with --ranks-per-shot 3 each GPU needs " +
-                                 memory_size_string(per_rank_of_three)));
+                                 format_bytes(per_rank_of_three)));
   // A group already of two is refused per rank, with the same advice.
   plan.ranks_per_shot = 2;
   EXPECT_THAT(refusal(plan, free, 0), HasSubstr("per rank of a group of 2"));

@@ -18,4 +18,13 @@ std::string format_distinct(double value, double bound, int significant) {
   return format_number(value, 17);
 }
 
+std::string format_bytes(uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1ull << 30) / 100)
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
+  else
+    std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / double(1ull << 20));
+  return text;
+}
+
 } // namespace rtm

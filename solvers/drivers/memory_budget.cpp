@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 #include "io/host_memory.h"
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
@@ -33,7 +34,7 @@ std::string largest_items(std::vector<MemoryItem> items) {
             [](const MemoryItem& a, const MemoryItem& b) { return a.bytes > b.bytes; });
   std::string text;
   for (size_t n = 0; n < items.size() && n < 3; ++n)
-    text += (n ? ", " : "") + items[n].what + " " + memory_size_string(items[n].bytes);
+    text += (n ? ", " : "") + items[n].what + " " + format_bytes(items[n].bytes);
   return text;
 }
 
@@ -41,15 +42,6 @@ std::string largest_items(std::vector<MemoryItem> items) {
 
 uint64_t MemoryEstimate::device_bytes() const { return sum(device); }
 uint64_t MemoryEstimate::host_bytes() const { return sum(host); }
-
-std::string memory_size_string(uint64_t bytes) {
-  char text[32];
-  if (bytes >= (1ull << 30) / 100)
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
-  else
-    std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / double(1ull << 20));
-  return text;
-}
 
 namespace {
 
@@ -304,7 +296,7 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
       hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
               "more GPUs (more ranks per shot): with --ranks-per-shot " + std::to_string(fit) +
               " each GPU needs " +
-              memory_size_string(estimate_run_memory(split).device_bytes());
+              format_bytes(estimate_run_memory(split).device_bytes());
     } else {
       hint += "record a shorter time, use a smaller model or coarser grid, or spread the model over "
               "more GPUs (more ranks per shot) so that each holds a smaller part";
@@ -313,8 +305,8 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
         plan.ranks_per_shot > 1
             ? " (per rank of a group of " + std::to_string(plan.ranks_per_shot) + ", the largest slab)"
             : "";
-    throw InputError(context + ": this run needs " + memory_size_string(device_needed) +
-                     " of GPU memory" + per_rank + " but " + memory_size_string(device_free) +
+    throw InputError(context + ": this run needs " + format_bytes(device_needed) +
+                     " of GPU memory" + per_rank + " but " + format_bytes(device_free) +
                      " are free on the device (a run may use 95% of it; largest: " +
                      largest_items(estimate.device) + "). To fit: " + hint + ".");
   }
@@ -337,12 +329,12 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
                    : "split the model over several ranks (mpirun -n N rtm ... --ranks-per-shot N: "
                      "each holds its slab), ");
     hint += "record a shorter time, or use a smaller model or coarser grid";
-    throw InputError(context + ": this run needs " + memory_size_string(host_needed) +
+    throw InputError(context + ": this run needs " + format_bytes(host_needed) +
                      " of host memory" +
                      (plan.ranks_per_shot > 1 ? " (per rank of a group of " +
                                                     std::to_string(plan.ranks_per_shot) + ")"
                                               : std::string()) +
-                     " but " + memory_size_string(host_available) +
+                     " but " + format_bytes(host_available) +
                      " are available (" + host_source + "; a run may use 95% of it; "
                      "largest: " + largest_items(estimate.host) + "). To fit: " + hint + ".");
   }

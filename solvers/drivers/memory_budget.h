@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/contracts/format.h" // format_bytes, in the estimate's messages
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/contracts/ring_codec.h"
@@ -134,7 +135,5 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
 void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
                       const std::string& context);
 
-// "12.34 GiB"; below 0.01 GiB, where that would read 0.00, "3.25 MiB".
-std::string memory_size_string(uint64_t bytes);
 
 } // namespace rtm
