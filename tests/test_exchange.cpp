@@ -22,9 +22,12 @@
 #include "io/segy_file.h"
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
+#include "tests/support/file_edits.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using rtm::test::copy_edited;
+using rtm::test::input_error;
 
 namespace {
 
@@ -40,25 +43,6 @@ protected:
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   static std::string data(const std::string& name) { return std::string(RTM_TEST_DATA_DIR) + "/" + name; }
-  // Copies `from` to `to` and lets `edit` change its bytes.
-  void copy_edited(const std::string& from, const std::string& to,
-                   const std::function<void(std::vector<char>&)>& edit) {
-    std::ifstream in(from, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    edit(bytes);
-    std::ofstream(to, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-  }
-  // The InputError message of `f`, or "" (and a test failure) when it throws none.
-  template <class F>
-  std::string input_error(F&& f) {
-    try {
-      f();
-    } catch (const rtm::InputError& e) {
-      return e.what();
-    }
-    ADD_FAILURE() << "expected an InputError";
-    return "";
-  }
   fs::path dir_;
 };
 

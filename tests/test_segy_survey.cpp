@@ -28,9 +28,12 @@
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
 #include "solvers/contracts/errors.h"
+#include "tests/support/file_edits.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using rtm::test::copy_edited;
+using rtm::test::input_error;
 
 namespace {
 
@@ -132,23 +135,6 @@ protected:
   std::string file_text(const std::string& name) {
     std::ifstream in(path(name));
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  }
-  void copy_edited(const std::string& from, const std::string& to,
-                   const std::function<void(std::vector<char>&)>& edit) {
-    std::ifstream in(from, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    edit(bytes);
-    std::ofstream(to, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-  }
-  template <class F>
-  std::string input_error(F&& f) {
-    try {
-      f();
-    } catch (const rtm::InputError& e) {
-      return e.what();
-    }
-    ADD_FAILURE() << "expected an InputError";
-    return "";
   }
   fs::path dir_;
 };
