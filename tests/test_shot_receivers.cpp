@@ -25,6 +25,7 @@
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/model_builder.h"
 #include "solvers/drivers/modeling.h"
+#include "tests/support/file_edits.h"
 #include "tests/support/max_difference.h"
 
 namespace fs = std::filesystem;
@@ -46,16 +47,7 @@ protected:
   fs::path dir_;
 };
 
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return "";
-}
+using test::input_error;
 
 bool has_link(const std::string& file, const std::string& name) {
   const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
