@@ -29,7 +29,7 @@ struct DemoArgs {
   int receiver_step = 2;     // cells between receivers along x and y; default 2 (CPU), 3 (GPU)
   double smooth = 150;       // metres: the migration model is the true one smoothed over this length
   bool receiver_step_given = false, smooth_given = false; // else the setup's own (solvers/drivers/demo.h)
-  std::string reconstruction = "boundary";
+  std::string reconstruction = "auto";
   bool time_dispersion_transform = true;
   BackendOptions backend;
 };
@@ -105,7 +105,7 @@ void run_demo(const DemoArgs& a, const NamedPath& config) {
   std::printf("  shot gathers : %s\n", shots_path.c_str());
   std::printf("  image        : %s (/image, /illumination, /image_raw), migrated in the model "
               "smoothed over %.0f m, %s reconstruction\n",
-              image_path.c_str(), setup.smooth, reconstruction_name(setup.reconstruction));
+              image_path.c_str(), setup.smooth, reconstruction_name(run.migration.reconstruction));
   std::printf("  focus        : %.3f of the image energy lies within %d cells of an interface of "
               "the true model (those cells are %.3f of the volume; docs/rtm.md, section 11a)\n",
               run.focus.focus, kFocusRadius, run.focus.near_share);
@@ -140,8 +140,9 @@ std::function<void()> register_demo(CLI::App& rtm) {
                   "Migration model = the true model smoothed over this many metres")
       ->capture_default_str();
   cmd->add_option("--reconstruction", args->reconstruction,
-                  "Source wavefield backwards in time: boundary (exact) or snapshots")
-      ->check(CLI::IsMember({"boundary", "snapshots"}))
+                  "Source wavefield backwards in time: snapshots (two sweeps), boundary (three, "
+                  "less memory) or auto (snapshots where they fit)")
+      ->check(CLI::IsMember({"auto", "boundary", "snapshots"}))
       ->capture_default_str();
   add_time_dispersion_option(cmd, args->time_dispersion_transform);
   add_backend_options(cmd, args->backend);

@@ -36,7 +36,9 @@ struct MigrateArgs {
   std::string model_path;           // true model, smoothed by --smooth
   std::string migration_model_path; // used as is
   double smooth = 0;
-  std::string reconstruction = "boundary";
+  std::string reconstruction = "auto";
+  std::string snapshot_precision = "int16";
+  std::string snapshot_memory = "auto";
   std::string physics = "iso"; // --physics iso|tti
   std::string direct_wave = "mute";
   std::string data_phase_filter = "auto";
@@ -240,6 +242,8 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   }
   a.params.fused_backward = a.backward_step == "fused";
   a.params.ring_precision = parse_ring_precision(a.ring_precision);
+  a.params.snapshot_precision = parse_ring_precision(a.snapshot_precision, "--snapshot-precision");
+  a.params.snapshot_memory = parse_snapshot_memory(a.snapshot_memory);
   if (a.model_path.empty() == a.migration_model_path.empty())
     throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
                      "--migration-model (used as is)");
@@ -360,15 +364,27 @@ void register_migrate(CLI::App& rtm) {
                   "0: the model as is")
       ->capture_default_str();
   cmd->add_option("--reconstruction", args->reconstruction,
-                  "Source wavefield backwards in time: boundary (save the model region's boundary "
-                  "ring each step and re-propagate; exact) or snapshots (model region every k "
-                  "steps in host memory)")
-      ->check(CLI::IsMember({"boundary", "snapshots"}))
+                  "Source wavefield backwards in time: snapshots (the model region kept at every "
+                  "imaging step: two sweeps per shot), boundary (the model region's boundary ring "
+                  "saved each step and the source field re-propagated: three sweeps, less memory) "
+                  "or auto (snapshots where the memory estimate fits them, else boundary; "
+                  "docs/rtm.md section 4)")
+      ->check(CLI::IsMember({"auto", "boundary", "snapshots"}))
+      ->capture_default_str();
+  cmd->add_option("--snapshot-precision", args->snapshot_precision,
+                  "Snapshots: float32, or float16 / int16 (16 bits with a power-of-two scale per "
+                  "256 cells: half the memory; docs/rtm.md section 4 gives their image errors)")
+      ->check(CLI::IsMember({"float32", "int16", "float16"}))
+      ->capture_default_str();
+  cmd->add_option("--snapshot-memory", args->snapshot_memory,
+                  "Snapshots: device (with the wavefields), host (pinned host memory, copied beside "
+                  "the steps) or auto (the device where they fit, else the host)")
+      ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
   cmd->add_option("--imaging-interval", args->imaging_interval,
-                  "Boundary reconstruction: apply the imaging condition every K-th step of the "
-                  "backward sweep with weight K; auto: K from the Nyquist interval of 2.5 f0 with a "
-                  "safety factor of 0.5 (docs/rtm.md, section 5); 1: every step")
+                  "Apply the imaging condition every K-th step of the backward sweep with weight K "
+                  "(snapshots: one kept every K steps); auto: K from the Nyquist interval of 2.5 f0 "
+                  "with a safety factor of 0.5 (docs/rtm.md, section 5); 1: every step")
       ->capture_default_str();
   cmd->add_option("--backward-step", args->backward_step,
                   "Boundary reconstruction: fused (the source and receiver fields' steps and the "

@@ -57,6 +57,7 @@ struct ShotPair {
   std::unique_ptr<ShotFields> fields; // first: the point sets and the store go before it
   std::unique_ptr<PointSet> source, receivers;
   std::unique_ptr<BoundaryStore> boundary;
+  std::unique_ptr<SnapshotStore> snapshots;
   ShotSets sets;
 
   Wavefield& S() { return fields->source(); }
@@ -64,6 +65,10 @@ struct ShotPair {
   void make_boundary_store(const Box& box, int steps) {
     boundary = fields->source().make_boundary_store(box, steps);
     sets.boundary = boundary.get();
+  }
+  void make_snapshot_store(const Box& box, int slots, RingPrecision precision, SnapshotPlace place) {
+    snapshots = fields->source().make_snapshot_store(box, slots, precision, place);
+    sets.snapshots = snapshots.get();
   }
 };
 

@@ -193,6 +193,7 @@ TEST_P(FusedBackwardMigration, ImagesAgreeWithTheSeparatePathAndTheCpu) {
   const ShotFile shots = run.line_shots(log);
   const VelocityModel& migration = run.migration;
   MigrationParams& params = run.params;
+  params.reconstruction = Reconstruction::boundary; // the fused step is the three-sweep path's
   static const MigrationResult cpu = [&] {
     MigrationParams on_cpu = params;
     on_cpu.backend.backend = "cpu";

@@ -92,7 +92,7 @@ TEST(Reconstruction, SnapshotIntervalAndMemoryFigures) {
   EXPECT_EQ(snapshot_interval(1e-3, 10), 20); // 1 / (2 * 25 Hz * 1 ms)
   EXPECT_EQ(snapshot_interval(1e-3, 400), 1);
   const test::RtmProblem p = layered_problem(30, 20, 26, 8, 160);
-  const ReconstructionMemory m = reconstruction_memory(p.sim, p.nt, p.f0);
+  const ReconstructionMemory m = reconstruction_memory(p.sim, p.nt, snapshot_interval(p.sim.dt, p.f0));
   EXPECT_EQ(m.box_cells, 30 * 20 * 26);
   EXPECT_EQ(m.ring_cells, 30 * 20 * 26 - 22 * 12 * 18);
   EXPECT_EQ(m.ring_steps, p.nt - 1);

@@ -431,7 +431,37 @@ private:
   std::unique_ptr<BoundaryStore> local_;
 };
 
+// Snapshots of the own planes only, in the local field's store (device memory on a GPU): the
+// image is summed over the own planes, and the source field is never stepped from a restored
+// snapshot, so the ghost planes need none.
+class DecomposedSnapshotStore final : public SnapshotStore {
+public:
+  DecomposedSnapshotStore(Wavefield& owner, const Box& box, int slots, RingPrecision precision,
+                          SnapshotPlace place, std::unique_ptr<SnapshotStore> local)
+      : SnapshotStore(owner, box, slots, precision, place), local_(std::move(local)) {}
+
+private:
+  void do_save(int slot) override {
+    if (local_) local_->save(slot);
+  }
+  void do_restore(int slot) override {
+    if (local_) local_->restore(slot);
+  }
+
+  std::unique_ptr<SnapshotStore> local_;
+};
+
 } // namespace
+
+std::unique_ptr<SnapshotStore> DecomposedWavefield::do_make_snapshot_store(const Box& box, int slots,
+                                                                          RingPrecision precision,
+                                                                          SnapshotPlace place) {
+  const Box part = d_->own_part(box); // in local plane numbers
+  std::unique_ptr<SnapshotStore> here;
+  if (!part.empty()) here = local_.make_snapshot_store(part, slots, precision, place);
+  return std::make_unique<DecomposedSnapshotStore>(*this, box, slots, precision, place,
+                                                   std::move(here));
+}
 
 // A point's stencil spans planes k0 .. k0 + nz - 1, at most kMaxPointTaps = 2 kHalo of them. The
 // rank owning its middle plane m = k0 + (nz - 1) / 2 holds them all among its own and ghost planes

@@ -158,6 +158,9 @@ private:
   void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
   void do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
   void do_step() override { run_step(true, true, true); }
+  std::unique_ptr<SnapshotStore> do_make_snapshot_store(const Box& box, int slots,
+                                                         RingPrecision precision,
+                                                         SnapshotPlace place) override;
   void do_step_planes(int k_begin, int k_end) override;
   PlaneSpan do_next_field_planes(int k_begin, int k_end) override;
   void do_copy_current(const Box& box, std::vector<float>& dense) const override;

@@ -102,3 +102,47 @@ inline float decode_ring_value(uint16_t code, int32_t e, RingPrecision precision
 }
 
 } // namespace rtm
+
+namespace rtm {
+
+// Bytes of `cells` values coded in `precision` as blocks of kRingBlock (their halves, then an int32
+// exponent per block), or float32 (full).
+inline int64_t coded_block_bytes(int64_t cells, RingPrecision precision) {
+  return ring_step_bytes(cells, precision, int64_t(sizeof(float)));
+}
+
+// `count` float values coded into `out` (coded_block_bytes(count, precision) bytes): 16-bit values
+// then one exponent per block of kRingBlock consecutive values, as the 16-bit boundary rings and
+// the CUDA snapshot store code them (so both hold the same bits); full: the floats themselves.
+inline void encode_blocks(const float* values, int64_t count, RingPrecision precision, void* out) {
+  if (precision == RingPrecision::full) {
+    std::memcpy(out, values, size_t(count) * sizeof(float));
+    return;
+  }
+  auto* codes = static_cast<uint16_t*>(out);
+  auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(count));
+  const int64_t blocks = (count + kRingBlock - 1) / kRingBlock;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t c0 = b * kRingBlock, c1 = c0 + kRingBlock < count ? c0 + kRingBlock : count;
+    float largest = 0.0f;
+    for (int64_t c = c0; c < c1; ++c) largest = std::fmax(largest, std::fabs(values[c]));
+    const int32_t e = ring_block_exponent(largest);
+    exponents[b] = e;
+    for (int64_t c = c0; c < c1; ++c) codes[c] = encode_ring_value(values[c], e, precision);
+  }
+}
+
+// The inverse of encode_blocks: `count` floats from `in`.
+inline void decode_blocks(const void* in, int64_t count, RingPrecision precision, float* values) {
+  if (precision == RingPrecision::full) {
+    std::memcpy(values, in, size_t(count) * sizeof(float));
+    return;
+  }
+  const auto* codes = static_cast<const uint16_t*>(in);
+  const auto* exponents =
+      reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(count));
+  for (int64_t c = 0; c < count; ++c)
+    values[c] = decode_ring_value(codes[c], exponents[c / kRingBlock], precision);
+}
+
+} // namespace rtm

@@ -127,11 +127,63 @@ private:
   int steps_ = 0;
 };
 
+// Where a snapshot store keeps its slots.
+enum class SnapshotPlace {
+  device, // with the wavefield: device memory on a GPU (host memory for the CPU backend)
+  host,   // host memory (pinned on a GPU, the copies overlapped with the steps)
+};
+const char* snapshot_place_name(SnapshotPlace place);
+
+// Snapshots of the source wavefield for two-sweep migration (docs/rtm.md, section 4): slots()
+// slots, each holding the current field inside box() (inside the grid), coded in precision()
+// (solvers/contracts/ring_codec.h: float32, or 16 bits with a scale per block of kRingBlock cells of
+// the dense [z][y][x] box, to 2^-12 of each block's largest value). save(slot) copies the current
+// field into a slot; restore(slot) writes a slot back into the current field inside the box (the
+// cells outside keep what they held). Made by Wavefield::make_snapshot_store; destroying it frees
+// the memory. It must not outlive its wavefield.
+class SnapshotStore {
+public:
+  virtual ~SnapshotStore();
+  SnapshotStore(const SnapshotStore&) = delete;
+  SnapshotStore& operator=(const SnapshotStore&) = delete;
+
+  const Box& box() const { return box_; }
+  int slots() const { return slots_; }
+  RingPrecision precision() const { return precision_; }
+  SnapshotPlace place() const { return place_; }
+  void save(int slot) {
+    check_slot(slot, "save");
+    do_save(slot);
+  }
+  // A store may fetch the slot below `slot` ahead (the backward sweep's next), so restoring in
+  // decreasing order is the fast order; any order gives the same values.
+  void restore(int slot) {
+    check_slot(slot, "restore");
+    do_restore(slot);
+  }
+
+protected:
+  SnapshotStore(Wavefield& owner, const Box& box, int slots, RingPrecision precision,
+                SnapshotPlace place);
+  Wavefield& owner() const { return owner_; }
+
+private:
+  virtual void do_save(int slot) = 0;
+  virtual void do_restore(int slot) = 0;
+  void check_slot(int slot, const char* what) const;
+
+  Wavefield& owner_;
+  Box box_;
+  int slots_ = 0;
+  RingPrecision precision_ = RingPrecision::full;
+  SnapshotPlace place_ = SnapshotPlace::device;
+};
+
 class Wavefield : public HealthProbe, public TimingProbe {
 public:
   ~Wavefield() override {
     // Point sets and boundary stores refer to their wavefield: they must go first.
-    assert(live_point_sets_ == 0 && live_boundary_stores_ == 0);
+    assert(live_point_sets_ == 0 && live_boundary_stores_ == 0 && live_snapshot_stores_ == 0);
   }
   Wavefield(const Wavefield&) = delete;
   Wavefield& operator=(const Wavefield&) = delete;
@@ -229,6 +281,16 @@ public:
     return do_make_boundary_store(box, steps, precision);
   }
 
+  // A snapshot store of `slots` snapshots of the current field inside `box` (inside the grid),
+  // coded in `precision`, kept at `place`. Backends without a store of their own keep coded
+  // copies of keep_snapshot's values in host memory (HostSnapshotStore below).
+  std::unique_ptr<SnapshotStore> make_snapshot_store(const Box& box, int slots,
+                                                     RingPrecision precision, SnapshotPlace place) {
+    check_box(box, "make_snapshot_store");
+    if (slots < 1) throw std::invalid_argument(name() + "::make_snapshot_store: slots must be positive");
+    return do_make_snapshot_store(box, slots, precision, place);
+  }
+
   // How many of this wavefield's point sets exist now (each shot's go when the shot drops them).
   int live_point_sets() const { return live_point_sets_; }
 
@@ -250,6 +312,7 @@ protected:
 private:
   friend class PointSet;
   friend class BoundaryStore;
+  friend class SnapshotStore;
 
   virtual void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) = 0;
   virtual void do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const = 0;
@@ -265,9 +328,12 @@ private:
   virtual std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) = 0;
   virtual std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
                                                                  RingPrecision precision) = 0;
+  virtual std::unique_ptr<SnapshotStore> do_make_snapshot_store(const Box& box, int slots,
+                                                                 RingPrecision precision,
+                                                                 SnapshotPlace place);
 
   GridLayout layout_;
-  int live_point_sets_ = 0, live_boundary_stores_ = 0;
+  int live_point_sets_ = 0, live_boundary_stores_ = 0, live_snapshot_stores_ = 0;
 };
 
 // check_health the slow way: the whole state copied to the host. The reference a backend's
@@ -324,6 +390,59 @@ inline void BoundaryStore::check_step(int step, const char* what) const {
   if (step < 0 || step >= steps_)
     throw std::out_of_range(owner_.name() + "::" + what + "_boundary: step " + std::to_string(step) +
                             " outside the store (" + std::to_string(steps_) + " steps)");
+}
+
+inline const char* snapshot_place_name(SnapshotPlace place) {
+  return place == SnapshotPlace::device ? "device" : "host";
+}
+
+inline SnapshotStore::SnapshotStore(Wavefield& owner, const Box& box, int slots,
+                                    RingPrecision precision, SnapshotPlace place)
+    : owner_(owner), box_(box), slots_(slots), precision_(precision), place_(place) {
+  ++owner_.live_snapshot_stores_;
+}
+
+inline SnapshotStore::~SnapshotStore() { --owner_.live_snapshot_stores_; }
+
+inline void SnapshotStore::check_slot(int slot, const char* what) const {
+  if (slot < 0 || slot >= slots_)
+    throw std::out_of_range(owner_.name() + "::" + what + "_snapshot: slot " + std::to_string(slot) +
+                            " outside the store (" + std::to_string(slots_) + " slots)");
+}
+
+// The snapshot store of a backend without one of its own: each slot the coded values of
+// Wavefield::keep_snapshot (the dense box, or a rank's part of it), in host memory.
+class HostSnapshotStore final : public SnapshotStore {
+public:
+  HostSnapshotStore(Wavefield& owner, const Box& box, int slots, RingPrecision precision)
+      : SnapshotStore(owner, box, slots, precision, SnapshotPlace::host), coded_(size_t(slots)) {}
+
+private:
+  void do_save(int slot) override {
+    const std::vector<float> values = owner().keep_snapshot(box());
+    count_ = int64_t(values.size());
+    std::vector<char>& coded = coded_[size_t(slot)];
+    coded.resize(size_t(coded_block_bytes(count_, precision())));
+    encode_blocks(values.data(), count_, precision(), coded.data());
+  }
+  void do_restore(int slot) override {
+    const std::vector<char>& coded = coded_[size_t(slot)];
+    if (coded.empty() && count_ > 0)
+      throw std::logic_error(owner().name() + "::restore_snapshot: slot " + std::to_string(slot) +
+                             " was never saved");
+    std::vector<float> values(static_cast<size_t>(count_));
+    decode_blocks(coded.data(), count_, precision(), values.data());
+    owner().restore_snapshot(box(), values);
+  }
+
+  std::vector<std::vector<char>> coded_;
+  int64_t count_ = 0; // values per slot (keep_snapshot's)
+};
+
+inline std::unique_ptr<SnapshotStore> Wavefield::do_make_snapshot_store(const Box& box, int slots,
+                                                                        RingPrecision precision,
+                                                                        SnapshotPlace) {
+  return std::make_unique<HostSnapshotStore>(*this, box, slots, precision);
 }
 
 } // namespace rtm

@@ -22,7 +22,7 @@ struct DemoSetup {
   int shots_x = 3, shots_y = 2;
   int receiver_step = 2; // cells between receivers along x and y
   double smooth = 150;   // m: the migration model is the true one smoothed over this length
-  Reconstruction reconstruction = Reconstruction::boundary;
+  Reconstruction reconstruction = Reconstruction::automatic;
   bool time_dispersion_transform = true;
   BackendOptions backend;
 };

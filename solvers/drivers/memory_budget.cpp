@@ -45,6 +45,28 @@ uint64_t MemoryEstimate::host_bytes() const { return sum(host); }
 
 namespace {
 
+// The source snapshots of `cells` cells each (the box, or a slab's own planes of it), one every
+// snapshot_interval steps of nt: in device memory (on the CPU backend add_host_side moves them to
+// the host's list), or pinned in host memory with two device staging slots. The CPU backend and
+// the host stores stage a float32 copy of the box as well.
+void add_snapshot_items(MemoryEstimate& e, const RunMemoryPlan& plan, uint64_t cells, uint64_t nt) {
+  const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
+  const uint64_t slots = nt > 0 ? (nt - 1) / interval + 1 : 1;
+  const RingPrecision precision = plan.field_bytes == 4 && !plan.block_exponents
+                                      ? plan.snapshot_precision
+                                      : RingPrecision::full;
+  const uint64_t slot = uint64_t(coded_block_bytes(int64_t(cells), precision));
+  const std::string what = std::string("source snapshots (") + std::to_string(slots) + " x " +
+                           (precision == RingPrecision::full ? "float32" : "16-bit") + ")";
+  if (plan.fields_on_host) e.device.push_back({"snapshot staging", cells * sizeof(float)});
+  if (plan.snapshot_place == SnapshotPlace::device) {
+    e.device.push_back({what, slots * slot});
+  } else {
+    if (!plan.fields_on_host) e.device.push_back({"snapshot staging", 2 * slot});
+    e.host.push_back({what + ", pinned", slots * slot});
+  }
+}
+
 // What the propagators' own items leave out, added to `e` by both estimates: the CPU backend's
 // fields in host memory (the device list stays as it is), the whole-model copies and the shot
 // file's traces. `propagators` and `interior` are the estimate's (per rank for a slab).
@@ -147,7 +169,7 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
         const uint64_t steps = nt > 1 ? nt - 1 : 1;
         e.device.push_back({"boundary store (this slab's part)", ring * steps * element + ring * sizeof(int64_t)});
       } else {
-        e.device.push_back({"snapshot staging", box_planes * box_plane * f32});
+        add_snapshot_items(e, plan, own_planes * box_plane, nt);
       }
     }
 
@@ -163,11 +185,6 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
       e.host.push_back({"shot data (muted copy and series)", 2 * receivers * nt * f32});
       // raw image, illumination, normalised image, the filter's padded copy and result
       e.host.push_back({"image and illumination (own planes)", 5 * (own_planes + 2) * box_plane * f32});
-      if (plan.storage == SourceWavefieldStorage::snapshots) {
-        const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
-        const uint64_t count = (nt + interval - 1) / interval;
-        e.host.push_back({"snapshots (own and ghost planes)", count * box_planes * box_plane * f32});
-      }
     } else {
       e.host.push_back({"shot gathers", shots * receivers * nt * f32});
     }
@@ -251,7 +268,7 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
                               : "boundary store",
                           per_step * steps + ring * sizeof(int64_t)});
     } else {
-      e.device.push_back({"snapshot staging", box_cells * f32});
+      add_snapshot_items(e, plan, box_cells, nt);
     }
   }
 
@@ -265,11 +282,6 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     // (A checkpoint's own arrays, 2 x the box while it is written, fit in the four during the loop.)
     if (plan.checkpoint_staging && !plan.tti)
       e.host.push_back({"checkpoint staging (pinned image and illumination)", 2 * box_cells * f32});
-    if (plan.storage == SourceWavefieldStorage::snapshots) {
-      const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
-      const uint64_t count = (nt + interval - 1) / interval;
-      e.host.push_back({"snapshots", count * box_cells * f32});
-    }
   } else {
     e.host.push_back({"shot gathers", shots * receivers * nt * f32});
   }
@@ -284,9 +296,13 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   if (device_free > 0 && double(device_needed) > kUsableFraction * double(device_free)) {
     std::string hint;
     // Neither snapshots (p only) nor half storage exist for TTI (docs/physics.md, TTI).
-    if (plan.migration && plan.storage == SourceWavefieldStorage::boundary_saving && !plan.tti)
-      hint += "keep the source field as snapshots in host memory instead of saving its boundary on "
-              "the GPU (--reconstruction snapshots), ";
+    if (plan.migration && !plan.tti && (plan.storage == SourceWavefieldStorage::boundary_saving ||
+                                        plan.snapshot_place == SnapshotPlace::device))
+      hint += "keep the source field as snapshots in host memory (--reconstruction snapshots "
+              "--snapshot-memory host), ";
+    if (plan.migration && plan.storage == SourceWavefieldStorage::snapshots)
+      hint += "save the source field's boundary instead of keeping snapshots (--reconstruction "
+              "boundary), ";
     if (plan.field_bytes > 2 && !plan.tti)
       hint += "store the wavefields in half precision (--variant fp16_storage), ";
     const int fit = ranks_per_shot_that_fit(plan, device_free);
@@ -314,11 +330,12 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   if (host_available > 0 && double(host_needed) > kUsableFraction * double(host_available)) {
     std::string hint;
     if (plan.migration && plan.storage == SourceWavefieldStorage::snapshots)
-      hint += "save the source field's boundary on the device instead of keeping snapshots "
-              "(--reconstruction boundary), or keep fewer snapshots (the interval, now " +
+      hint += std::string("save the source field's boundary instead of keeping snapshots "
+                          "(--reconstruction boundary), ") +
+              (plan.fields_on_host ? "" : "keep the snapshots on the GPU (--snapshot-memory device), ") +
+              "or keep fewer snapshots (one per imaging step, every " +
               std::to_string(std::max(plan.snapshot_interval, 1)) +
-              (plan.snapshot_interval > 1 ? " steps" : " step") + ", follows the Nyquist rate of the data's peak frequency: lower frequency "
-              "data allow a longer one), ";
+              (plan.snapshot_interval > 1 ? " steps" : " step") + ": --imaging-interval), ";
     if (!plan.migration) hint += "model fewer shots per run, ";
     // The CPU backend's fields are most of it: a GPU holds them in its own memory, and a group of
     // ranks each holds its slab.
@@ -340,17 +357,28 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   }
 }
 
+namespace {
+
+// `plan` with what the backend `resolved` ("cuda", "cpu") allocates for `backend`'s variant.
+RunMemoryPlan plan_on_backend(const RunMemoryPlan& plan, const std::string& resolved,
+                              const BackendOptions& backend) {
+  RunMemoryPlan on = plan;
+  on.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
+  on.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
+  on.model_copy_bytes = resolved == "cuda" ? kernel_model_copy_bytes(backend.variant) : 0;
+  on.checkpoint_staging = plan.checkpoint_staging && resolved == "cuda"; // the only one
+  on.fields_on_host = resolved != "cuda";
+  return on;
+}
+
+} // namespace
+
 void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
                       const std::string& context) {
   check_variant_name(backend.variant);
   std::ostringstream quiet; // the driver says which backend it chose when it makes the propagator
   const std::string resolved = resolve_backend(backend.backend, quiet);
-  RunMemoryPlan device_plan = plan;
-  device_plan.field_bytes = resolved == "cuda" ? wavefield_element_bytes(backend.variant) : 4;
-  device_plan.block_exponents = resolved == "cuda" && wavefield_block_exponents(backend.variant);
-  device_plan.model_copy_bytes = resolved == "cuda" ? kernel_model_copy_bytes(backend.variant) : 0;
-  device_plan.checkpoint_staging = plan.checkpoint_staging && resolved == "cuda"; // the only one
-  device_plan.fields_on_host = resolved != "cuda";
+  const RunMemoryPlan device_plan = plan_on_backend(plan, resolved, backend);
   if (resolved == "cuda") {
     check_variant_runs_here(backend.variant, backend.device);
     check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
@@ -363,6 +391,82 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
                                       " ranks on this node counted with its share of the memory)"
                                 : context,
                     host_available_source(sharing));
+}
+
+namespace {
+
+bool fits_in(uint64_t needed, double share, uint64_t available) {
+  return available > 0 && double(needed) <= share * double(available);
+}
+
+} // namespace
+
+SourceStorageChoice choose_source_storage(const RunMemoryPlan& plan, uint64_t device_free,
+                                          uint64_t host_available, bool snapshots_possible,
+                                          bool allow_device, bool allow_host) {
+  SourceStorageChoice choice;
+  if (!snapshots_possible) {
+    choice.reason = "snapshots are not offered for this physics or kernel";
+    return choice;
+  }
+  RunMemoryPlan with = plan;
+  with.storage = SourceWavefieldStorage::snapshots;
+  const bool gpu = device_free > 0 && !plan.fields_on_host;
+  auto try_place = [&](SnapshotPlace place) {
+    with.snapshot_place = place;
+    const MemoryEstimate e = estimate_run_memory(with);
+    const bool host_ok = fits_in(e.host_bytes(), place == SnapshotPlace::host ? kSnapshotHostShare
+                                                                              : kUsableFraction,
+                                 host_available);
+    const bool device_ok = !gpu || fits_in(e.device_bytes(), kSnapshotDeviceShare, device_free);
+    return std::pair{host_ok && device_ok, gpu ? e.device_bytes() : e.host_bytes()};
+  };
+  std::string tried;
+  if (allow_device) {
+    const auto [ok, bytes] = try_place(SnapshotPlace::device);
+    if (ok) {
+      choice.storage = SourceWavefieldStorage::snapshots;
+      choice.place = SnapshotPlace::device;
+      choice.reason = "the run needs " + format_bytes(bytes) + " with them, " +
+                      (gpu ? "within " : "within the host's ") +
+                      std::to_string(int(100 * (gpu ? kSnapshotDeviceShare : kUsableFraction))) +
+                      "% of the " + format_bytes(gpu ? device_free : host_available) +
+                      (gpu ? " free on the GPU" : " available");
+      return choice;
+    }
+    tried = std::string("with snapshots ") + (gpu ? "on the GPU" : "") + " the run would need " +
+            format_bytes(bytes) + " of " + format_bytes(gpu ? device_free : host_available);
+  }
+  if (allow_host && gpu) {
+    const auto [ok, device_bytes] = try_place(SnapshotPlace::host);
+    const uint64_t host_bytes = estimate_run_memory(with).host_bytes();
+    (void)device_bytes;
+    if (ok) {
+      choice.storage = SourceWavefieldStorage::snapshots;
+      choice.place = SnapshotPlace::host;
+      choice.reason = (tried.empty() ? std::string() : tried + "; ") + "in pinned host memory " +
+                      format_bytes(host_bytes) + ", within " +
+                      std::to_string(int(100 * kSnapshotHostShare)) + "% of the " +
+                      format_bytes(host_available) + " available";
+      return choice;
+    }
+    tried += std::string(tried.empty() ? "" : "; ") + "in host memory " + format_bytes(host_bytes) +
+             " of " + format_bytes(host_available) + " available";
+  }
+  choice.reason = tried.empty() ? "snapshots not allowed here" : tried;
+  return choice;
+}
+
+SourceStorageChoice choose_source_storage_here(const RunMemoryPlan& plan, const BackendOptions& backend,
+                                               int ranks_on_node, bool snapshots_possible,
+                                               bool allow_device, bool allow_host) {
+  std::ostringstream quiet;
+  const std::string resolved = resolve_backend(backend.backend, quiet);
+  const RunMemoryPlan here = plan_on_backend(plan, resolved, backend);
+  const int sharing = std::max(ranks_on_node, 1);
+  return choose_source_storage(here, free_device_bytes(resolved, backend.device),
+                               host_available_bytes(sharing),
+                               snapshots_possible && !here.block_exponents, allow_device, allow_host);
 }
 
 } // namespace rtm

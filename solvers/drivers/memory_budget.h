@@ -16,13 +16,14 @@
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/contracts/ring_codec.h"
+#include "solvers/contracts/wavefield.h"
 #include "solvers/drivers/backend.h"
 
 namespace rtm {
 
 // How the migration gets the source wavefield backwards in time (docs/rtm.md, section 4).
 enum class SourceWavefieldStorage {
-  snapshots,       // every snapshot_interval-th source field kept in host memory
+  snapshots,       // every snapshot_interval-th source field kept (snapshot_place, _precision)
   boundary_saving, // the 4 outermost interior layers of each face saved every step (device memory),
                    // the source field re-propagated backwards from its last two states
 };
@@ -45,6 +46,11 @@ struct RunMemoryPlan {
   bool migration = true;    // false: forward modeling only (one wavefield, no image)
   SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
   int snapshot_interval = 1; // snapshots: steps between kept source fields
+  // snapshots: where they live (device: with the wavefields; host: pinned host memory and two
+  // device staging slots) and how they are coded (solvers/contracts/ring_codec.h; float32 fields
+  // only, others keep float32 snapshots).
+  SnapshotPlace snapshot_place = SnapshotPlace::device;
+  RingPrecision snapshot_precision = RingPrecision::fixed16;
   // boundary_saving: the rings in the field's storage, or 16-bit with a scale per block
   // (solvers/contracts/ring_codec.h; float fields only).
   RingPrecision ring_precision = RingPrecision::full;
@@ -135,5 +141,25 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
 void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, int ranks_on_node,
                       const std::string& context);
 
+
+// How an automatic reconstruction keeps the source field (MigrationParams' Reconstruction::automatic):
+// snapshots where the whole run fits with them in kSnapshotDeviceShare of the free device memory
+// (the CPU backend: of the host's), else in pinned host memory where they fit in
+// kSnapshotHostShare of the host's available memory (a GPU run), else boundary saving. `plan`
+// as check_run_memory's, `snapshots_possible` false where the physics or the kernel has none.
+// `device_free` 0: no GPU; `host_available` 0: unknown (no snapshots then). Pure.
+struct SourceStorageChoice {
+  SourceWavefieldStorage storage = SourceWavefieldStorage::boundary_saving;
+  SnapshotPlace place = SnapshotPlace::device;
+  std::string reason; // for the log: what fitted, or why not
+};
+constexpr double kSnapshotDeviceShare = 0.9, kSnapshotHostShare = 0.6;
+SourceStorageChoice choose_source_storage(const RunMemoryPlan& plan, uint64_t device_free,
+                                          uint64_t host_available, bool snapshots_possible,
+                                          bool allow_device = true, bool allow_host = true);
+// choose_source_storage with what this machine has (as check_run_memory asks it).
+SourceStorageChoice choose_source_storage_here(const RunMemoryPlan& plan, const BackendOptions& backend,
+                                               int ranks_on_node, bool snapshots_possible,
+                                               bool allow_device = true, bool allow_host = true);
 
 } // namespace rtm

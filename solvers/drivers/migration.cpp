@@ -28,20 +28,28 @@
 namespace rtm {
 
 Reconstruction parse_reconstruction(const std::string& name) {
+  if (name == "auto") return Reconstruction::automatic;
   if (name == "boundary") return Reconstruction::boundary;
   if (name == "snapshots") return Reconstruction::snapshots;
-  throw InputError("--reconstruction: expected boundary or snapshots, got '" + name + "'");
+  throw InputError("--reconstruction: expected auto, boundary or snapshots, got '" + name + "'");
+}
+
+SnapshotMemory parse_snapshot_memory(const std::string& name) {
+  if (name == "auto") return SnapshotMemory::automatic;
+  if (name == "device") return SnapshotMemory::device;
+  if (name == "host") return SnapshotMemory::host;
+  throw InputError("--snapshot-memory: expected auto, device or host, got '" + name + "'");
 }
 
 const char* reconstruction_name(Reconstruction r) {
-  return r == Reconstruction::boundary ? "boundary" : "snapshots";
+  return r == Reconstruction::automatic ? "auto" : r == Reconstruction::boundary ? "boundary" : "snapshots";
 }
 
-RingPrecision parse_ring_precision(const std::string& name) {
+RingPrecision parse_ring_precision(const std::string& name, const std::string& option) {
   if (name == "float32") return RingPrecision::full;
   if (name == "float16") return RingPrecision::half16;
   if (name == "int16") return RingPrecision::fixed16;
-  throw InputError("--ring-precision: expected float32, float16 or int16, got '" + name + "'");
+  throw InputError(option + ": expected float32, float16 or int16, got '" + name + "'");
 }
 
 const char* ring_precision_name(RingPrecision p) {
@@ -71,14 +79,14 @@ int imaging_interval(const MigrationParams& params, double dt, double f0) {
   return params.imaging_interval > 0 ? params.imaging_interval : automatic_imaging_interval(dt, f0);
 }
 
-ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0) {
+ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, int interval) {
   ReconstructionMemory m;
   const Box box = model_box(sim);
   // TTI: both fields, 2 kHalo cells thick (solvers/contracts/tti_ring.h).
   m.ring_cells = sim.model.anisotropy.empty() ? boundary_ring_cells(box) : 2 * tti_ring_cells(box);
   m.ring_steps = std::max(1, nt - 1);
   m.box_cells = box.cells();
-  m.snapshot_interval = snapshot_interval(sim.dt, f0);
+  m.snapshot_interval = std::max(interval, 1);
   m.snapshot_count = (nt - 1) / m.snapshot_interval + 1; // steps 0, k, 2k, ... <= nt - 1
   return m;
 }
@@ -101,15 +109,16 @@ std::string labelled(const std::string& label, const std::string& field) {
 // computed from the damped cells outside.
 namespace {
 
-// The forward half: S[0] .. S[nt-1], saving the ring of S[n] (boundary) or the box every
-// `interval`-th step (snapshots).
-void run_source_forward(Wavefield& S, const ShotSets& shot, const Box& box,
-                        Reconstruction reconstruction, int interval,
-                        std::vector<std::vector<float>>& snapshots) {
+// The forward half: S[0] .. S[nt-1], saving the ring of S[n] (boundary) or S[n] every
+// `interval`-th step into `snapshots` (slot n / interval).
+void run_source_forward(Wavefield& S, const ShotSets& shot, Reconstruction reconstruction,
+                        int interval, SnapshotStore* snapshots) {
   const int nt = shot.nt;
   if (reconstruction == Reconstruction::snapshots) {
     if (interval < 1) throw std::invalid_argument("run_source_backwards: snapshot interval must be >= 1");
-    snapshots.resize(size_t((nt - 1) / interval + 1));
+    if (!snapshots || snapshots->slots() < (nt - 1) / interval + 1)
+      throw std::invalid_argument("run_source_backwards: the snapshot store needs a slot for each of "
+                                  "steps 0, k, 2k, ... < nt");
   } else if (!shot.boundary) {
     throw std::invalid_argument("run_source_backwards: boundary reconstruction needs a boundary store");
   }
@@ -119,7 +128,7 @@ void run_source_forward(Wavefield& S, const ShotSets& shot, const Box& box,
     if (reconstruction == Reconstruction::boundary) {
       if (n < nt - 1) shot.boundary->save(n); // ring of S[n]; S[nt-1] is the final state itself
     } else if (n % interval == 0) {
-      snapshots[size_t(n / interval)] = S.keep_snapshot(box);
+      snapshots->save(n / interval);
     }
     S.step();
     shot.source->inject(n, shot.source_scale);
@@ -128,6 +137,15 @@ void run_source_forward(Wavefield& S, const ShotSets& shot, const Box& box,
                       labelled(shot.label, "source wavefield (forward in time)"));
     if (shot.progress) shot.progress->tick();
   }
+}
+
+// The shot's snapshot store, or (none given) a float32 one of the shot's own in `own`.
+SnapshotStore* snapshot_store(Wavefield& S, const ShotSets& shot, const Box& box, int interval,
+                              std::unique_ptr<SnapshotStore>& own) {
+  if (shot.snapshots) return shot.snapshots;
+  own = S.make_snapshot_store(box, (shot.nt - 1) / std::max(interval, 1) + 1, RingPrecision::full,
+                              SnapshotPlace::host);
+  return own.get();
 }
 
 // The receiver field's health after its step to R[n] (steps_done = nt - n).
@@ -145,8 +163,11 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
                           Reconstruction reconstruction, int interval,
                           const std::function<void(int n, float weight)>& visit) {
   const int nt = shot.nt;
-  std::vector<std::vector<float>> snapshots;
-  run_source_forward(S, shot, box, reconstruction, interval, snapshots);
+  std::unique_ptr<SnapshotStore> own;
+  SnapshotStore* snapshots = reconstruction == Reconstruction::snapshots
+                                 ? snapshot_store(S, shot, box, interval, own)
+                                 : nullptr;
+  run_source_forward(S, shot, reconstruction, interval, snapshots);
 
   if (shot.progress) shot.progress->start_phase(1); // the backward sweeps
   if (reconstruction == Reconstruction::boundary) S.reverse_time(); // current: S[nt-1]
@@ -160,7 +181,7 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
         if (shot.progress) shot.progress->tick();
       }
     } else if (n % interval == 0) {
-      S.restore_snapshot(box, snapshots[size_t(n / interval)]);
+      snapshots->restore(n / interval);
       visit(n, float(interval)); // each snapshot stands for `interval` steps of the sum over n
     } else {
       visit(n, 0.0f);
@@ -172,9 +193,13 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
 // inject(d[n]) make R[n].
 void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
                       Reconstruction reconstruction, int interval, const BackwardSweep& backward) {
+  if (reconstruction == Reconstruction::automatic)
+    throw std::invalid_argument("migrate_one_shot: resolve the automatic reconstruction first");
   Wavefield& R = fields.receiver();
   R.zero_state();
   if (reconstruction == Reconstruction::snapshots) {
+    // Two sweeps: the receiver field steps alone; at every snapshot the source field's current
+    // field is S[n] inside the box again, and the image pairs it with R[n+1].
     run_source_backwards(fields.source(), shot, box, reconstruction, interval, [&](int n, float weight) {
       if (weight > 0) fields.accumulate_image(weight);
       R.step();
@@ -195,8 +220,7 @@ void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
                                 std::to_string(k));
   Wavefield& S = fields.source();
   const int nt = shot.nt;
-  std::vector<std::vector<float>> no_snapshots;
-  run_source_forward(S, shot, box, reconstruction, interval, no_snapshots);
+  run_source_forward(S, shot, reconstruction, interval, nullptr);
   if (shot.progress) shot.progress->start_phase(1); // the backward sweeps
   S.reverse_time(); // current: S[nt-1]
   for (int n = nt - 1; n >= 0; --n) {
@@ -295,17 +319,19 @@ double velocity_at(const VelocityModel& m, const Position& zyx) {
   return m.vp[size_t(m.nearest_cell(zyx))];
 }
 
-// Refuses a run that cannot fit in the free memory of the GPU it will use or in the host's
-// available memory (shared by the ranks on this node), before anything is allocated. A group of
+// What a migration allocates, for the refusal of a run that cannot fit in the free memory of the
+// GPU it will use or in the host's available memory (shared by the ranks on this node), before
+// anything is allocated, and for the choice of the source field's storage. A group of
 // several ranks per shot splits the grid along z (kernels/mpi/decomposed_propagator.h): each rank
 // is estimated for its slab (the largest), its model part read with the smoothing's reach.
 // `checkpoints`: the loop writes a checkpoint every few shots (their pinned staging on the GPU).
 // One rank per shot holds the whole migration model twice beside the run (the command's and the
 // grid's copy, SimulationGrid::model); a group's ranks hold their planes. Every rank holds every
 // trace of the shot file (`shots`, or its geometry alone: the count is the same).
-void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
-                            const MigrationParams& params, const ParallelContext& parallel,
-                            bool tti, int smoothing_reach, bool checkpoints) {
+RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& shots,
+                                    const MigrationParams& params, const ParallelContext& parallel,
+                                    bool tti, int smoothing_reach, bool checkpoints,
+                                    int imaging_interval) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
   plan.smoothing_reach = smoothing_reach;
@@ -320,13 +346,12 @@ void check_migration_memory(const SimulationGrid& sim, const ShotFile& shots,
   plan.receivers = int(shots.max_receivers());
   plan.shots = int(shots.shots.size());
   plan.migration = true;
-  plan.storage = params.reconstruction == Reconstruction::boundary
-                     ? SourceWavefieldStorage::boundary_saving
-                     : SourceWavefieldStorage::snapshots;
-  plan.snapshot_interval = snapshot_interval(sim.dt, shots.f0);
+  plan.storage = SourceWavefieldStorage::boundary_saving;
+  plan.snapshot_interval = imaging_interval;
+  plan.snapshot_precision = params.snapshot_precision;
   plan.ring_precision = params.ring_precision;
   plan.checkpoint_staging = checkpoints;
-  check_run_memory(plan, params.backend, parallel.local_size(), "rtm migrate");
+  return plan;
 }
 
 // What a resumed run carries over from earlier checkpoints: the finished shots on every rank,
@@ -418,10 +443,9 @@ ResumeState carry_over_checkpoints(const MigrationControl& control, const Veloci
 
 namespace {
 
-// The imaging interval the run will use (boundary reconstruction; snapshots image at their
-// snapshots), 0 where the shot file cannot fix it (the run refuses such a file later).
+// The imaging interval the run will use (snapshots are kept at its steps), 0 where the shot file
+// cannot fix it (the run refuses such a file later).
 int identity_imaging_interval(const MigrationParams& params, const ShotFile& shots) {
-  if (params.reconstruction != Reconstruction::boundary) return 0;
   if (params.imaging_interval > 0) return params.imaging_interval;
   if (!(shots.f0 > 0 && shots.dt > 0 && std::isfinite(shots.f0))) return 0;
   return automatic_imaging_interval(shots.dt, shots.f0);
@@ -475,7 +499,7 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 "data_phase_filter = %s\n"
                 "boundary_width = %d\nfree_surface = %s\nboundary_reflection = %.17g\n"
                 "point_interpolation = %s\nabsorber = %s\nimaging_interval = %d\n"
-                "ring_precision = %s\n",
+                "ring_precision = %s\nsnapshot_precision = %s\n",
                 reconstruction_name(params.reconstruction),
                 params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none",
                 params.direct_wave_velocity, phase.c_str(),
@@ -483,7 +507,8 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 params.boundary.free_surface ? "true" : "false", params.boundary.reflection,
                 point_interpolation_name(params.point_interpolation),
                 absorber_name(params.boundary.absorber), identity_imaging_interval(params, shots),
-                ring_precision_name(params.ring_precision));
+                ring_precision_name(params.ring_precision),
+                ring_precision_name(params.snapshot_precision));
   // TTI: a line of its own, so that an isotropic run's identity is what it always was.
   id.parameters = text + anisotropy_identity(model);
   return id;
@@ -534,12 +559,17 @@ struct MigrationRun {
   int nt = 0;
   double f0 = 0;
   ReconstructionMemory memory;
-  int imaging_interval = 1; // boundary reconstruction: image every k-th backward step
+  int imaging_interval = 1; // image every k-th backward step (snapshots: keep those steps' S)
+  // The reconstruction the run takes (MigrationParams' automatic one resolved by make_wavefields)
+  // and, for snapshots, where they live.
+  Reconstruction reconstruction = Reconstruction::boundary;
+  SnapshotPlace snapshot_place = SnapshotPlace::device;
   std::vector<PointStencil> receivers; // the shared spread (shots with their own place theirs)
   double data_phase_order = 0;
   std::unique_ptr<ShotFields> fields;        // the source and receiver fields, the image
   std::unique_ptr<PointSet> receiver_set;    // on the receiver field: the shared spread, if used
   std::unique_ptr<BoundaryStore> boundary;   // of the source field (boundary reconstruction)
+  std::unique_ptr<SnapshotStore> snapshots;  // of the source field (snapshot reconstruction)
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> add_time_dispersion;
   double max_v2dt2 = 0;
@@ -585,8 +615,8 @@ double migration_velocity_at(const MigrationRun& run, const Position& zyx) {
 
 // Wave-step sweeps of the grid per shot: the source forward, the receiver backwards, and with
 // boundary saving the source backwards again.
-double sweeps_per_shot(const MigrationParams& params) {
-  return params.reconstruction == Reconstruction::boundary ? 3 : 2;
+double sweeps_per_shot(Reconstruction reconstruction) {
+  return reconstruction == Reconstruction::boundary ? 3 : 2;
 }
 
 // Inputs a migration refuses before any work (InputError naming the value).
@@ -646,41 +676,34 @@ std::vector<PointStencil> locate_shot_receivers(const MigrationRun& run, const S
   return points;
 }
 
-// The memory of both reconstruction strategies (said before the run), and the receivers.
+// The imaging interval, the memory of both reconstruction strategies (said before the run), and
+// the receivers.
 void plan_reconstruction_and_receivers(MigrationRun& run) {
   const MigrationParams& params = run.params;
   run.box = model_box(run.sim);
   run.nt = run.shots.nt;
   run.f0 = run.shots.f0;
-  run.memory = reconstruction_memory(run.sim, run.nt, run.f0);
+  run.imaging_interval = imaging_interval(params, run.sim.dt, run.f0);
+  run.memory = reconstruction_memory(run.sim, run.nt, run.imaging_interval);
   if (run.part && run.part->tti) // a slab run's sim.model is the shape alone: the TTI ring, both fields
     run.memory.ring_cells = 2 * tti_ring_cells(run.box);
   const ReconstructionMemory& mem = run.memory;
   run.info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
-      << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
-      << megabytes(mem.boundary_bytes()) << " (where the wavefield lives: device memory on a GPU; "
-      << megabytes(mem.boundary_half_bytes()) << " as a 16-bit ring, --ring-precision int16|float16); snapshots " << mem.box_cells
-      << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
-      << " steps) x 4 B = " << megabytes(mem.snapshot_bytes()) << " (host memory); using "
-      << reconstruction_name(params.reconstruction)
-      << (params.reconstruction == Reconstruction::boundary
-              ? std::string(" with a ") + ring_precision_name(params.ring_precision) + " ring"
-              : std::string())
-      << "\n";
-  run.imaging_interval = imaging_interval(params, run.sim.dt, run.f0);
-  if (params.reconstruction == Reconstruction::boundary) {
-    run.info << "rtm: imaging every " << run.imaging_interval << " step(s) of the backward sweep, "
-             << "weight " << run.imaging_interval << " (";
-    if (params.imaging_interval > 0)
-      run.info << "--imaging-interval";
-    else
-      run.info << "automatic: " << format_number(kImagingIntervalSafety) << " x the Nyquist interval "
-               << "of f_max = 2.5 f0 = " << format_number(kRickerFmaxOverF0 * run.f0) << " Hz";
-    run.info << "), over the model's " << run.box.cells() << " cells; "
-             << (params.fused_backward ? "fused" : "separate") << " backward steps\n";
-  } else {
-    run.info << "rtm: imaging at the snapshots, every " << mem.snapshot_interval << " steps\n";
-  }
+           << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
+           << megabytes(mem.boundary_bytes()) << " ("
+           << megabytes(mem.boundary_half_bytes())
+           << " as a 16-bit ring, --ring-precision int16|float16); snapshots " << mem.box_cells
+           << " cells x " << mem.snapshot_count << " snapshots (every " << mem.snapshot_interval
+           << " steps) = " << megabytes(mem.snapshot_bytes(params.snapshot_precision)) << " in "
+           << ring_precision_name(params.snapshot_precision) << " (--snapshot-precision)\n";
+  run.info << "rtm: imaging every " << run.imaging_interval << " step(s) of the backward sweep, "
+           << "weight " << run.imaging_interval << " (";
+  if (params.imaging_interval > 0)
+    run.info << "--imaging-interval";
+  else
+    run.info << "automatic: " << format_number(kImagingIntervalSafety) << " x the Nyquist interval "
+             << "of f_max = 2.5 f0 = " << format_number(kRickerFmaxOverF0 * run.f0) << " Hz";
+  run.info << "), over the model's " << run.box.cells() << " cells\n";
 
   if (run.shots.uses_shared_receivers())
     for (size_t r = 0; r < run.shots.receivers.size(); ++r)
@@ -753,13 +776,82 @@ PhaseChoice choose_migration_phase_filter(const MigrationRun& run) {
   return choice;
 }
 
+// This rank's choice of how to keep the source field (choose_reconstruction's, before the ranks
+// agree): as asked, or by the memory estimate.
+SourceStorageChoice source_storage_choice(const RunMemoryPlan& plan, const MigrationParams& params,
+                                          const ParallelContext& parallel, bool tti) {
+  const bool allow_device = params.snapshot_memory != SnapshotMemory::host;
+  const bool allow_host = params.snapshot_memory != SnapshotMemory::device;
+  SourceStorageChoice choice;
+  if (params.reconstruction == Reconstruction::boundary) {
+    choice.reason = "--reconstruction boundary";
+    return choice;
+  }
+  choice = choose_source_storage_here(plan, params.backend, parallel.local_size(), !tti,
+                                      allow_device, allow_host);
+  if (params.reconstruction == Reconstruction::snapshots &&
+      choice.storage != SourceWavefieldStorage::snapshots) {
+    // Forced: the place asked (or the device), and the memory check says what is short.
+    choice.storage = SourceWavefieldStorage::snapshots;
+    choice.place = allow_device ? SnapshotPlace::device : SnapshotPlace::host;
+    choice.reason = "--reconstruction snapshots";
+  }
+  return choice;
+}
+
+// `plan` with the source field kept as `choice` says.
+RunMemoryPlan with_storage(RunMemoryPlan plan, const SourceStorageChoice& choice) {
+  plan.storage = choice.storage;
+  plan.snapshot_place = choice.place;
+  return plan;
+}
+
+// The source field's reconstruction: as asked, or (automatic) snapshots where the memory estimate
+// fits them, else boundary saving; every rank takes the same (the least any rank can hold). Said
+// in the log with the reason.
+void choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tti) {
+  const MigrationParams& params = run.params;
+  SourceStorageChoice choice = source_storage_choice(plan, params, run.parallel, tti);
+  // 0 boundary, 1 snapshots in host memory, 2 on the device: the least over the ranks.
+  int code = choice.storage == SourceWavefieldStorage::boundary_saving ? 0
+             : choice.place == SnapshotPlace::host                    ? 1
+                                                                      : 2;
+  if (run.parallel.uses_mpi()) {
+    int least = code;
+    check_mpi(MPI_Allreduce(&code, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
+              "MPI_Allreduce (source-wavefield reconstruction)");
+    if (least != code) choice.reason = "the choice of the rank with the least memory";
+    code = least;
+  }
+  run.reconstruction = code == 0 ? Reconstruction::boundary : Reconstruction::snapshots;
+  run.snapshot_place = code == 1 ? SnapshotPlace::host : SnapshotPlace::device;
+  run.info << "rtm: source wavefield: ";
+  if (run.reconstruction == Reconstruction::boundary)
+    run.info << "boundary saving with a " << ring_precision_name(params.ring_precision)
+             << " ring, three sweeps per shot, " << (params.fused_backward ? "fused" : "separate")
+             << " backward steps";
+  else
+    run.info << ring_precision_name(params.snapshot_precision) << " snapshots in "
+             << (run.snapshot_place == SnapshotPlace::device ? "device" : "host")
+             << " memory every " << run.imaging_interval << " steps, two sweeps per shot";
+  run.info << " (" << (params.reconstruction == Reconstruction::automatic ? "auto: " : "")
+           << choice.reason << ")\n";
+}
+
 // Both wavefields on one backend and variant, the receivers on the receiver field, the image and
-// (boundary saving) the source field's ring store. `checkpoints` as check_migration_memory's.
+// the source field's ring or snapshot store. `checkpoints`: the loop writes checkpoints.
 void make_wavefields(MigrationRun& run, bool checkpoints) {
   const MigrationParams& params = run.params;
-  check_migration_memory(run.sim, run.shots, params, run.parallel,
-                         !run.sim.model.anisotropy.empty() || (run.part && run.part->tti),
-                         run.part ? run.part->smoothing_reach : -1, checkpoints);
+  const bool tti = !run.sim.model.anisotropy.empty() || (run.part && run.part->tti);
+  RunMemoryPlan plan = migration_memory_plan(run.sim, run.shots, params, run.parallel, tti,
+                                             run.part ? run.part->smoothing_reach : -1,
+                                             checkpoints, run.imaging_interval);
+  choose_reconstruction(run, plan, tti);
+  if (run.reconstruction == Reconstruction::snapshots) {
+    plan.storage = SourceWavefieldStorage::snapshots;
+    plan.snapshot_place = run.snapshot_place;
+  }
+  check_run_memory(plan, params.backend, run.parallel.local_size(), "rtm migrate");
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -773,12 +865,15 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
-  // The checkpoints' pinned buffers on the GPU (check_migration_memory counted them), here before
+  // The checkpoints' pinned buffers on the GPU (the memory check counted them), here before
   // the loop rather than at its first checkpoint (docs/rtm.md, section 11b).
   if (checkpoints) run.fields->prepare_snapshots();
-  if (params.reconstruction == Reconstruction::boundary)
+  if (run.reconstruction == Reconstruction::boundary)
     run.boundary = run.fields->source().make_boundary_store(run.box, run.memory.ring_steps,
                                                             params.ring_precision);
+  else
+    run.snapshots = run.fields->source().make_snapshot_store(
+        run.box, run.memory.snapshot_count, params.snapshot_precision, run.snapshot_place);
 }
 
 // Resuming: the shots finished before (returned as flags per shot), and group 0 carries their
@@ -971,6 +1066,7 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   sets.source = run.source_set.get();
   sets.receiver = receiver_set;
   sets.boundary = run.boundary.get();
+  sets.snapshots = run.snapshots.get();
   sets.nt = nt;
   sets.source_scale = sim.injection_scale();
   HealthCheck receiver_health = run.source_health;
@@ -983,8 +1079,7 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   backward.imaging_interval = run.imaging_interval;
   backward.fused = params.fused_backward;
   run.setup_wait_s += steady_seconds() - start;
-  migrate_one_shot(*run.fields, sets, run.box, params.reconstruction, run.memory.snapshot_interval,
-                   backward);
+  migrate_one_shot(*run.fields, sets, run.box, run.reconstruction, run.imaging_interval, backward);
   if (!params.overlap_shots) { // freed with the shot, as a single shot does
     run.own_receiver_set.reset();
     run.source_set.reset();
@@ -1005,11 +1100,11 @@ ShotLoopPlan migration_plan(const MigrationRun& run, std::vector<char> finished,
   // step, a guess used only until the first backward sweep has been timed.
   constexpr double kBackwardStepCost = 1.1;
   const long long backward_steps =
-      run.params.reconstruction == Reconstruction::boundary ? 2LL * nt - 1 : nt;
+      run.reconstruction == Reconstruction::boundary ? 2LL * nt - 1 : nt;
   plan.phases = {{nt, 1.0}, {backward_steps, kBackwardStepCost}};
   const GridLayout& g = run.sim.layout;
   plan.cells_per_step = double(g.interior_cells());
-  plan.cell_updates_per_shot = double(g.interior_cells()) * nt * sweeps_per_shot(run.params);
+  plan.cell_updates_per_shot = double(g.interior_cells()) * nt * sweeps_per_shot(run.reconstruction);
   plan.checkpoint_every = checkpoint_every;
   return plan;
 }
@@ -1022,10 +1117,8 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.grid = run.sim.layout;
   profile.shots = loop.done_here;
   profile.nt = run.nt;
-  profile.sweeps = int(sweeps_per_shot(run.params));
-  profile.imaging_interval = run.params.reconstruction == Reconstruction::boundary
-                                 ? run.imaging_interval
-                                 : run.memory.snapshot_interval;
+  profile.sweeps = int(sweeps_per_shot(run.reconstruction));
+  profile.imaging_interval = run.imaging_interval;
   profile.setup_s = loop.start_s - setup_start;
   profile.loop_s = loop.seconds();
   profile.timing = run.fields->timing();
@@ -1085,8 +1178,12 @@ void check_migration_memory_before_reading(const VelocityModel& shape, const Sho
   if (!(shots.dt > 0) || shots.nt < 1 || !(shots.f0 > 0)) return;
   const int reach = parallel.ranks_per_shot() > 1 && smooth > 0 ? smoothing_reach_cells(smooth, shape.dz)
                                                                 : -1;
-  check_migration_memory(simulation_grid_of_shape(shape, params.boundary, shots.dt), shots, params,
-                         parallel, tti, reach, checkpoints);
+  const RunMemoryPlan plan =
+      migration_memory_plan(simulation_grid_of_shape(shape, params.boundary, shots.dt), shots,
+                            params, parallel, tti, reach, checkpoints,
+                            imaging_interval(params, shots.dt, shots.f0));
+  check_run_memory(with_storage(plan, source_storage_choice(plan, params, parallel, tti)),
+                   params.backend, parallel.local_size(), "rtm migrate");
 }
 
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
@@ -1130,6 +1227,7 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   result.data_phase_order = phase.order;
   run.data_phase_order = phase.order;
   make_wavefields(run, !control.checkpoint_output.empty() && control.checkpoint_every > 0);
+  result.reconstruction = run.reconstruction;
   ShotLoopPlan plan = migration_plan(run, resume_migration(run, control), control.checkpoint_every);
   announce_migration(run, int(unfinished_shots(plan.total, plan.finished).size()), control);
   if (params.profile) run.fields->enable_timing(true);

@@ -27,11 +27,18 @@ namespace rtm {
 
 // How the source wavefield is made available backwards in time.
 enum class Reconstruction {
+  automatic, // snapshots where they fit (device memory, else host memory), else boundary
   boundary,  // save the boundary ring of the model region each step, re-propagate backwards
-  snapshots, // keep the model region every k steps in host memory, image only at those steps
+  snapshots, // keep the model region at every imaging step (SnapshotStore), image from them:
+             // two sweeps per shot instead of three
 };
-Reconstruction parse_reconstruction(const std::string& name); // "boundary" | "snapshots"
-RingPrecision parse_ring_precision(const std::string& name);   // "float32" | "float16" | "int16"
+Reconstruction parse_reconstruction(const std::string& name); // "auto" | "boundary" | "snapshots"
+// "float32" | "float16" | "int16"; `option` names the option in the message.
+RingPrecision parse_ring_precision(const std::string& name,
+                                   const std::string& option = "--ring-precision");
+// Where snapshot reconstruction keeps its snapshots: chosen by the memory estimate, or as asked.
+enum class SnapshotMemory { automatic, device, host };
+SnapshotMemory parse_snapshot_memory(const std::string& name); // "auto" | "device" | "host"
 const char* ring_precision_name(RingPrecision p);
 const char* reconstruction_name(Reconstruction r);
 
@@ -43,7 +50,11 @@ enum class DirectWaveRemoval {
 DirectWaveRemoval parse_direct_wave_removal(const std::string& name); // "none" | "mute"
 
 struct MigrationParams {
-  Reconstruction reconstruction = Reconstruction::boundary;
+  Reconstruction reconstruction = Reconstruction::automatic;
+  // Snapshot reconstruction: how the snapshots are coded (int16 with a scale per block of 256
+  // cells by default, solvers/contracts/ring_codec.h) and where they live.
+  RingPrecision snapshot_precision = RingPrecision::fixed16;
+  SnapshotMemory snapshot_memory = SnapshotMemory::automatic;
   DirectWaveRemoval direct_wave = DirectWaveRemoval::mute;
   double direct_wave_velocity = 0; // m/s for the mute; 0: the migration velocity at each source
   // Phase correction of the data before back-propagation (solvers/drivers/data_phase_filter.h):
@@ -58,9 +69,9 @@ struct MigrationParams {
   // the model's top; 0: none), then a half-cosine ramp over image_mute_taper metres.
   double image_mute_depth = 0;
   double image_mute_taper = 0;
-  // Boundary reconstruction images every k-th step of the backward sweep with weight k
-  // (docs/rtm.md, section 5); 0: k from the data's highest frequency (automatic_imaging_interval).
-  // Snapshots image at their snapshots (every snapshot_interval steps) whatever this says.
+  // Image every k-th step of the backward sweep with weight k (docs/rtm.md, section 5); 0: k
+  // from the data's highest frequency (automatic_imaging_interval). Snapshot reconstruction keeps
+  // a snapshot at each of those steps.
   int imaging_interval = 0;
   // Boundary reconstruction: step the source and the receiver field (and image) through
   // ShotFields::step_both, one fused pass where the backend has one; false: the separate calls.
@@ -88,17 +99,19 @@ struct ReconstructionMemory {
   int64_t ring_cells = 0; // boundary ring of the model region
   int ring_steps = 0;     // slots stored: nt - 1 (the last state is the forward run's own)
   int64_t box_cells = 0;  // model region
-  int snapshot_interval = 1;
+  int snapshot_interval = 1; // steps between snapshots: the imaging interval
   int snapshot_count = 0;
   int64_t boundary_bytes() const { return ring_cells * ring_steps * int64_t(sizeof(float)); }
   // The same rings in 16-bit floats with a scale per block (RingPrecision::half16).
   int64_t boundary_half_bytes() const {
     return ring_step_bytes(ring_cells, RingPrecision::half16, 4) * ring_steps;
   }
-  int64_t snapshot_bytes() const { return box_cells * snapshot_count * int64_t(sizeof(float)); }
+  int64_t snapshot_bytes(RingPrecision precision = RingPrecision::full) const {
+    return coded_block_bytes(box_cells, precision) * snapshot_count;
+  }
 };
 
-// Snapshot interval from the Nyquist rate of f_max = 2.5 f0: k = floor(1 / (2 f_max dt)), >= 1.
+// The Nyquist interval of f_max = 2.5 f0: k = floor(1 / (2 f_max dt)), >= 1.
 int snapshot_interval(double dt, double f0);
 // The imaging interval of boundary reconstruction: the Nyquist interval of the wavefields' highest
 // frequency f_max = 2.5 f0 with a safety factor, k = floor(kImagingIntervalSafety / (2 f_max dt)),
@@ -107,7 +120,8 @@ constexpr double kImagingIntervalSafety = 0.5;
 int automatic_imaging_interval(double dt, double f0);
 // MigrationParams::imaging_interval resolved: the interval boundary reconstruction images at.
 int imaging_interval(const MigrationParams& params, double dt, double f0);
-ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, double f0);
+// The memory of both strategies, snapshots every `snapshot_interval` steps.
+ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, int snapshot_interval);
 
 // One shot on a shot's fields (solvers/contracts/shot_fields.h): the source point set lives on the source
 // field, the receiver set (data uploaded as [t][receiver]) on the receiver field, and the image was
@@ -122,6 +136,9 @@ struct ShotSets {
   PointSet* source = nullptr;   // on the source field: one point, the wavelet uploaded
   PointSet* receiver = nullptr; // on the receiver field: the receivers, the (muted) data uploaded
   BoundaryStore* boundary = nullptr; // of the source field, for boundary reconstruction
+  // Of the source field, for snapshot reconstruction: a slot per snapshot. Without one,
+  // migrate_one_shot keeps float32 snapshots in a store of its own for the shot.
+  SnapshotStore* snapshots = nullptr;
   int nt = 0;
   float source_scale = 1; // injection scale of the source (SimulationGrid::injection_scale)
   // Numerical health (solvers/drivers/health.h): when set, the source field is checked while it runs
@@ -249,6 +266,7 @@ struct MigrationResult {
   std::vector<float> raw_image;    // stacked sum_n S R, before normalisation and filtering
   std::vector<float> illumination; // stacked sum_n S^2
   ReconstructionMemory memory;
+  Reconstruction reconstruction = Reconstruction::boundary; // the one taken (automatic resolved)
   MigrationProfile profile;        // measured when MigrationParams::profile
   DataPhaseFilter data_phase_filter = DataPhaseFilter::none; // as asked (automatic: chosen)
   double data_phase_order = 0;                               // the order applied

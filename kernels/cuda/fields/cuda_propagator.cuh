@@ -24,10 +24,12 @@ namespace rtm::cuda {
 class CudaPointSet;
 class CudaBfp16PointSet;
 class CudaBoundaryStore;
+class CudaSnapshotStore;
 class CudaShotFields;
 
 // One wavefield on one GPU (solvers/contracts/wavefield.h): the wave step of a variant row, its point sets
-// (kernels/cuda/fields/cuda_point_set.cu) and boundary store (kernels/cuda/fields/cuda_boundary_store.cu); profiling in
+// (kernels/cuda/fields/cuda_point_set.cu), boundary store (kernels/cuda/fields/cuda_boundary_store.cu) and
+// snapshot store (kernels/cuda/fields/cuda_snapshot_store.cu); profiling in
 // kernels/cuda/fields/cuda_timing.cu, the health reduction in kernels/cuda/fields/health.cu. Every operation is queued on
 // the field's own non-blocking stream.
 class CudaWavefield final : public Wavefield {
@@ -69,6 +71,7 @@ private:
   friend class CudaPointSet;
   friend class CudaBfp16PointSet;
   friend class CudaBoundaryStore;
+  friend class CudaSnapshotStore;
   friend class CudaShotFields;
 
   void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
@@ -80,6 +83,9 @@ private:
   std::unique_ptr<PointSet> do_add_points(const std::vector<PointStencil>& points, int nt) override;
   std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
                                                          RingPrecision precision) override;
+  std::unique_ptr<SnapshotStore> do_make_snapshot_store(const Box& box, int slots,
+                                                         RingPrecision precision,
+                                                         SnapshotPlace place) override;
 
   // Kinds of timed operations, one per PropagatorTiming field.
   using TimedOp = WavefieldTimer::Op;

@@ -1,0 +1,271 @@
+// The snapshot store of a CUDA wavefield (solvers/contracts/wavefield.h, SnapshotStore): each slot
+// the current field inside the box in the dense [z][y][x] order, coded in blocks of kRingBlock
+// cells as solvers/contracts/ring_codec.h's encode_blocks codes them (the CPU's HostSnapshotStore
+// holds the same bits), or float32 (RingPrecision::full). The slots live in device memory
+// (SnapshotPlace::device) or in pinned host memory (host), reached through two device staging
+// slots and a copy stream of the store's own, so that a save's copy out and the next restore's
+// copy in run beside the wave steps.
+#include <cuda_fp16.h>
+
+#include <string>
+
+#include "kernels/cuda/fields/cuda_propagator.cuh"
+#include "kernels/cuda/fields/rtm_ops.cuh"
+#include "kernels/cuda/util/cuda_check.cuh"
+
+namespace rtm::cuda {
+namespace {
+
+static_assert(kRingBlock == 256, "one thread block of 256 threads per coded block");
+
+// The padded index of dense cell `first + threadIdx.x` of box b, from the block's first cell:
+// 64-bit divisions once per block (thread 0, through shared memory), 32-bit ones per thread.
+__device__ __forceinline__ int64_t box_cell(const GridLayout& g, const Box& b, int64_t first) {
+  __shared__ int start[3]; // i, j, k of `first`
+  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
+  if (threadIdx.x == 0) {
+    const int64_t plane = int64_t(nx) * ny;
+    const int64_t k = first / plane, rest = first - k * plane;
+    start[2] = int(k);
+    start[1] = int(rest / nx);
+    start[0] = int(rest - int64_t(start[1]) * nx);
+  }
+  __syncthreads();
+  const int along = start[0] + int(threadIdx.x);
+  const int rows = along / nx;
+  const int i = along - rows * nx;
+  const int jj = start[1] + rows;
+  const int planes = jj / ny;
+  const int j = jj - planes * ny, k = start[2] + planes;
+  return g.index(b.x0 + i, b.y0 + j, b.z0 + k);
+}
+
+// One thread block per coded block: its largest |value| (warp shuffles, then the 8 warps'),
+// its exponent as ring_block_exponent, each value scaled by 2^(15 - E) and rounded to the nearest
+// half or int16, as encode_ring_value does on the CPU.
+template <bool kFixed>
+__global__ void __launch_bounds__(kRingBlock)
+    save_box_coded_kernel(const GridLayout g, const Box b, const float* __restrict__ field,
+                          int64_t count, uint16_t* __restrict__ codes,
+                          int32_t* __restrict__ exponents) {
+  __shared__ float warp_max[kRingBlock / 32];
+  __shared__ int32_t block_exponent;
+  const int64_t first = int64_t(blockIdx.x) * kRingBlock;
+  const int64_t d = first + threadIdx.x;
+  const int64_t c = box_cell(g, b, first);
+  const float v = d < count ? field[c] : 0.0f;
+  float m = fabsf(v);
+  for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float largest = 0.0f;
+    for (int w = 0; w < kRingBlock / 32; ++w) largest = fmaxf(largest, warp_max[w]);
+    int e = 0;
+    if (largest > 0.0f && isfinite(largest)) frexpf(largest, &e);
+    block_exponent = e;
+    exponents[blockIdx.x] = e;
+  }
+  __syncthreads();
+  if (d >= count) return;
+  const float scaled = ldexpf(v, kRingHalfBits - block_exponent);
+  if constexpr (kFixed) {
+    codes[d] = uint16_t(int16_t(min(32767, max(-32767, __float2int_rn(scaled)))));
+  } else {
+    codes[d] = __half_as_ushort(__float2half_rn(scaled));
+  }
+}
+
+template <bool kFixed>
+__global__ void __launch_bounds__(kRingBlock)
+    restore_box_coded_kernel(const GridLayout g, const Box b, const uint16_t* __restrict__ codes,
+                             const int32_t* __restrict__ exponents, int64_t count,
+                             float* __restrict__ field) {
+  const int64_t first = int64_t(blockIdx.x) * kRingBlock;
+  const int64_t d = first + threadIdx.x;
+  const int64_t c = box_cell(g, b, first);
+  if (d >= count) return;
+  const float scaled = kFixed ? float(int16_t(codes[d])) : __half2float(__ushort_as_half(codes[d]));
+  field[c] = ldexpf(scaled, exponents[blockIdx.x] - kRingHalfBits);
+}
+
+// A stream and events of the store's own, destroyed with it.
+struct CopyStream {
+  cudaStream_t stream = nullptr;
+  CopyStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  ~CopyStream() {
+    if (stream) (void)cudaStreamDestroy(stream);
+  }
+  CopyStream(const CopyStream&) = delete;
+  CopyStream& operator=(const CopyStream&) = delete;
+};
+struct Event {
+  cudaEvent_t event = nullptr;
+  Event() { CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); }
+  ~Event() {
+    if (event) (void)cudaEventDestroy(event);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+// The precision a field of `storage` keeps its snapshots in: 16-bit codes for float32 fields,
+// float32 values for half fields (their own 16 bits, exactly).
+RingPrecision effective_precision(Storage storage, RingPrecision asked) {
+  return storage == Storage::fp32 ? asked : RingPrecision::full;
+}
+
+} // namespace
+
+class CudaSnapshotStore final : public SnapshotStore {
+public:
+  // Refused up front (std::runtime_error with both numbers) when device slots do not fit.
+  CudaSnapshotStore(CudaWavefield& field, const Box& box, int slots, RingPrecision precision,
+                    SnapshotPlace place)
+      : SnapshotStore(field, box, slots, effective_precision(field.row_->storage, precision), place),
+        field_(field), cells_(box.cells()),
+        slot_bytes_(size_t(coded_block_bytes(cells_, this->precision()))) {
+    CUDA_CHECK(cudaSetDevice(field_.device_));
+    const std::string what = std::to_string(slots) + " snapshots of " + std::to_string(cells_) +
+                             " cells (" + std::to_string(slot_bytes_ >> 20) + " MiB each)";
+    if (place == SnapshotPlace::device) {
+      field_.require_free_memory(slot_bytes_ * size_t(slots), "the source field's " + what,
+                                 "keep them in host memory (--snapshot-memory host) or use "
+                                 "boundary reconstruction (--reconstruction boundary)");
+      store_ = DeviceBuffer(slot_bytes_ * size_t(slots), AllocationKind::plain, field_.device_,
+                            "the source field's snapshots");
+    } else {
+      field_.require_free_memory(2 * slot_bytes_, "the staging of the source field's " + what, "");
+      for (DeviceBuffer& staging : staging_)
+        staging = DeviceBuffer(slot_bytes_, AllocationKind::plain, field_.device_,
+                               "the snapshots' staging");
+      const cudaError_t status =
+          cudaHostAlloc(&host_, slot_bytes_ * size_t(slots), cudaHostAllocDefault);
+      if (status != cudaSuccess) {
+        (void)cudaGetLastError();
+        host_ = nullptr;
+        throw std::runtime_error(field_.name() + ": pinned host memory for the source field's " +
+                                 what + " could not be allocated (" + cudaGetErrorString(status) +
+                                 "); use boundary reconstruction (--reconstruction boundary)");
+      }
+    }
+  }
+  ~CudaSnapshotStore() override {
+    // Queued saves, restores and copies may still use the slots.
+    cudaSetDevice(field_.device_);
+    cudaStreamSynchronize(field_.stream_);
+    cudaStreamSynchronize(copy_.stream);
+    if (host_) cudaFreeHost(host_);
+  }
+
+private:
+  char* device_slot(int slot) const { return store_.as<char>() + size_t(slot) * slot_bytes_; }
+  char* host_slot(int slot) const { return static_cast<char*>(host_) + size_t(slot) * slot_bytes_; }
+
+  // The current field inside the box, coded into `out` (device memory), on the field's stream.
+  void encode(void* out) const {
+    const GridLayout& g = field_.layout();
+    if (precision() == RingPrecision::full) {
+      pack_box(g, box(), field_.cur_, field_.row_->storage, static_cast<float*>(out), field_.stream_);
+      return;
+    }
+    const int64_t blocks = (cells_ + kRingBlock - 1) / kRingBlock;
+    auto* codes = static_cast<uint16_t*>(out);
+    auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(cells_));
+    const auto kernel = precision() == RingPrecision::fixed16 ? save_box_coded_kernel<true>
+                                                              : save_box_coded_kernel<false>;
+    kernel<<<unsigned(blocks), kRingBlock, 0, field_.stream_>>>(
+        g, box(), static_cast<const float*>(field_.cur_), cells_, codes, exponents);
+    CUDA_CHECK_LAUNCH("save_box_coded_kernel");
+  }
+  // `in` (device memory) decoded into the current field inside the box, on the field's stream.
+  void decode(const void* in) {
+    const GridLayout& g = field_.layout();
+    if (precision() == RingPrecision::full) {
+      unpack_box(g, box(), static_cast<const float*>(in), field_.cur_, field_.row_->storage,
+                 field_.stream_);
+      return;
+    }
+    const int64_t blocks = (cells_ + kRingBlock - 1) / kRingBlock;
+    const auto* codes = static_cast<const uint16_t*>(in);
+    const auto* exponents =
+        reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(cells_));
+    const auto kernel = precision() == RingPrecision::fixed16 ? restore_box_coded_kernel<true>
+                                                              : restore_box_coded_kernel<false>;
+    kernel<<<unsigned(blocks), kRingBlock, 0, field_.stream_>>>(
+        g, box(), codes, exponents, cells_, static_cast<float*>(field_.cur_));
+    CUDA_CHECK_LAUNCH("restore_box_coded_kernel");
+  }
+
+  // Host slots: staging buffer b's users are the field's stream (encode, decode; then `used_`)
+  // and the copy stream (the copies; then `copied_`); each waits for the other's last event.
+  void copy_in(int slot, int b) {
+    CUDA_CHECK(cudaStreamWaitEvent(copy_.stream, used_[b].event, 0));
+    CUDA_CHECK(cudaMemcpyAsync(staging_[b].data(), host_slot(slot), slot_bytes_,
+                               cudaMemcpyHostToDevice, copy_.stream));
+    CUDA_CHECK(cudaEventRecord(copied_[b].event, copy_.stream));
+    holds_[b] = slot;
+  }
+
+  void do_save(int slot) override {
+    CUDA_CHECK(cudaSetDevice(field_.device_));
+    field_.begin_timed();
+    if (place() == SnapshotPlace::device) {
+      encode(device_slot(slot));
+    } else {
+      const int b = next_;
+      next_ = 1 - next_;
+      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b].event, 0));
+      encode(staging_[b].data());
+      CUDA_CHECK(cudaEventRecord(used_[b].event, field_.stream_));
+      CUDA_CHECK(cudaStreamWaitEvent(copy_.stream, used_[b].event, 0));
+      CUDA_CHECK(cudaMemcpyAsync(host_slot(slot), staging_[b].data(), slot_bytes_,
+                                 cudaMemcpyDeviceToHost, copy_.stream));
+      CUDA_CHECK(cudaEventRecord(copied_[b].event, copy_.stream));
+      holds_[b] = -1;
+    }
+    field_.end_timed(CudaWavefield::TimedOp::box_copy);
+  }
+
+  void do_restore(int slot) override {
+    CUDA_CHECK(cudaSetDevice(field_.device_));
+    field_.begin_timed();
+    if (place() == SnapshotPlace::device) {
+      decode(device_slot(slot));
+    } else {
+      int b = holds_[0] == slot ? 0 : holds_[1] == slot ? 1 : -1;
+      if (b < 0) {
+        b = next_;
+        copy_in(slot, b);
+      }
+      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b].event, 0));
+      decode(staging_[b].data());
+      CUDA_CHECK(cudaEventRecord(used_[b].event, field_.stream_));
+      holds_[b] = -1;
+      next_ = 1 - b;
+      // The backward sweep's next slot, fetched while the steps in between run.
+      if (slot > 0) copy_in(slot - 1, next_);
+    }
+    field_.end_timed(CudaWavefield::TimedOp::box_copy);
+  }
+
+  CudaWavefield& field_;
+  int64_t cells_ = 0;
+  size_t slot_bytes_ = 0;
+  DeviceBuffer store_;       // device slots
+  void* host_ = nullptr;     // pinned host slots
+  DeviceBuffer staging_[2];  // host slots' way to and from the field
+  CopyStream copy_;
+  Event used_[2], copied_[2];
+  int holds_[2] = {-1, -1}; // the slot a staging buffer holds (copied in), -1: none
+  int next_ = 0;            // the staging buffer the next save (or an unfetched restore) takes
+};
+
+std::unique_ptr<SnapshotStore> CudaWavefield::do_make_snapshot_store(const Box& box, int slots,
+                                                                    RingPrecision precision,
+                                                                    SnapshotPlace place) {
+  if (row_->storage == Storage::bfp16) refuse_for_bfp16("snapshot stores (migration)");
+  return std::make_unique<CudaSnapshotStore>(*this, box, slots, precision, place);
+}
+
+} // namespace rtm::cuda
