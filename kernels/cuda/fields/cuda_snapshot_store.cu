@@ -12,6 +12,8 @@
 #include "kernels/cuda/fields/cuda_propagator.cuh"
 #include "kernels/cuda/fields/rtm_ops.cuh"
 #include "kernels/cuda/util/cuda_check.cuh"
+#include "kernels/cuda/util/cuda_stream.cuh"
+#include "kernels/cuda/util/event_timer.cuh"
 
 namespace rtm::cuda {
 namespace {
@@ -89,26 +91,6 @@ __global__ void __launch_bounds__(kRingBlock)
   field[c] = ldexpf(scaled, exponents[blockIdx.x] - kRingHalfBits);
 }
 
-// A stream and events of the store's own, destroyed with it.
-struct CopyStream {
-  cudaStream_t stream = nullptr;
-  CopyStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-  ~CopyStream() {
-    if (stream) (void)cudaStreamDestroy(stream);
-  }
-  CopyStream(const CopyStream&) = delete;
-  CopyStream& operator=(const CopyStream&) = delete;
-};
-struct Event {
-  cudaEvent_t event = nullptr;
-  Event() { CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); }
-  ~Event() {
-    if (event) (void)cudaEventDestroy(event);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-
 // The precision a field of `storage` keeps its snapshots in: 16-bit codes for float32 fields,
 // float32 values for half fields (their own 16 bits, exactly).
 RingPrecision effective_precision(Storage storage, RingPrecision asked) {
@@ -154,7 +136,7 @@ public:
     // Queued saves, restores and copies may still use the slots.
     cudaSetDevice(field_.device_);
     cudaStreamSynchronize(field_.stream_);
-    cudaStreamSynchronize(copy_.stream);
+    cudaStreamSynchronize(copy_);
     if (host_) cudaFreeHost(host_);
   }
 
@@ -200,10 +182,10 @@ private:
   // Host slots: staging buffer b's users are the field's stream (encode, decode; then `used_`)
   // and the copy stream (the copies; then `copied_`); each waits for the other's last event.
   void copy_in(int slot, int b) {
-    CUDA_CHECK(cudaStreamWaitEvent(copy_.stream, used_[b].event, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(copy_, used_[b], 0));
     CUDA_CHECK(cudaMemcpyAsync(staging_[b].data(), host_slot(slot), slot_bytes_,
-                               cudaMemcpyHostToDevice, copy_.stream));
-    CUDA_CHECK(cudaEventRecord(copied_[b].event, copy_.stream));
+                               cudaMemcpyHostToDevice, copy_));
+    CUDA_CHECK(cudaEventRecord(copied_[b], copy_));
     holds_[b] = slot;
   }
 
@@ -215,13 +197,13 @@ private:
     } else {
       const int b = next_;
       next_ = 1 - next_;
-      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b].event, 0));
+      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b], 0));
       encode(staging_[b].data());
-      CUDA_CHECK(cudaEventRecord(used_[b].event, field_.stream_));
-      CUDA_CHECK(cudaStreamWaitEvent(copy_.stream, used_[b].event, 0));
+      CUDA_CHECK(cudaEventRecord(used_[b], field_.stream_));
+      CUDA_CHECK(cudaStreamWaitEvent(copy_, used_[b], 0));
       CUDA_CHECK(cudaMemcpyAsync(host_slot(slot), staging_[b].data(), slot_bytes_,
-                                 cudaMemcpyDeviceToHost, copy_.stream));
-      CUDA_CHECK(cudaEventRecord(copied_[b].event, copy_.stream));
+                                 cudaMemcpyDeviceToHost, copy_));
+      CUDA_CHECK(cudaEventRecord(copied_[b], copy_));
       holds_[b] = -1;
     }
     field_.end_timed(CudaWavefield::TimedOp::box_copy);
@@ -238,9 +220,9 @@ private:
         b = next_;
         copy_in(slot, b);
       }
-      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b].event, 0));
+      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b], 0));
       decode(staging_[b].data());
-      CUDA_CHECK(cudaEventRecord(used_[b].event, field_.stream_));
+      CUDA_CHECK(cudaEventRecord(used_[b], field_.stream_));
       holds_[b] = -1;
       next_ = 1 - b;
       // The backward sweep's next slot, fetched while the steps in between run.
@@ -255,7 +237,7 @@ private:
   DeviceBuffer store_;       // device slots
   void* host_ = nullptr;     // pinned host slots
   DeviceBuffer staging_[2];  // host slots' way to and from the field
-  CopyStream copy_;
+  Stream copy_; // the host slots' copies
   Event used_[2], copied_[2];
   int holds_[2] = {-1, -1}; // the slot a staging buffer holds (copied in), -1: none
   int next_ = 0;            // the staging buffer the next save (or an unfetched restore) takes
