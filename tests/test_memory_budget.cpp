@@ -88,10 +88,19 @@ TEST(MemoryBudget, ItemsFollowFromTheGrid) {
 
   plan.storage = SourceWavefieldStorage::snapshots;
   plan.snapshot_interval = 8;
+  plan.snapshot_precision = RingPrecision::full;
+  plan.snapshot_place = SnapshotPlace::host; // pinned host memory, two staging slots on the GPU
   const MemoryEstimate snapshots = estimate_run_memory(plan);
   EXPECT_FALSE(has_item(snapshots.device, "boundary store"));
-  EXPECT_EQ(item(snapshots.device, "snapshot staging"), box * 4);
-  EXPECT_EQ(item(snapshots.host, "snapshots"), 125ull * box * 4); // ceil(1000 / 8)
+  EXPECT_EQ(item(snapshots.device, "snapshot staging"), 2 * box * 4);
+  // Steps 0, 8, ..., 992 of the 1000: 125 slots.
+  EXPECT_EQ(item(snapshots.host, "snapshots of the source field (125 x float32), pinned"), 125ull * box * 4);
+  plan.snapshot_place = SnapshotPlace::device;
+  plan.snapshot_precision = RingPrecision::fixed16;
+  const MemoryEstimate on_device = estimate_run_memory(plan);
+  EXPECT_EQ(item(on_device.device, "snapshots of the source field (125 x 16-bit)"),
+            125ull * ((box * 2 + 3) / 4 * 4 + (box + 255) / 256 * 4));
+  EXPECT_FALSE(has_item(on_device.device, "snapshot staging"));
 
   plan.field_bytes = 2; // half-precision storage halves the wavefields and v2dt2
   EXPECT_EQ(item(estimate_run_memory(plan).device, "wavefields"), 2 * 2 * padded * 2);
@@ -105,7 +114,9 @@ TEST(MemoryBudget, ItemsFollowFromTheGrid) {
 
   plan.box = Box{}; // no box given: the whole interior
   plan.migration = true;
-  EXPECT_EQ(item(estimate_run_memory(plan).host, "snapshots"), 125ull * interior * 4);
+  // Half fields keep float32 snapshots (their own 16 bits exactly).
+  EXPECT_EQ(item(estimate_run_memory(plan).device, "snapshots of the source field (125 x float32)"),
+            125ull * interior * 4);
 }
 
 // Checkpoints on the GPU stage the image and the illumination through pinned host buffers kept
@@ -150,14 +161,15 @@ TEST(MemoryBudget, GpuOverflowIsRefusedWithBothNumbersAndAHint) {
 TEST(MemoryBudget, HostOverflowIsRefusedWithBothNumbersAndAHint) {
   RunMemoryPlan plan = plan_for(500, 3000);
   plan.storage = SourceWavefieldStorage::snapshots;
-  plan.snapshot_interval = 2; // 1500 snapshots of 0.47 GiB
+  plan.snapshot_place = SnapshotPlace::host;
+  plan.snapshot_interval = 2; // 1500 snapshots of 0.24 GiB (16-bit)
   const MemoryEstimate e = estimate_run_memory(plan);
   const std::string message = refusal(plan, 80 * kGiB, 64 * kGiB);
   EXPECT_THAT(message, HasSubstr("needs " + format_bytes(e.host_bytes()) +
                                  " of host memory but 64.00 GiB are available"));
   EXPECT_THAT(message, HasSubstr("largest: snapshots"));
   EXPECT_THAT(message, HasSubstr("--reconstruction boundary"));
-  EXPECT_THAT(message, HasSubstr("fewer snapshots (the interval, now 2 steps"));
+  EXPECT_THAT(message, HasSubstr("fewer snapshots (one per imaging step, every 2 steps"));
   EXPECT_THAT(message, ::testing::Not(HasSubstr("fewer shots"))) << "shots do not add up in migration";
 }
 

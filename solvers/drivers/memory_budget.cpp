@@ -56,8 +56,8 @@ void add_snapshot_items(MemoryEstimate& e, const RunMemoryPlan& plan, uint64_t c
                                       ? plan.snapshot_precision
                                       : RingPrecision::full;
   const uint64_t slot = uint64_t(coded_block_bytes(int64_t(cells), precision));
-  const std::string what = std::string("source snapshots (") + std::to_string(slots) + " x " +
-                           (precision == RingPrecision::full ? "float32" : "16-bit") + ")";
+  const std::string what = std::string("snapshots of the source field (") + std::to_string(slots) +
+                           " x " + (precision == RingPrecision::full ? "float32" : "16-bit") + ")";
   if (plan.fields_on_host) e.device.push_back({"snapshot staging", cells * sizeof(float)});
   if (plan.snapshot_place == SnapshotPlace::device) {
     e.device.push_back({what, slots * slot});
