@@ -7,6 +7,7 @@
 // copy in run beside the wave steps.
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <string>
 
 #include "kernels/cuda/fields/cuda_propagator.cuh"
@@ -78,17 +79,33 @@ __global__ void __launch_bounds__(kRingBlock)
   }
 }
 
+// A thread per cell along the box's rows (blockIdx.y walks the rows: fixed y and z), so that no
+// cell's position needs a division; the cell's exponent is its coded block's, dense index / 256.
+constexpr int kRowThreads = 128;
 template <bool kFixed>
-__global__ void __launch_bounds__(kRingBlock)
+__global__ void __launch_bounds__(kRowThreads)
     restore_box_coded_kernel(const GridLayout g, const Box b, const uint16_t* __restrict__ codes,
-                             const int32_t* __restrict__ exponents, int64_t count,
-                             float* __restrict__ field) {
-  const int64_t first = int64_t(blockIdx.x) * kRingBlock;
-  const int64_t d = first + threadIdx.x;
-  const int64_t c = box_cell(g, b, first);
-  if (d >= count) return;
-  const float scaled = kFixed ? float(int16_t(codes[d])) : __half2float(__ushort_as_half(codes[d]));
-  field[c] = ldexpf(scaled, exponents[blockIdx.x] - kRingHalfBits);
+                             const int32_t* __restrict__ exponents, float* __restrict__ field) {
+  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
+  const int64_t rows = int64_t(ny) * (b.z1 - b.z0);
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const int j = int(row % ny), k = int(row / ny);
+    const int64_t dense_row = row * nx;
+    const int64_t padded_row = g.index(b.x0, b.y0 + j, b.z0 + k);
+    for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < nx; i += int(gridDim.x * blockDim.x)) {
+      const int64_t d = dense_row + i;
+      const float scaled =
+          kFixed ? float(int16_t(codes[d])) : __half2float(__ushort_as_half(codes[d]));
+      field[padded_row + i] = ldexpf(scaled, exponents[d / kRingBlock] - kRingHalfBits);
+    }
+  }
+}
+
+dim3 box_rows_grid(const Box& b) {
+  const int64_t row_blocks = (b.nx() + kRowThreads - 1) / kRowThreads;
+  const int64_t rows = int64_t(b.ny()) * b.nz();
+  return dim3(unsigned(std::min<int64_t>(std::max<int64_t>(row_blocks, 1), 1024)),
+              unsigned(std::min<int64_t>(std::max<int64_t>(rows, 1), 65535)));
 }
 
 // The precision a field of `storage` keeps its snapshots in: 16-bit codes for float32 fields,
@@ -168,14 +185,13 @@ private:
                  field_.stream_);
       return;
     }
-    const int64_t blocks = (cells_ + kRingBlock - 1) / kRingBlock;
     const auto* codes = static_cast<const uint16_t*>(in);
     const auto* exponents =
         reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(cells_));
     const auto kernel = precision() == RingPrecision::fixed16 ? restore_box_coded_kernel<true>
                                                               : restore_box_coded_kernel<false>;
-    kernel<<<unsigned(blocks), kRingBlock, 0, field_.stream_>>>(
-        g, box(), codes, exponents, cells_, static_cast<float*>(field_.cur_));
+    kernel<<<box_rows_grid(box()), kRowThreads, 0, field_.stream_>>>(
+        g, box(), codes, exponents, static_cast<float*>(field_.cur_));
     CUDA_CHECK_LAUNCH("restore_box_coded_kernel");
   }
 
