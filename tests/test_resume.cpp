@@ -185,7 +185,7 @@ protected:
 TEST_F(ResumeTest, KilledRunResumesToTheUninterruptedImage) {
   // The uninterrupted run's progress inside the shot went to its log as plain lines.
   const std::string whole_log = read_text((dir_ / "whole.log").string());
-  EXPECT_THAT(whole_log, ::testing::ContainsRegex("rtm: shot [0-9]+/4, step [0-9]+/566, [0-9.]+ "
+  EXPECT_THAT(whole_log, ::testing::ContainsRegex("rtm: shot [0-9]+/4, step [0-9]+/378, [0-9.]+ "
                                                   "Gcells/s, ~[0-9.]+ s left \\(run: ~[0-9.]+ s\\)\n"));
   EXPECT_THAT(whole_log, ::testing::Not(HasSubstr("\r"))); // not a terminal: no in-place line
 
