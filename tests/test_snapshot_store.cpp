@@ -85,18 +85,21 @@ TEST(SnapshotStore, SixteenBitSlotsStayWithinTheCodecsBoundOfEachBlock) {
     store->restore(0);
     const std::vector<float> got = f.box_values();
     ASSERT_EQ(got.size(), expected.size());
-    // A block's values keep 11 significant bits (float16: error <= 2^-11 of the value, so of the
-    // block's largest) or 15 below its largest (int16: <= 2^(E-16)); both within 2^-11 of it.
+    // A block (a row's cells, kRingBlock at a time from its start) keeps 11 significant bits of
+    // each value (float16: error <= 2^-11 of the value, so of the block's largest) or 15 below its
+    // largest (int16: <= 2^(E-16)); both within 2^-11 of it.
+    const size_t row = size_t(f.p.box.nx());
     size_t worse = 0, rounded = 0;
-    for (size_t b = 0; b * kRingBlock < got.size(); ++b) {
-      const size_t c0 = b * kRingBlock, c1 = std::min(got.size(), c0 + kRingBlock);
-      float largest = 0.0f;
-      for (size_t c = c0; c < c1; ++c) largest = std::max(largest, std::abs(expected[c]));
-      for (size_t c = c0; c < c1; ++c) {
-        worse += std::abs(got[c] - expected[c]) > std::ldexp(largest, -11);
-        rounded += got[c] != expected[c];
+    for (size_t r0 = 0; r0 < got.size(); r0 += row)
+      for (size_t c0 = r0; c0 < r0 + row; c0 += kRingBlock) {
+        const size_t c1 = std::min(r0 + row, c0 + kRingBlock);
+        float largest = 0.0f;
+        for (size_t c = c0; c < c1; ++c) largest = std::max(largest, std::abs(expected[c]));
+        for (size_t c = c0; c < c1; ++c) {
+          worse += std::abs(got[c] - expected[c]) > std::ldexp(largest, -11);
+          rounded += got[c] != expected[c];
+        }
       }
-    }
     EXPECT_EQ(worse, 0u) << (precision == RingPrecision::half16 ? "float16" : "int16");
     EXPECT_GT(rounded, 0u) << "the 16-bit codes were not used";
   }
@@ -155,7 +158,7 @@ TEST(SourceStorageChoice, SnapshotsOnTheDeviceWhereTheyFitThenTheHostThenBoundar
       device_bytes_with(plan, SourceWavefieldStorage::snapshots, SnapshotPlace::device);
   const uint64_t with_host = device_bytes_with(plan, SourceWavefieldStorage::snapshots, SnapshotPlace::host);
   // On the device: 200 slots; in host memory: 2 staging slots there.
-  const uint64_t slot = uint64_t(coded_block_bytes(176LL * 176 * 176, RingPrecision::half16));
+  const uint64_t slot = uint64_t(coded_rows_bytes(176, 176LL * 176, RingPrecision::half16));
   EXPECT_EQ(with_device - with_host, 198 * slot);
 
   // Plenty of both.

@@ -105,25 +105,32 @@ inline float decode_ring_value(uint16_t code, int32_t e, RingPrecision precision
 
 namespace rtm {
 
-// Bytes of `cells` values coded in `precision` as blocks of kRingBlock (their halves, then an int32
-// exponent per block), or float32 (full).
-inline int64_t coded_block_bytes(int64_t cells, RingPrecision precision) {
-  return ring_step_bytes(cells, precision, int64_t(sizeof(float)));
+// A box's values (dense [z][y][x]: `rows` rows of `row` cells) coded row by row: each row in blocks
+// of kRingBlock cells from its start (its last block shorter), so a block never spans two rows and
+// a box split into slabs of whole planes codes each cell as the whole box does. Their 16-bit values,
+// then one int32 exponent per block (float32: the values themselves).
+inline int64_t coded_row_blocks(int64_t row, int64_t rows) {
+  return rows * ((row + kRingBlock - 1) / kRingBlock);
+}
+inline int64_t coded_rows_bytes(int64_t row, int64_t rows, RingPrecision precision) {
+  if (precision == RingPrecision::full) return row * rows * int64_t(sizeof(float));
+  return ring_half_bytes(row * rows) + coded_row_blocks(row, rows) * int64_t(sizeof(int32_t));
 }
 
-// `count` float values coded into `out` (coded_block_bytes(count, precision) bytes): 16-bit values
-// then one exponent per block of kRingBlock consecutive values, as the 16-bit boundary rings and
-// the CUDA snapshot store code them (so both hold the same bits); full: the floats themselves.
-inline void encode_blocks(const float* values, int64_t count, RingPrecision precision, void* out) {
+// The values coded into `out` (coded_rows_bytes bytes), as the 16-bit boundary rings code theirs
+// and the CUDA snapshot store codes its slots (so both hold the same bits).
+inline void encode_rows(const float* values, int64_t row, int64_t rows, RingPrecision precision,
+                        void* out) {
   if (precision == RingPrecision::full) {
-    std::memcpy(out, values, size_t(count) * sizeof(float));
+    std::memcpy(out, values, size_t(row * rows) * sizeof(float));
     return;
   }
   auto* codes = static_cast<uint16_t*>(out);
-  auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(count));
-  const int64_t blocks = (count + kRingBlock - 1) / kRingBlock;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t c0 = b * kRingBlock, c1 = c0 + kRingBlock < count ? c0 + kRingBlock : count;
+  auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(row * rows));
+  const int64_t per_row = (row + kRingBlock - 1) / kRingBlock;
+  for (int64_t b = 0; b < rows * per_row; ++b) {
+    const int64_t r = b / per_row, i0 = (b - r * per_row) * kRingBlock;
+    const int64_t c0 = r * row + i0, c1 = r * row + (i0 + kRingBlock < row ? i0 + kRingBlock : row);
     float largest = 0.0f;
     for (int64_t c = c0; c < c1; ++c) largest = std::fmax(largest, std::fabs(values[c]));
     const int32_t e = ring_block_exponent(largest);
@@ -132,17 +139,21 @@ inline void encode_blocks(const float* values, int64_t count, RingPrecision prec
   }
 }
 
-// The inverse of encode_blocks: `count` floats from `in`.
-inline void decode_blocks(const void* in, int64_t count, RingPrecision precision, float* values) {
+// The inverse of encode_rows.
+inline void decode_rows(const void* in, int64_t row, int64_t rows, RingPrecision precision,
+                        float* values) {
   if (precision == RingPrecision::full) {
-    std::memcpy(values, in, size_t(count) * sizeof(float));
+    std::memcpy(values, in, size_t(row * rows) * sizeof(float));
     return;
   }
   const auto* codes = static_cast<const uint16_t*>(in);
   const auto* exponents =
-      reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(count));
-  for (int64_t c = 0; c < count; ++c)
-    values[c] = decode_ring_value(codes[c], exponents[c / kRingBlock], precision);
+      reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(row * rows));
+  const int64_t per_row = (row + kRingBlock - 1) / kRingBlock;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < row; ++i)
+      values[r * row + i] =
+          decode_ring_value(codes[r * row + i], exponents[r * per_row + i / kRingBlock], precision);
 }
 
 } // namespace rtm

@@ -136,8 +136,8 @@ const char* snapshot_place_name(SnapshotPlace place);
 
 // Snapshots of the source wavefield for two-sweep migration (docs/rtm.md, section 4): slots()
 // slots, each holding the current field inside box() (inside the grid), coded in precision()
-// (solvers/contracts/ring_codec.h: float32, or 16 bits with a scale per block of kRingBlock cells of
-// the dense [z][y][x] box, to 2^-12 of each block's largest value). save(slot) copies the current
+// (solvers/contracts/ring_codec.h, encode_rows: float32, or 16 bits with a scale per block of
+// kRingBlock cells of a row of the box, to 2^-12 of each block's largest value). save(slot) copies the current
 // field into a slot; restore(slot) writes a slot back into the current field inside the box (the
 // cells outside keep what they held). Made by Wavefield::make_snapshot_store; destroying it frees
 // the memory. It must not outlive its wavefield.
@@ -421,9 +421,10 @@ private:
   void do_save(int slot) override {
     const std::vector<float> values = owner().keep_snapshot(box());
     count_ = int64_t(values.size());
+    const int64_t row = row_length();
     std::vector<char>& coded = coded_[size_t(slot)];
-    coded.resize(size_t(coded_block_bytes(count_, precision())));
-    encode_blocks(values.data(), count_, precision(), coded.data());
+    coded.resize(size_t(coded_rows_bytes(row, count_ / row, precision())));
+    encode_rows(values.data(), row, count_ / row, precision(), coded.data());
   }
   void do_restore(int slot) override {
     const std::vector<char>& coded = coded_[size_t(slot)];
@@ -431,9 +432,12 @@ private:
       throw std::logic_error(owner().name() + "::restore_snapshot: slot " + std::to_string(slot) +
                              " was never saved");
     std::vector<float> values(static_cast<size_t>(count_));
-    decode_blocks(coded.data(), count_, precision(), values.data());
+    const int64_t row = row_length();
+    decode_rows(coded.data(), row, count_ / row, precision(), values.data());
     owner().restore_snapshot(box(), values);
   }
+  // keep_snapshot's values are rows of the box along x (the whole box, or a rank's planes of it).
+  int64_t row_length() const { return box().nx() > 0 ? box().nx() : 1; }
 
   std::vector<std::vector<char>> coded_;
   int64_t count_ = 0; // values per slot (keep_snapshot's)

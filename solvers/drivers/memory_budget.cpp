@@ -49,13 +49,14 @@ namespace {
 // snapshot_interval steps of nt: in device memory (on the CPU backend add_host_side moves them to
 // the host's list), or pinned in host memory with two device staging slots. The CPU backend and
 // the host stores stage a float32 copy of the box as well.
-void add_snapshot_items(MemoryEstimate& e, const RunMemoryPlan& plan, uint64_t cells, uint64_t nt) {
+void add_snapshot_items(MemoryEstimate& e, const RunMemoryPlan& plan, uint64_t row, uint64_t cells,
+                        uint64_t nt) {
   const uint64_t interval = uint64_t(std::max(plan.snapshot_interval, 1));
   const uint64_t slots = nt > 0 ? (nt - 1) / interval + 1 : 1;
   const RingPrecision precision = plan.field_bytes == 4 && !plan.block_exponents
                                       ? plan.snapshot_precision
                                       : RingPrecision::full;
-  const uint64_t slot = uint64_t(coded_block_bytes(int64_t(cells), precision));
+  const uint64_t slot = uint64_t(coded_rows_bytes(int64_t(row), int64_t(cells / row), precision));
   const std::string what = std::string("snapshots of the source field (") + std::to_string(slots) +
                            " x " + (precision == RingPrecision::full ? "float32" : "16-bit") + ")";
   if (plan.fields_on_host) e.device.push_back({"snapshot staging", cells * sizeof(float)});
@@ -169,7 +170,7 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
         const uint64_t steps = nt > 1 ? nt - 1 : 1;
         e.device.push_back({"boundary store (this slab's part)", ring * steps * element + ring * sizeof(int64_t)});
       } else {
-        add_snapshot_items(e, plan, own_planes * box_plane, nt);
+        add_snapshot_items(e, plan, uint64_t(box.nx()), own_planes * box_plane, nt);
       }
     }
 
@@ -268,7 +269,7 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
                               : "boundary store",
                           per_step * steps + ring * sizeof(int64_t)});
     } else {
-      add_snapshot_items(e, plan, box_cells, nt);
+      add_snapshot_items(e, plan, uint64_t(box.nx()), box_cells, nt);
     }
   }
 

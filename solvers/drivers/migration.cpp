@@ -86,6 +86,7 @@ ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, in
   m.ring_cells = sim.model.anisotropy.empty() ? boundary_ring_cells(box) : 2 * tti_ring_cells(box);
   m.ring_steps = std::max(1, nt - 1);
   m.box_cells = box.cells();
+  m.box_row = std::max(box.nx(), 1);
   m.snapshot_interval = std::max(interval, 1);
   m.snapshot_count = (nt - 1) / m.snapshot_interval + 1; // steps 0, k, 2k, ... <= nt - 1
   return m;

@@ -99,6 +99,7 @@ struct ReconstructionMemory {
   int64_t ring_cells = 0; // boundary ring of the model region
   int ring_steps = 0;     // slots stored: nt - 1 (the last state is the forward run's own)
   int64_t box_cells = 0;  // model region
+  int64_t box_row = 1;    // its cells along x (the snapshots' rows)
   int snapshot_interval = 1; // steps between snapshots: the imaging interval
   int snapshot_count = 0;
   int64_t boundary_bytes() const { return ring_cells * ring_steps * int64_t(sizeof(float)); }
@@ -107,7 +108,7 @@ struct ReconstructionMemory {
     return ring_step_bytes(ring_cells, RingPrecision::half16, 4) * ring_steps;
   }
   int64_t snapshot_bytes(RingPrecision precision = RingPrecision::full) const {
-    return coded_block_bytes(box_cells, precision) * snapshot_count;
+    return coded_rows_bytes(box_row, box_cells / box_row, precision) * snapshot_count;
   }
 };
 

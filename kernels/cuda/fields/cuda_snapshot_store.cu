@@ -1,6 +1,6 @@
 // The snapshot store of a CUDA wavefield (solvers/contracts/wavefield.h, SnapshotStore): each slot
 // the current field inside the box in the dense [z][y][x] order, coded in blocks of kRingBlock
-// cells as solvers/contracts/ring_codec.h's encode_blocks codes them (the CPU's HostSnapshotStore
+// cells of a row as solvers/contracts/ring_codec.h's encode_rows codes them (the CPU's HostSnapshotStore
 // holds the same bits), or float32 (RingPrecision::full). The slots live in device memory
 // (SnapshotPlace::device) or in pinned host memory (host), reached through two device staging
 // slots and a copy stream of the store's own, so that a save's copy out and the next restore's
@@ -21,42 +21,23 @@ namespace {
 
 static_assert(kRingBlock == 256, "one thread block of 256 threads per coded block");
 
-// The padded index of dense cell `first + threadIdx.x` of box b, from the block's first cell:
-// 64-bit divisions once per block (thread 0, through shared memory), 32-bit ones per thread.
-__device__ __forceinline__ int64_t box_cell(const GridLayout& g, const Box& b, int64_t first) {
-  __shared__ int start[3]; // i, j, k of `first`
-  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
-  if (threadIdx.x == 0) {
-    const int64_t plane = int64_t(nx) * ny;
-    const int64_t k = first / plane, rest = first - k * plane;
-    start[2] = int(k);
-    start[1] = int(rest / nx);
-    start[0] = int(rest - int64_t(start[1]) * nx);
-  }
-  __syncthreads();
-  const int along = start[0] + int(threadIdx.x);
-  const int rows = along / nx;
-  const int i = along - rows * nx;
-  const int jj = start[1] + rows;
-  const int planes = jj / ny;
-  const int j = jj - planes * ny, k = start[2] + planes;
-  return g.index(b.x0 + i, b.y0 + j, b.z0 + k);
-}
-
-// One thread block per coded block: its largest |value| (warp shuffles, then the 8 warps'),
-// its exponent as ring_block_exponent, each value scaled by 2^(15 - E) and rounded to the nearest
-// half or int16, as encode_ring_value does on the CPU.
+// One thread block per coded block (encode_rows: a row's cells in blocks of kRingBlock from its
+// start): block b is piece b % per_row of box row b / per_row. Its largest |value| (warp shuffles,
+// then the 8 warps'), its exponent as ring_block_exponent, each value scaled by 2^(15 - E) and
+// rounded to the nearest half or int16, as encode_ring_value does on the CPU.
 template <bool kFixed>
 __global__ void __launch_bounds__(kRingBlock)
-    save_box_coded_kernel(const GridLayout g, const Box b, const float* __restrict__ field,
-                          int64_t count, uint16_t* __restrict__ codes,
-                          int32_t* __restrict__ exponents) {
+    save_box_coded_kernel(const GridLayout g, const Box b, int per_row, const float* __restrict__ field,
+                          uint16_t* __restrict__ codes, int32_t* __restrict__ exponents) {
   __shared__ float warp_max[kRingBlock / 32];
   __shared__ int32_t block_exponent;
-  const int64_t first = int64_t(blockIdx.x) * kRingBlock;
-  const int64_t d = first + threadIdx.x;
-  const int64_t c = box_cell(g, b, first);
-  const float v = d < count ? field[c] : 0.0f;
+  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
+  const int64_t block = blockIdx.x;
+  const int64_t row = block / per_row;
+  const int i = int(block - row * per_row) * kRingBlock + int(threadIdx.x);
+  const int j = int(row % ny), k = int(row / ny);
+  const bool inside = i < nx;
+  const float v = inside ? field[g.index(b.x0 + i, b.y0 + j, b.z0 + k)] : 0.0f;
   float m = fabsf(v);
   for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
   if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
@@ -67,10 +48,11 @@ __global__ void __launch_bounds__(kRingBlock)
     int e = 0;
     if (largest > 0.0f && isfinite(largest)) frexpf(largest, &e);
     block_exponent = e;
-    exponents[blockIdx.x] = e;
+    exponents[block] = e;
   }
   __syncthreads();
-  if (d >= count) return;
+  if (!inside) return;
+  const int64_t d = row * nx + i;
   const float scaled = ldexpf(v, kRingHalfBits - block_exponent);
   if constexpr (kFixed) {
     codes[d] = uint16_t(int16_t(min(32767, max(-32767, __float2int_rn(scaled)))));
@@ -80,12 +62,13 @@ __global__ void __launch_bounds__(kRingBlock)
 }
 
 // A thread per cell along the box's rows (blockIdx.y walks the rows: fixed y and z), so that no
-// cell's position needs a division; the cell's exponent is its coded block's, dense index / 256.
+// cell's position needs a division; the cell's exponent is its coded block's (encode_rows).
 constexpr int kRowThreads = 128;
 template <bool kFixed>
 __global__ void __launch_bounds__(kRowThreads)
-    restore_box_coded_kernel(const GridLayout g, const Box b, const uint16_t* __restrict__ codes,
-                             const int32_t* __restrict__ exponents, float* __restrict__ field) {
+    restore_box_coded_kernel(const GridLayout g, const Box b, int per_row,
+                             const uint16_t* __restrict__ codes, const int32_t* __restrict__ exponents,
+                             float* __restrict__ field) {
   const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
   const int64_t rows = int64_t(ny) * (b.z1 - b.z0);
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -96,7 +79,7 @@ __global__ void __launch_bounds__(kRowThreads)
       const int64_t d = dense_row + i;
       const float scaled =
           kFixed ? float(int16_t(codes[d])) : __half2float(__ushort_as_half(codes[d]));
-      field[padded_row + i] = ldexpf(scaled, exponents[d / kRingBlock] - kRingHalfBits);
+      field[padded_row + i] = ldexpf(scaled, exponents[row * per_row + i / kRingBlock] - kRingHalfBits);
     }
   }
 }
@@ -123,7 +106,8 @@ public:
                     SnapshotPlace place)
       : SnapshotStore(field, box, slots, effective_precision(field.row_->storage, precision), place),
         field_(field), cells_(box.cells()),
-        slot_bytes_(size_t(coded_block_bytes(cells_, this->precision()))) {
+        per_row_(int((box.nx() + kRingBlock - 1) / kRingBlock)),
+        slot_bytes_(size_t(coded_rows_bytes(box.nx(), cells_ / box.nx(), this->precision()))) {
     CUDA_CHECK(cudaSetDevice(field_.device_));
     const std::string what = std::to_string(slots) + " snapshots of " + std::to_string(cells_) +
                              " cells (" + std::to_string(slot_bytes_ >> 20) + " MiB each)";
@@ -168,13 +152,13 @@ private:
       pack_box(g, box(), field_.cur_, field_.row_->storage, static_cast<float*>(out), field_.stream_);
       return;
     }
-    const int64_t blocks = (cells_ + kRingBlock - 1) / kRingBlock;
+    const int64_t blocks = coded_row_blocks(box().nx(), cells_ / box().nx());
     auto* codes = static_cast<uint16_t*>(out);
     auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(cells_));
     const auto kernel = precision() == RingPrecision::fixed16 ? save_box_coded_kernel<true>
                                                               : save_box_coded_kernel<false>;
     kernel<<<unsigned(blocks), kRingBlock, 0, field_.stream_>>>(
-        g, box(), static_cast<const float*>(field_.cur_), cells_, codes, exponents);
+        g, box(), per_row_, static_cast<const float*>(field_.cur_), codes, exponents);
     CUDA_CHECK_LAUNCH("save_box_coded_kernel");
   }
   // `in` (device memory) decoded into the current field inside the box, on the field's stream.
@@ -191,7 +175,7 @@ private:
     const auto kernel = precision() == RingPrecision::fixed16 ? restore_box_coded_kernel<true>
                                                               : restore_box_coded_kernel<false>;
     kernel<<<box_rows_grid(box()), kRowThreads, 0, field_.stream_>>>(
-        g, box(), codes, exponents, static_cast<float*>(field_.cur_));
+        g, box(), per_row_, codes, exponents, static_cast<float*>(field_.cur_));
     CUDA_CHECK_LAUNCH("restore_box_coded_kernel");
   }
 
@@ -249,6 +233,7 @@ private:
 
   CudaWavefield& field_;
   int64_t cells_ = 0;
+  int per_row_ = 1; // coded blocks per row of the box
   size_t slot_bytes_ = 0;
   DeviceBuffer store_;       // device slots
   void* host_ = nullptr;     // pinned host slots
