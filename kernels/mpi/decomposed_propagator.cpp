@@ -331,14 +331,20 @@ void DecomposedWavefield::run_step(bool compute_edges, bool compute_interior, bo
   // The edge planes are those a neighbour's ghosts copy: as many as the ghost width.
   const int interior_begin = own_begin + slab.ghost_lo;
   const int interior_end = own_end - slab.ghost_hi;
+  // The edge planes beside the interior (on a GPU a stream of their own, after all of the step
+  // before), their exchange behind them, the interior meanwhile: neither writes what the other
+  // reads (each writes p[n+1] of its own planes and reads p[n]). The exchange's stream is the
+  // beside one (kernels/cuda/halo): its finish() makes that stream wait for the ghost planes, and
+  // the join the next step's work wait for both.
+  local_.fork_beside();
   if (compute_edges) {
-    if (slab.ghost_lo > 0) local_.step_planes(own_begin, own_begin + slab.ghost_lo);
-    if (slab.ghost_hi > 0) local_.step_planes(own_end - slab.ghost_hi, own_end);
+    if (slab.ghost_lo > 0) local_.step_planes_beside(own_begin, own_begin + slab.ghost_lo);
+    if (slab.ghost_hi > 0) local_.step_planes_beside(own_end - slab.ghost_hi, own_end);
   }
-  // The exchange of the edge planes runs while the interior is computed.
   if (exchange) exchange_->start();
   if (compute_interior) local_.step_planes(interior_begin, interior_end);
   if (exchange) exchange_->finish();
+  local_.join_beside();
   local_.finish_step();
 }
 

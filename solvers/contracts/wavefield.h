@@ -220,6 +220,21 @@ public:
     do_step_planes(k_begin, k_end);
   }
   virtual void finish_step() = 0;
+  // step_planes beside the planes step_planes queues, for a split grid's edge planes
+  // (kernels/mpi/decomposed_propagator.cpp): a GPU queues them on a second stream of the field, at
+  // the highest priority, so that they run while the interior does. fork_beside() makes that
+  // stream wait for the work queued so far, join_beside() the work queued from then on wait for
+  // it; beside work may only touch planes the main stream's work between the two does not. Where
+  // a backend has one stream, as here by default, the three are step_planes and nothing.
+  void step_planes_beside(int k_begin, int k_end) {
+    if (k_begin < 0 || k_end > layout_.nz || k_begin > k_end)
+      throw std::invalid_argument(name() + "::step_planes_beside: planes [" + std::to_string(k_begin) +
+                                  ", " + std::to_string(k_end) + ") are not inside 0.." +
+                                  std::to_string(layout_.nz));
+    do_step_planes_beside(k_begin, k_end);
+  }
+  virtual void fork_beside() {}
+  virtual void join_beside() {}
   PlaneSpan next_field_planes(int k_begin, int k_end) {
     if (k_begin < -kHalo || k_end > layout_.nz + kHalo || k_begin > k_end)
       throw std::invalid_argument(name() + "::next_field_planes: planes outside the grid and its halo");
@@ -322,6 +337,7 @@ private:
     finish_step();
   }
   virtual void do_step_planes(int k_begin, int k_end) = 0;
+  virtual void do_step_planes_beside(int k_begin, int k_end) { do_step_planes(k_begin, k_end); }
   virtual PlaneSpan do_next_field_planes(int k_begin, int k_end) = 0;
   virtual void do_copy_current(const Box& box, std::vector<float>& dense) const = 0;
   virtual void do_set_current(const Box& box, const std::vector<float>& dense) = 0;

@@ -77,6 +77,13 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
                              " of " + mib(total_bytes) + " are free");
 
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  {
+    int least = 0, greatest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&beside_, cudaStreamNonBlocking, greatest));
+    CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+  }
   try {
     field_a_ = allocate_wavefield(field_bytes, device_, memory_, memory_note_);
     field_b_ = allocate_wavefield(field_bytes, device_, memory_, memory_note_);
@@ -134,6 +141,9 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
     l2_window_.apply(stream_, kernel_v2dt2(), device_, memory_, memory_note_);
   } catch (...) {
     l2_window_.clear();
+    cudaEventDestroy(fork_);
+    cudaEventDestroy(join_);
+    cudaStreamDestroy(beside_);
     cudaStreamDestroy(stream_);
     throw;
   }
@@ -142,8 +152,12 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
 
 CudaWavefield::~CudaWavefield() {
   cudaSetDevice(device_);
+  cudaStreamSynchronize(beside_);
   cudaStreamSynchronize(stream_);
   l2_window_.clear();
+  cudaEventDestroy(fork_);
+  cudaEventDestroy(join_);
+  cudaStreamDestroy(beside_);
   cudaStreamDestroy(stream_);
 }
 
@@ -274,7 +288,7 @@ void CudaWavefield::use_kernel(const VariantRow& row) {
   row_ = &row;
 }
 
-void CudaWavefield::do_step_planes(int k_begin, int k_end) {
+void CudaWavefield::step_planes_on(int k_begin, int k_end, cudaStream_t stream) {
   if (k_begin == k_end) return;
   CUDA_CHECK(cudaSetDevice(device_));
   // The kernels step a whole grid. Planes [k_begin, k_end) are one too: the same layout with
@@ -306,16 +320,37 @@ void CudaWavefield::do_step_planes(int k_begin, int k_end) {
   if (row_->kernel_model == Storage::bfp16)
     args.v2dt2_exponents = bfp16_exponents(kernel_v2dt2().data(), layout()) + shift_blocks;
   args.sm_count = sm_count_;
-  begin_timed();
+  if (stream == stream_) begin_timed();
   // Every kernel reads the z halo from memory (a sub-range's "halo" is its real neighbouring
   // planes), so the surface's image written there before a step of planes 0 .. kHalo-1 is what
   // each variant sees; p[n]'s interior planes, which it reads, no part of this step writes.
-  if (free_surface_ && k_begin < kHalo) mirror_free_surface(layout(), cur_, row_->storage, stream_);
-  row_->launch(args, stream_);
+  if (free_surface_ && k_begin < kHalo) mirror_free_surface(layout(), cur_, row_->storage, stream);
+  row_->launch(args, stream);
   // The C-PML's correction on the layer cells of these planes, after the undamped step (whole-grid
   // plane numbers: it takes the unshifted fields).
-  cpml_.apply(row_->storage, cur_, v2dt2_.data(), prev_, k_begin, k_end, stream_);
-  end_timed(TimedOp::step);
+  cpml_.apply(row_->storage, cur_, v2dt2_.data(), prev_, k_begin, k_end, stream);
+  if (stream == stream_) end_timed(TimedOp::step);
+}
+
+// Timed, the beside work runs on the field's stream (the timer's events order every timed
+// operation on the device one after the other anyway, kernels/cuda/fields/cuda_timing.cuh), and
+// the beside stream, which the halo exchange sends from, waits for it.
+void CudaWavefield::do_step_planes_beside(int k_begin, int k_end) {
+  if (!timer_.on()) return step_planes_on(k_begin, k_end, beside_);
+  step_planes_on(k_begin, k_end, stream_);
+  fork_beside();
+}
+
+void CudaWavefield::fork_beside() {
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaEventRecord(fork_, stream_));
+  CUDA_CHECK(cudaStreamWaitEvent(beside_, fork_, 0));
+}
+
+void CudaWavefield::join_beside() {
+  CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaEventRecord(join_, beside_));
+  CUDA_CHECK(cudaStreamWaitEvent(stream_, join_, 0));
 }
 
 void CudaWavefield::finish_step() {
@@ -336,6 +371,7 @@ PlaneSpan CudaWavefield::do_next_field_planes(int k_begin, int k_end) {
 
 void CudaWavefield::synchronize() {
   CUDA_CHECK(cudaSetDevice(device_));
+  CUDA_CHECK(cudaStreamSynchronize(beside_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 

@@ -51,6 +51,10 @@ public:
 
   // CUDA-side extras.
   cudaStream_t stream() const { return stream_; }
+  // The stream step_planes_beside queues on (highest priority), and a split grid's halo exchange.
+  cudaStream_t beside_stream() const { return beside_; }
+  void fork_beside() override;
+  void join_beside() override;
   int device() const { return device_; }
   const VariantRow& variant() const { return *row_; }
   // The memory options in effect (a requested one the device lacks is off).
@@ -76,7 +80,9 @@ private:
 
   void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;
   void do_get_state(std::vector<float>& p_prev, std::vector<float>& p_cur) const override;
-  void do_step_planes(int k_begin, int k_end) override;
+  void do_step_planes(int k_begin, int k_end) override { step_planes_on(k_begin, k_end, stream_); }
+  void do_step_planes_beside(int k_begin, int k_end) override;
+  void step_planes_on(int k_begin, int k_end, cudaStream_t stream);
   PlaneSpan do_next_field_planes(int k_begin, int k_end) override;
   void do_copy_current(const Box& box, std::vector<float>& dense) const override;
   void do_set_current(const Box& box, const std::vector<float>& dense) override;
@@ -114,6 +120,8 @@ private:
   // each step that reads it (mirror_free_surface, kernels/cuda/fields/field_ops.cuh).
   bool free_surface_ = false;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t beside_ = nullptr; // step_planes_beside's, with fork_ and join_ to order the two
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
   DeviceBuffer field_a_, field_b_, v2dt2_;
   // v2dt2 in the row's kernel_model type, for the step kernel only, where it differs from the
   // fields' storage (half_v2dt2); empty otherwise. kernel_v2dt2() is the one the kernel reads.

@@ -39,6 +39,7 @@ public:
   void count_fused_step() {
     if (on_) ++fused_steps_;
   }
+  bool on() const { return on_; }
   // Collects, and returns the totals. Makes the device current.
   PropagatorTiming timing();
 

@@ -295,7 +295,8 @@ SlabWavefield make_slab_wavefield(const PropagatorSetup& local, const std::strin
   if (field->variant().storage == Storage::bfp16)
     field->refuse_for_bfp16("z-slab halo exchange (--ranks-per-shot > 1)");
   SlabWavefield slab;
-  slab.exchange = make_halo_exchange(transport, *field, field->stream(), plan);
+  // On the stream the edge planes are stepped on (CudaWavefield::step_planes_beside).
+  slab.exchange = make_halo_exchange(transport, *field, field->beside_stream(), plan);
   slab.field = std::move(field);
   return slab;
 }
@@ -314,8 +315,8 @@ SlabShotFields make_slab_shot_fields(const PropagatorSetup& local, const std::st
   std::unique_ptr<CudaShotFields> fields = make_cuda_shot_fields(local, variant, memory, device, log);
   CudaWavefield& source = fields->cuda_source();
   CudaWavefield& receiver = fields->cuda_receiver();
-  slab.source_exchange = make_halo_exchange(transport, source, source.stream(), plan);
-  slab.receiver_exchange = make_halo_exchange(transport, receiver, receiver.stream(), plan);
+  slab.source_exchange = make_halo_exchange(transport, source, source.beside_stream(), plan);
+  slab.receiver_exchange = make_halo_exchange(transport, receiver, receiver.beside_stream(), plan);
   slab.fields = std::move(fields);
   return slab;
 }
