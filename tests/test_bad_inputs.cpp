@@ -870,7 +870,7 @@ TEST_F(BadInput, OutputsThatCannotFitOnTheDiskAreRefused) {
   const std::string shots = shot_file(path("in_shots.h5"), 12, 200, 15);
   expect_refused({"migrate", "-s", shots, "--migration-model", model, "-o", path("image.h5"),
                   "--backend", "cpu", "--boundary-width", "4"},
-                 {"-o " + path("image.h5") + " (/image, /illumination, /image_raw) and its checkpoints",
+                 {"-o " + path("image.h5") + " (/image) and its checkpoints",
                   "of disk space"},
                  path("image.h5"));
   expect_refused({"generate-model", "--shape", "20,20,20", "-o", path("gen.h5")},

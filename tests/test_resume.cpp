@@ -110,7 +110,7 @@ protected:
 
   static std::vector<std::string> migrate_args(const std::string& output) {
     return {"migrate", "-s", "shots.h5", "-m", "model.h5", "--smooth", "40", "--boundary-width",
-            "8", "--backend", "cpu", "-o", output};
+            "8", "--backend", "cpu", "--datasets", "all", "-o", output};
   }
 
   // Starts a migration to `output` and sends `signal` as soon as its first checkpoint exists.

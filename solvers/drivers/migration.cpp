@@ -561,6 +561,10 @@ struct MigrationRun {
   // Declared after `fields`: a write in flight holds a snapshot of them, so it goes first.
   BackgroundCheckpointWriter checkpoint_writer;
   double checkpoint_s = 0;
+  // With the model split over the group: this rank's checkpoint files (written on the loop's
+  // thread), for MigrationProfile.
+  BackgroundCheckpointWriter::Written slab_checkpoints;
+  double fields_s = 0; // making the fields (MigrationProfile::fields_s)
   // What this group's checkpoints hold: for group 0 the carried shots too.
   std::vector<long long> group_finished;
   std::vector<std::string> group_absorbed;
@@ -760,6 +764,7 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
   check_migration_memory(run.sim, run.shots, params, run.parallel,
                          !run.sim.model.anisotropy.empty() || (run.part && run.part->tti),
                          run.part ? run.part->smoothing_reach : -1, checkpoints);
+  const double fields_start = steady_seconds();
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -770,6 +775,7 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
     // Made together on one backend and kernel ("auto" chooses once).
     run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
   }
+  run.fields_s = steady_seconds() - fields_start;
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
@@ -892,9 +898,15 @@ void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) 
   c.ny = run.model.ny;
   c.nz = run.model.nz;
   const std::string path = checkpoint_path(control.checkpoint_output, c.group);
-  if (run.part)
-    write_slab_checkpoint(path, c, own_sums(*run.fields, *run.part), run.parallel.group_comm());
-  else
+  if (run.part) {
+    const double write_start = steady_seconds();
+    const SlabSums own = own_sums(*run.fields, *run.part);
+    write_slab_checkpoint(path, c, own, run.parallel.group_comm());
+    ++run.slab_checkpoints.files;
+    run.slab_checkpoints.seconds += steady_seconds() - write_start;
+    run.slab_checkpoints.bytes +=
+        uint64_t(own.raw_image.size() + own.illumination.size()) * sizeof(float);
+  } else
     run.checkpoint_writer.start(path, std::move(c), std::move(sums));
   run.checkpoint_s += steady_seconds() - start;
 }
@@ -1034,6 +1046,14 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.prefetch_s = run.prefetch_s;
   profile.prefetched_shots = run.prefetched_shots;
   profile.checkpoint_s = run.checkpoint_s;
+  profile.fields_s = run.fields_s;
+  BackgroundCheckpointWriter::Written files = run.checkpoint_writer.written();
+  files.files += run.slab_checkpoints.files;
+  files.seconds += run.slab_checkpoints.seconds;
+  files.bytes += run.slab_checkpoints.bytes;
+  profile.checkpoint_files = files.files;
+  profile.checkpoint_write_s = files.seconds;
+  profile.checkpoint_bytes = files.bytes;
 }
 
 // The groups' partial stacks summed on world rank 0, which alone finishes the image: normalised

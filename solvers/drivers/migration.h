@@ -183,6 +183,7 @@ struct MigrationProfile {
   int sweeps = 0;          // wave-step sweeps per shot: 3 with boundary saving, 2 with snapshots
   int imaging_interval = 1; // steps between images of the backward sweep (snapshots: their interval)
   double setup_s = 0;      // before the loop: propagators (variant choice), stores, receivers
+  double fields_s = 0;     // of which making the fields: with --variant auto on a GPU, its timing
   double loop_s = 0;       // the shot loop, wall clock
   double finish_s = 0;     // after the loop: image download, normalisation, filter
   PropagatorTiming timing; // inside the loop
@@ -200,6 +201,12 @@ struct MigrationProfile {
   // The loop thread's time in checkpoints (MigrationControl::checkpoint_every): the partial sums'
   // download and any wait for the file before; the file itself is written beside the steps.
   double checkpoint_s = 0;
+  // The checkpoint files themselves: how many this rank wrote, the seconds their writing took
+  // (on the writer's thread, beside the steps; with the model split over a group, on the loop's
+  // thread, inside checkpoint_s) and their bytes.
+  int checkpoint_files = 0;
+  double checkpoint_write_s = 0;
+  uint64_t checkpoint_bytes = 0;
 
   // The wall of the loop less the timed operations: on a GPU the time the device waits for the
   // host (set-up between shots, health-check reads, launch gaps) and untimed transfers; on the
