@@ -23,6 +23,7 @@
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
+#include "solvers/drivers/checkpoint_policy.h"
 #include "solvers/drivers/image_datasets.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/progress.h"
@@ -56,7 +57,7 @@ struct MigrateArgs {
   double clip_percentile = 99;
   std::string colors = "seismic";
   bool resume = false;
-  int checkpoint_every = 1;
+  std::string checkpoint_every = "auto"; // --checkpoint-every: auto or K >= 0
   bool allow_unusual_velocities = false;
   bool allow_other_grid = false;
   double progress_s = 3; // seconds between progress updates inside a shot; 0: none
@@ -141,6 +142,41 @@ void report_smoothed_velocity(const MigrateArgs& a, double vmin, double vmax,
   info << ", " << format_number(vmin) << " to " << format_number(vmax) << " m/s" << holders << "\n";
 }
 
+// --checkpoint-every's value: kAutomaticCheckpoints for auto, else K >= 0; false for anything else.
+bool parse_checkpoint_every(const std::string& value, int& every) {
+  if (value == "auto") {
+    every = kAutomaticCheckpoints;
+    return true;
+  }
+  std::size_t used = 0;
+  long k = -1;
+  try {
+    k = std::stol(value, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (used != value.size() || k < 0 || k > 1000000000) return false;
+  every = int(k);
+  return true;
+}
+
+const char* const kCheckpointEveryExpected = "expected auto or a whole number of shots >= 0";
+
+int checkpoint_interval_option(const std::string& value) {
+  int every = 0;
+  if (!parse_checkpoint_every(value, every))
+    throw InputError(std::string("--checkpoint-every: ") + kCheckpointEveryExpected + ", got '" +
+                     value + "'");
+  return every;
+}
+
+// Whether the run may write checkpoints before it is stopped (their staging memory, their disk).
+bool periodic_checkpoints(const MigrateArgs& a, const ShotFile& shots, const ParallelContext& parallel) {
+  return CheckpointPolicy(checkpoint_interval_option(a.checkpoint_every), int(shots.shots.size()),
+                          parallel.group_count(), 0, true)
+      .periodic();
+}
+
 // The run's checkpoints, progress line and parallel context from the options; the caller adds
 // the stop handling (its StopOnSignals must outlive the run) and what a shot's start says.
 MigrationControl migration_control(const MigrateArgs& a, const ParallelContext& parallel,
@@ -148,7 +184,7 @@ MigrationControl migration_control(const MigrateArgs& a, const ParallelContext& 
   MigrationControl control;
   control.parallel = &parallel;
   control.checkpoint_output = a.output;
-  control.checkpoint_every = a.checkpoint_every;
+  control.checkpoint_every = checkpoint_interval_option(a.checkpoint_every);
   control.resume = a.resume;
   control.identity = std::move(identity);
   control.progress.interval_s = a.progress_s;
@@ -365,18 +401,21 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     if (!a.allow_other_grid) check_modeling_grid(geometry, a.shots_path, shape, model_path);
     MigrationParams sizing = a.params;
     if (a.physics == "tti") sizing.boundary.absorber = Absorber::sponge; // as apply_physics makes it
+    const bool checkpoints = periodic_checkpoints(a, geometry, parallel);
     check_migration_memory_before_reading(shape, geometry, sizing, parallel, a.physics == "tti",
                                           a.migration_model_path.empty() ? a.smooth : 0.0,
-                                          a.checkpoint_every > 0);
+                                          checkpoints);
     // On disk at the end: the volumes --datasets asks for (float32 over the model), and
-    // beside them each shot group's checkpoint (raw image and illumination), twice while a new
-    // one replaces the old.
+    // beside them, when the run may checkpoint before a stop, each shot group's checkpoint (raw
+    // image and illumination), twice while a new one replaces the old. (A run that checkpoints
+    // only when stopped is not refused for that one file: a stop on a full disk says so.)
     const uint64_t volume = uint64_t(shape.cells()) * sizeof(float);
     if (parallel.is_root())
       check_disk_space(a.output,
                        uint64_t(a.written.count()) * volume +
-                           uint64_t(parallel.group_count()) * 2 * 2 * volume,
-                       "-o " + a.output + " (" + describe(a.written) + ") and its checkpoints");
+                           (checkpoints ? uint64_t(parallel.group_count()) * 2 * 2 * volume : 0),
+                       "-o " + a.output + " (" + describe(a.written) + ")" +
+                           (checkpoints ? " and its checkpoints" : ""));
   }
   double start = steady_seconds();
   const ShotFile shots = read_shot_file(a.shots_path);
@@ -406,12 +445,13 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   // copies the memory check counts.
   read = VelocityModel();
   place_on_device(a.params.backend, parallel, a.parallel, info);
+  whole.phases.add("set-up", steady_seconds() - start);
 
   MigrationControl control =
       migration_control(a, parallel, migration_identity(model, shots, a.shots_path, a.params));
   const StopOnSignals signals(parallel.is_root());
-  const std::string loses = a.checkpoint_every == 1 ? "lose that shot"
-                                                    : "lose the shots since the last checkpoint";
+  const std::string loses = a.checkpoint_every == "1" ? "lose that shot"
+                                                      : "lose the shots since the last checkpoint";
   control.shot_started = [&](int, int ordinal, int total) {
     StopOnSignals::set_activity(
         parallel.group_count() > 1
@@ -561,8 +601,15 @@ void register_migrate(CLI::App& rtm) {
                 "run's. Same inputs and options required; any number of MPI ranks");
   cmd->add_option("--checkpoint-every", args->checkpoint_every,
                   "Save the partial image every K finished shots (per shot group) next to the "
-                  "output, for --resume; 0: only when stopped by SIGINT/SIGTERM")
-      ->check(non_negative_count())
+                  "output, for --resume; 0: only when stopped by SIGINT/SIGTERM; auto: as often as "
+                  "costs at most 5% of the loop, from a checkpoint's measured time against a "
+                  "shot's, none when every shot group has one shot (docs/rtm.md, section 11b)")
+      ->check([](const std::string& value) -> std::string {
+        int every = 0;
+        return parse_checkpoint_every(value, every)
+                   ? ""
+                   : std::string(kCheckpointEveryExpected) + ", got '" + value + "'";
+      })
       ->capture_default_str();
   add_progress_option(cmd, args->progress_s);
   add_boundary_options(cmd, args->params.boundary);

@@ -15,6 +15,7 @@
 #include "io/checkpoint_file.h"
 #include "io/shot_file.h"
 #include "solvers/drivers/backend.h"
+#include "solvers/drivers/checkpoint_policy.h"
 #include "solvers/drivers/data_phase_filter.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/drivers/modeling.h"
@@ -230,7 +231,9 @@ struct MigrationControl : ShotLoopControl {
   const ParallelContext* parallel = nullptr; // nullptr: one rank
   // Checkpoints: "" writes none; otherwise the output file whose checkpoints they are
   // (checkpoint_path(output, group)). Each shot group writes its partial sums every
-  // `checkpoint_every` shots it finishes, and when the run is stopped.
+  // `checkpoint_every` shots it finishes, and when the run is stopped; kAutomaticCheckpoints
+  // (solvers/drivers/checkpoint_policy.h): as often as costs at most 5% of the loop, none when
+  // every group has one shot.
   std::string checkpoint_output;
   int checkpoint_every = 1;
   // Continue from the checkpoints of `checkpoint_output` (any number of them, from any number of
