@@ -242,7 +242,9 @@ uint64_t file_bytes(const std::string& path) {
 
 // The driver's share of the whole run (MigrationProfile, measured with --profile): set-up less the
 // fields, the fields (--variant auto's timing), the loop, the image's finish, the checkpoint files.
-void add_migration_phases(const MigrationProfile& p, RunProfile& phases) {
+// `slabs`: the model split over a group, whose ranks write their checkpoint planes on the loop's
+// thread (inside the loop) rather than beside it.
+void add_migration_phases(const MigrationProfile& p, bool slabs, RunProfile& phases) {
   phases.add("set-up", std::max(0.0, p.setup_s - p.fields_s), 0,
              "smoothing, grid, stores, receivers, resume state");
   phases.add("fields", p.fields_s, 0, "the propagators made (--variant auto: its timing)");
@@ -251,8 +253,12 @@ void add_migration_phases(const MigrationProfile& p, RunProfile& phases) {
   phases.add("loop", p.loop_s, 0, what);
   phases.add("finish", p.finish_s, 0, "image download, sums, normalisation, filter");
   if (p.checkpoint_files > 0) {
-    std::snprintf(what, sizeof what, "%d checkpoint file(s); %.3f s of the loop's thread",
-                  p.checkpoint_files, p.checkpoint_s);
+    if (slabs)
+      std::snprintf(what, sizeof what, "%d checkpoint file(s), this rank's planes, written inside "
+                    "the loop", p.checkpoint_files);
+    else
+      std::snprintf(what, sizeof what, "%d checkpoint file(s) beside the loop; %.3f s of the "
+                    "loop's thread", p.checkpoint_files, p.checkpoint_s);
     phases.add("checkpoints", p.checkpoint_write_s, p.checkpoint_bytes, what, true);
   }
 }
@@ -300,7 +306,7 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
   RunStats stats;
   MigrationResult result = migrate_shots(part, shots, a.params, std::cerr, &stats, control);
   throw_if_stopped(result, a.output);
-  if (a.params.profile) add_migration_phases(result.profile, whole.phases);
+  if (a.params.profile) add_migration_phases(result.profile, true, whole.phases);
   start = steady_seconds();
   SlabImage mine;
   mine.z_first = result.image_z_first;
@@ -465,7 +471,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats, control);
   throw_if_stopped(result, a.output);
   if (!parallel.is_root()) return; // world rank 0 alone writes
-  if (a.params.profile) add_migration_phases(result.profile, whole.phases);
+  if (a.params.profile) add_migration_phases(result.profile, false, whole.phases);
   start = steady_seconds();
   std::vector<NamedVolume> volumes;
   if (a.written.image) volumes.push_back({"image", &result.image, kImageUnits});
