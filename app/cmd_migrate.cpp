@@ -247,8 +247,15 @@ uint64_t file_bytes(const std::string& path) {
 void add_migration_phases(const MigrationProfile& p, bool slabs, RunProfile& phases) {
   phases.add("set-up", std::max(0.0, p.setup_s - p.fields_s), 0,
              "smoothing, grid, stores, receivers, resume state");
-  phases.add("fields", p.fields_s, 0, "the propagators made (--variant auto: its timing)");
   char what[128];
+  if (p.autotune_choices > 0) {
+    std::snprintf(what, sizeof what, "--variant auto: %s",
+                  p.autotune_from_cache == p.autotune_choices ? "from the tuning cache"
+                                                               : "the kernels timed");
+    phases.add("autotune", p.autotune_s, 0, what);
+  }
+  phases.add("fields", std::max(0.0, p.fields_s - p.autotune_s), 0,
+             "the propagators made (allocation, the model term)");
   std::snprintf(what, sizeof what, "%d shot(s) x %d steps x %d sweeps", p.shots, p.nt, p.sweeps);
   phases.add("loop", p.loop_s, 0, what);
   phases.add("finish", p.finish_s, 0, "image download, sums, normalisation, filter");

@@ -571,6 +571,7 @@ struct MigrationRun {
   // thread), for MigrationProfile.
   BackgroundCheckpointWriter::Written slab_checkpoints;
   double fields_s = 0; // making the fields (MigrationProfile::fields_s)
+  AutotuneTotals autotune; // --variant auto's choices while the fields were made
   // What this group's checkpoints hold: for group 0 the carried shots too.
   std::vector<long long> group_finished;
   std::vector<std::string> group_absorbed;
@@ -771,6 +772,7 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
                          !run.sim.model.anisotropy.empty() || (run.part && run.part->tti),
                          run.part ? run.part->smoothing_reach : -1, checkpoints);
   const double fields_start = steady_seconds();
+  const AutotuneTotals tuned_before = autotune_totals();
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -782,6 +784,10 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
     run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
   }
   run.fields_s = steady_seconds() - fields_start;
+  const AutotuneTotals tuned = autotune_totals();
+  run.autotune.choices = tuned.choices - tuned_before.choices;
+  run.autotune.from_cache = tuned.from_cache - tuned_before.from_cache;
+  run.autotune.seconds = tuned.seconds - tuned_before.seconds;
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
@@ -1095,6 +1101,9 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.prefetched_shots = run.prefetched_shots;
   profile.checkpoint_s = run.checkpoint_s;
   profile.fields_s = run.fields_s;
+  profile.autotune_s = run.autotune.seconds;
+  profile.autotune_choices = run.autotune.choices;
+  profile.autotune_from_cache = run.autotune.from_cache;
   BackgroundCheckpointWriter::Written files = run.checkpoint_writer.written();
   files.files += run.slab_checkpoints.files;
   files.seconds += run.slab_checkpoints.seconds;

@@ -184,7 +184,9 @@ struct MigrationProfile {
   int sweeps = 0;          // wave-step sweeps per shot: 3 with boundary saving, 2 with snapshots
   int imaging_interval = 1; // steps between images of the backward sweep (snapshots: their interval)
   double setup_s = 0;      // before the loop: propagators (variant choice), stores, receivers
-  double fields_s = 0;     // of which making the fields: with --variant auto on a GPU, its timing
+  double fields_s = 0;     // of which making the fields, --variant auto's choice included
+  double autotune_s = 0;   // of which --variant auto's choice (timing, or the tuning cache)
+  int autotune_choices = 0, autotune_from_cache = 0; // how many, and of them from the cache
   double loop_s = 0;       // the shot loop, wall clock
   double finish_s = 0;     // after the loop: image download, normalisation, filter
   PropagatorTiming timing; // inside the loop
