@@ -1,9 +1,11 @@
 // rtm migrate: reverse time migration of shot gathers into an image (HDF5 + PNG slices).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -21,8 +23,11 @@
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
+#include "solvers/drivers/checkpoint_policy.h"
+#include "solvers/drivers/image_datasets.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/progress.h"
+#include "solvers/drivers/run_profile.h"
 #include "solvers/drivers/shot_parallel.h"
 #include "solvers/drivers/slab_image.h"
 #include "solvers/drivers/slab_model.h"
@@ -48,11 +53,13 @@ struct MigrateArgs {
   bool no_laplacian = false;
   bool no_shot_overlap = false;
   std::string output;
+  std::string datasets = kDefaultImageDatasets; // --datasets, parsed into `written`
+  ImageDatasets written;
   std::string png_dir;
   double clip_percentile = 99;
   std::string colors = "seismic";
   bool resume = false;
-  int checkpoint_every = 1;
+  std::string checkpoint_every = "auto"; // --checkpoint-every: auto or K >= 0
   bool allow_unusual_velocities = false;
   bool allow_other_grid = false;
   double progress_s = 3; // seconds between progress updates inside a shot; 0: none
@@ -60,12 +67,20 @@ struct MigrateArgs {
   ParallelOptions parallel;
 };
 
+// The figures --png-dir draws: of the image and the illumination, those the output holds.
+std::vector<std::string> figure_names(const MigrateArgs& a) {
+  std::vector<std::string> names;
+  if (a.written.image) names.push_back("image");
+  if (a.written.illumination) names.push_back("illumination");
+  return names;
+}
+
 // Every file the run writes, named by the option that names it.
 std::vector<NamedPath> migrate_outputs(const MigrateArgs& a) {
   std::vector<NamedPath> outputs = {{"-o", a.output}};
   if (!a.png_dir.empty())
-    for (const char* figure : {"/image.png", "/illumination.png"})
-      outputs.push_back({"--png-dir", a.png_dir + figure});
+    for (const std::string& figure : figure_names(a))
+      outputs.push_back({"--png-dir", a.png_dir + "/" + figure + ".png"});
   return outputs;
 }
 
@@ -89,7 +104,8 @@ void check_record_length(const ShotFile& shots, const std::string& path, bool mu
                              "--record-time");
 }
 
-// The figures of the written image, drawn by world rank 0 from `volumes` (the whole arrays).
+// The figures of the written image and illumination (those --datasets wrote), drawn by world
+// rank 0 from the whole arrays.
 void draw_figures(const MigrateArgs& a, const VelocityModel& grid, const std::vector<float>& image,
                   const std::vector<float>& illumination) {
   std::filesystem::create_directories(a.png_dir);
@@ -103,6 +119,7 @@ void draw_figures(const MigrateArgs& a, const VelocityModel& grid, const std::ve
     const char* units;
   } figures_to_draw[] = {{"image", image, "relative amplitude"}, {"illumination", illumination, ""}};
   for (const auto& f : figures_to_draw) {
+    if (f.values.empty()) continue; // not written
     const std::string png = a.png_dir + "/" + f.name + ".png";
     write_figure(png, volume_figure(grid, f.values, volume_kind_of(f.name), f.name, f.units,
                                     a.output, middle, options));
@@ -127,6 +144,41 @@ void report_smoothed_velocity(const MigrateArgs& a, double vmin, double vmax,
   info << ", " << format_number(vmin) << " to " << format_number(vmax) << " m/s" << holders << "\n";
 }
 
+// --checkpoint-every's value: kAutomaticCheckpoints for auto, else K >= 0; false for anything else.
+bool parse_checkpoint_every(const std::string& value, int& every) {
+  if (value == "auto") {
+    every = kAutomaticCheckpoints;
+    return true;
+  }
+  std::size_t used = 0;
+  long k = -1;
+  try {
+    k = std::stol(value, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (used != value.size() || k < 0 || k > 1000000000) return false;
+  every = int(k);
+  return true;
+}
+
+const char* const kCheckpointEveryExpected = "expected auto or a whole number of shots >= 0";
+
+int checkpoint_interval_option(const std::string& value) {
+  int every = 0;
+  if (!parse_checkpoint_every(value, every))
+    throw InputError(std::string("--checkpoint-every: ") + kCheckpointEveryExpected + ", got '" +
+                     value + "'");
+  return every;
+}
+
+// Whether the run may write checkpoints before it is stopped (their staging memory, their disk).
+bool periodic_checkpoints(const MigrateArgs& a, const ShotFile& shots, const ParallelContext& parallel) {
+  return CheckpointPolicy(checkpoint_interval_option(a.checkpoint_every), int(shots.shots.size()),
+                          parallel.group_count(), 0, true)
+      .periodic();
+}
+
 // The run's checkpoints, progress line and parallel context from the options; the caller adds
 // the stop handling (its StopOnSignals must outlive the run) and what a shot's start says.
 MigrationControl migration_control(const MigrateArgs& a, const ParallelContext& parallel,
@@ -134,7 +186,7 @@ MigrationControl migration_control(const MigrateArgs& a, const ParallelContext& 
   MigrationControl control;
   control.parallel = &parallel;
   control.checkpoint_output = a.output;
-  control.checkpoint_every = a.checkpoint_every;
+  control.checkpoint_every = checkpoint_interval_option(a.checkpoint_every);
   control.resume = a.resume;
   control.identity = std::move(identity);
   control.progress.interval_s = a.progress_s;
@@ -162,11 +214,77 @@ void remove_checkpoints(const std::string& output) {
   for (const std::string& checkpoint : find_checkpoints(output)) std::remove(checkpoint.c_str());
 }
 
+// --profile's table of the whole run (solvers/drivers/run_profile.h), filled as the run goes; the
+// clock starts when the command starts its work.
+struct WholeRun {
+  double start = steady_seconds();
+  RunProfile phases;
+};
+
+// The bytes of the traces a shot file holds (what reading it moves, the headers aside).
+uint64_t trace_bytes(const ShotFile& shots) {
+  uint64_t values = 0;
+  for (const ShotGather& gather : shots.shots) values += gather.data.size();
+  return values * sizeof(float);
+}
+
+// The bytes of a model's values in memory: vp and, TTI, its four anisotropy arrays.
+uint64_t model_bytes(const VelocityModel& model) {
+  const Anisotropy& a = model.anisotropy;
+  return uint64_t(model.vp.size() + a.epsilon.size() + a.delta.size() + a.theta.size() +
+                  a.phi.size()) *
+         sizeof(float);
+}
+
+uint64_t file_bytes(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  return ec ? 0 : uint64_t(bytes);
+}
+
+// The driver's share of the whole run (MigrationProfile, measured with --profile): set-up less the
+// fields, the fields (--variant auto's timing), the loop, the image's finish, the checkpoint files.
+// `slabs`: the model split over a group, whose ranks write their checkpoint planes on the loop's
+// thread (inside the loop) rather than beside it.
+void add_migration_phases(const MigrationProfile& p, bool slabs, RunProfile& phases) {
+  phases.add("set-up", std::max(0.0, p.setup_s - p.fields_s), 0,
+             "smoothing, grid, stores, receivers, resume state");
+  char what[128];
+  if (p.autotune_choices > 0) {
+    std::snprintf(what, sizeof what, "--variant auto: %s",
+                  p.autotune_from_cache == p.autotune_choices ? "from the tuning cache"
+                                                               : "the kernels timed");
+    phases.add("autotune", p.autotune_s, 0, what);
+  }
+  phases.add("fields", std::max(0.0, p.fields_s - p.autotune_s), 0,
+             "the propagators made (allocation, the model term)");
+  std::snprintf(what, sizeof what, "%d shot(s) x %d steps x %d sweeps", p.shots, p.nt, p.sweeps);
+  phases.add("loop", p.loop_s, 0, what);
+  phases.add("finish", p.finish_s, 0, "image download, sums, normalisation, filter");
+  if (p.checkpoint_files > 0) {
+    if (slabs)
+      std::snprintf(what, sizeof what, "%d checkpoint file(s), this rank's planes, written inside "
+                    "the loop", p.checkpoint_files);
+    else
+      std::snprintf(what, sizeof what, "%d checkpoint file(s) beside the loop; %.3f s of the "
+                    "loop's thread", p.checkpoint_files, p.checkpoint_s);
+    phases.add("checkpoints", p.checkpoint_write_s, p.checkpoint_bytes, what, true);
+  }
+}
+
+// --profile: the whole run's table, on world rank 0, after the last write.
+void print_whole_run(const MigrateArgs& a, const ParallelContext& parallel, const WholeRun& whole) {
+  if (!a.params.profile || !parallel.is_root()) return;
+  std::fflush(stdout); // the "wrote" lines first
+  print_run_profile(whole.phases, steady_seconds() - whole.start, "rtm-migrate-run", std::cerr);
+}
+
 // --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
 // and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
 // and holds"): no rank holds the whole model or the whole image.
 void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& shots,
-                          const ParallelContext& parallel, std::ostream& info, bool figures) {
+                          const ParallelContext& parallel, std::ostream& info, bool figures,
+                          WholeRun& whole) {
   const VelocityCheck check = check_inputs(a, shots);
   const bool smoothing = a.migration_model_path.empty();
   const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
@@ -175,8 +293,11 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
                                          a.params.reconstruction == Reconstruction::snapshots, info);
   // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too (as given: only vp is
   // smoothed).
+  double start = steady_seconds();
   const SlabModel part = read_slab_model(model_path, "vp", check, smoothing ? a.smooth : 0.0,
                                          a.params.boundary, parallel.group_comm(), tti);
+  whole.phases.add("read", steady_seconds() - start, model_bytes(part.planes),
+                   "world rank 0's model planes, smoothed as they are read");
   if (smoothing)
     report_smoothed_velocity(a, part.extremes.vmin, part.extremes.vmax,
                              " (each of the " + std::to_string(parallel.ranks_per_shot()) +
@@ -194,31 +315,40 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
   RunStats stats;
   MigrationResult result = migrate_shots(part, shots, a.params, std::cerr, &stats, control);
   throw_if_stopped(result, a.output);
+  if (a.params.profile) add_migration_phases(result.profile, true, whole.phases);
+  start = steady_seconds();
   SlabImage mine;
   mine.z_first = result.image_z_first;
   mine.planes = int(result.image.size() / (size_t(part.shape.nx) * size_t(part.shape.ny)));
   mine.image = std::move(result.image);
   mine.illumination = std::move(result.illumination);
   mine.raw_image = std::move(result.raw_image);
-  write_slab_image(a.output, part.shape, mine,
+  write_slab_image(a.output, part.shape, mine, a.written,
                    {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}}, parallel);
   if (!parallel.is_root()) return;
+  whole.phases.add("output", steady_seconds() - start, file_bytes(a.output),
+                   "-o " + a.output + " (every rank of group 0 its planes, in turn)");
   remove_checkpoints(a.output);
-  std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d by slabs of %d ranks; %zu "
+  std::printf("wrote %s: %s %dx%dx%d by slabs of %d ranks; %zu "
               "shot(s) (%d migrated now), %.2f s, %.3f Gcells/s\n",
-              a.output.c_str(), part.shape.nx, part.shape.ny, part.shape.nz,
+              a.output.c_str(), describe(a.written).c_str(), part.shape.nx, part.shape.ny, part.shape.nz,
               parallel.ranks_per_shot(), shots.shots.size(), result.shots_migrated, stats.seconds,
               stats.gcells_per_second());
   if (figures) {
     // The figures read the written volumes back: the one time rank 0 holds a whole image.
+    start = steady_seconds();
     VelocityModel grid;
-    const std::vector<float> image = read_volume(a.output, "image", grid);
-    const std::vector<float> illumination = read_volume(a.output, "illumination", grid);
+    const std::vector<float> image =
+        a.written.image ? read_volume(a.output, "image", grid) : std::vector<float>();
+    const std::vector<float> illumination =
+        a.written.illumination ? read_volume(a.output, "illumination", grid) : std::vector<float>();
     draw_figures(a, grid, image, illumination);
+    whole.phases.add("figures", steady_seconds() - start, 0, "--png-dir " + a.png_dir);
   }
 }
 
 void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
+  WholeRun whole;
   a.params.reconstruction = parse_reconstruction(a.reconstruction);
   a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
   if (parse_data_phase_order(a.data_phase_filter, a.params.data_phase_order))
@@ -227,6 +357,10 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
   a.params.overlap_shots = !a.no_shot_overlap;
+  a.written = parse_image_datasets(a.datasets);
+  if (!a.png_dir.empty() && figure_names(a).empty())
+    throw InputError("--png-dir " + a.png_dir + " draws the image and the illumination, but "
+                     "--datasets " + a.datasets + " writes neither; add image or illumination");
   if (a.imaging_interval != "auto") {
     std::size_t used = 0;
     int k = 0;
@@ -284,26 +418,38 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     if (!a.allow_other_grid) check_modeling_grid(geometry, a.shots_path, shape, model_path);
     MigrationParams sizing = a.params;
     if (a.physics == "tti") sizing.boundary.absorber = Absorber::sponge; // as apply_physics makes it
+    const bool checkpoints = periodic_checkpoints(a, geometry, parallel);
     check_migration_memory_before_reading(shape, geometry, sizing, parallel, a.physics == "tti",
                                           a.migration_model_path.empty() ? a.smooth : 0.0,
-                                          a.checkpoint_every > 0);
-    // On disk at the end: the image, illumination and raw image (float32 over the model), and
-    // beside them each shot group's checkpoint (raw image and illumination), twice while a new
-    // one replaces the old.
+                                          checkpoints);
+    // On disk at the end: the volumes --datasets asks for (float32 over the model), and
+    // beside them, when the run may checkpoint before a stop, each shot group's checkpoint (raw
+    // image and illumination), twice while a new one replaces the old. (A run that checkpoints
+    // only when stopped is not refused for that one file: a stop on a full disk says so.)
     const uint64_t volume = uint64_t(shape.cells()) * sizeof(float);
     if (parallel.is_root())
-      check_disk_space(a.output, 3 * volume + uint64_t(parallel.group_count()) * 2 * 2 * volume,
-                       "-o " + a.output + " (/image, /illumination, /image_raw) and its checkpoints");
+      check_disk_space(a.output,
+                       uint64_t(a.written.count()) * volume +
+                           (checkpoints ? uint64_t(parallel.group_count()) * 2 * 2 * volume : 0),
+                       "-o " + a.output + " (" + describe(a.written) + ")" +
+                           (checkpoints ? " and its checkpoints" : ""));
   }
+  double start = steady_seconds();
   const ShotFile shots = read_shot_file(a.shots_path);
+  whole.phases.add("read", steady_seconds() - start, trace_bytes(shots),
+                   "the shots' traces and the model");
   if (parallel.ranks_per_shot() > 1) {
-    run_migrate_on_slabs(a, cmd, shots, parallel, info, figures);
+    run_migrate_on_slabs(a, cmd, shots, parallel, info, figures, whole);
+    print_whole_run(a, parallel, whole);
     return;
   }
   const VelocityCheck check = check_inputs(a, shots);
+  start = steady_seconds();
   VelocityModel read = read_velocity_model(model_path, "vp", check);
   apply_physics(a.physics, cmd, model_path, read, a.params.boundary, a.parallel.ranks_per_shot,
                 a.params.reconstruction == Reconstruction::snapshots, info);
+  whole.phases.add("read", steady_seconds() - start, model_bytes(read));
+  start = steady_seconds();
   VelocityModel model;
   if (!a.migration_model_path.empty()) {
     model = std::move(read);
@@ -316,12 +462,13 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   // copies the memory check counts.
   read = VelocityModel();
   place_on_device(a.params.backend, parallel, a.parallel, info);
+  whole.phases.add("set-up", steady_seconds() - start);
 
   MigrationControl control =
       migration_control(a, parallel, migration_identity(model, shots, a.shots_path, a.params));
   const StopOnSignals signals(parallel.is_root());
-  const std::string loses = a.checkpoint_every == 1 ? "lose that shot"
-                                                    : "lose the shots since the last checkpoint";
+  const std::string loses = a.checkpoint_every == "1" ? "lose that shot"
+                                                      : "lose the shots since the last checkpoint";
   control.shot_started = [&](int, int ordinal, int total) {
     StopOnSignals::set_activity(
         parallel.group_count() > 1
@@ -335,17 +482,29 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats, control);
   throw_if_stopped(result, a.output);
   if (!parallel.is_root()) return; // world rank 0 alone writes
-  write_volumes(a.output, model,
-                {{"image", &result.image, kImageUnits},
-                 {"illumination", &result.illumination, kIlluminationUnits},
-                 {"image_raw", &result.raw_image, kRawImageUnits}},
+  if (a.params.profile) add_migration_phases(result.profile, false, whole.phases);
+  start = steady_seconds();
+  std::vector<NamedVolume> volumes;
+  if (a.written.image) volumes.push_back({"image", &result.image, kImageUnits});
+  if (a.written.illumination)
+    volumes.push_back({"illumination", &result.illumination, kIlluminationUnits});
+  if (a.written.image_raw) volumes.push_back({"image_raw", &result.raw_image, kRawImageUnits});
+  write_volumes(a.output, model, volumes,
                 {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}});
+  whole.phases.add("output", steady_seconds() - start, file_bytes(a.output), "-o " + a.output);
   remove_checkpoints(a.output); // the image is safe
-  std::printf("wrote %s: /image, /illumination, /image_raw %dx%dx%d; %zu shot(s) (%d migrated now), "
+  std::printf("wrote %s: %s %dx%dx%d; %zu shot(s) (%d migrated now), "
               "%.2f s, %.3f Gcells/s\n",
-              a.output.c_str(), model.nx, model.ny, model.nz, shots.shots.size(),
+              a.output.c_str(), describe(a.written).c_str(), model.nx, model.ny, model.nz, shots.shots.size(),
               result.shots_migrated, stats.seconds, stats.gcells_per_second());
-  if (figures) draw_figures(a, model, result.image, result.illumination);
+  if (figures) {
+    start = steady_seconds();
+    const std::vector<float> none;
+    draw_figures(a, model, a.written.image ? result.image : none,
+                 a.written.illumination ? result.illumination : none);
+    whole.phases.add("figures", steady_seconds() - start, 0, "--png-dir " + a.png_dir);
+  }
+  print_whole_run(a, parallel, whole);
 }
 
 } // namespace
@@ -447,9 +606,16 @@ void register_migrate(CLI::App& rtm) {
                 "thread of its own while the shot before steps; the image is the same (docs/rtm.md, "
                 "\"Many shots\")");
   cmd->add_option("-o,--output", args->output, "Output image file (HDF5)")->required();
+  cmd->add_option("--datasets", args->datasets,
+                  "Volumes written into -o, comma-separated: image (the final image), "
+                  "illumination (the stacked source illumination), image_raw (the stacked "
+                  "unnormalised cross-correlation), or all; each is as large as the model "
+                  "(docs/rtm.md, section 5)")
+      ->capture_default_str();
   cmd->add_option("--png-dir", args->png_dir,
                   "Also write figures (PNG: inline, crossline and depth slices through the middle, in "
-                  "metres) of the image and the illumination here: image.png, illumination.png");
+                  "metres) of the image and the illumination, those --datasets writes, here: "
+                  "image.png, illumination.png");
   cmd->add_option("--clip-percentile", args->clip_percentile,
                   "Image figure: colours clipped symmetrically at this percentile of |image|")
       ->check(CLI::Range(0.0, 100.0))
@@ -464,8 +630,15 @@ void register_migrate(CLI::App& rtm) {
                 "run's. Same inputs and options required; any number of MPI ranks");
   cmd->add_option("--checkpoint-every", args->checkpoint_every,
                   "Save the partial image every K finished shots (per shot group) next to the "
-                  "output, for --resume; 0: only when stopped by SIGINT/SIGTERM")
-      ->check(non_negative_count())
+                  "output, for --resume; 0: only when stopped by SIGINT/SIGTERM; auto: as often as "
+                  "costs at most 5% of the loop, from a checkpoint's measured time against a "
+                  "shot's, none when every shot group has one shot (docs/rtm.md, section 11b)")
+      ->check([](const std::string& value) -> std::string {
+        int every = 0;
+        return parse_checkpoint_every(value, every)
+                   ? ""
+                   : std::string(kCheckpointEveryExpected) + ", got '" + value + "'";
+      })
       ->capture_default_str();
   add_progress_option(cmd, args->progress_s);
   add_boundary_options(cmd, args->params.boundary);

@@ -283,7 +283,7 @@ TEST(ResumedMigration, StoppedAndResumedEqualsUninterruptedBitwise) {
   const MigrationResult whole = migrate_small({}, log);
   ASSERT_EQ(whole.stop_signal, 0);
 
-  for (int every : {1, 2}) {
+  for (int every : {1, 2, kAutomaticCheckpoints}) { // the user's intervals and the default
     SCOPED_TRACE("checkpoint every " + std::to_string(every));
     const std::string output = dir / ("image" + std::to_string(every) + ".h5");
     MigrationControl control = control_for(output, run);

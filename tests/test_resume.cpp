@@ -110,7 +110,7 @@ protected:
 
   static std::vector<std::string> migrate_args(const std::string& output) {
     return {"migrate", "-s", "shots.h5", "-m", "model.h5", "--smooth", "40", "--boundary-width",
-            "8", "--backend", "cpu", "-o", output};
+            "8", "--backend", "cpu", "--datasets", "all", "-o", output};
   }
 
   // Starts a migration to `output` and sends `signal` as soon as its first checkpoint exists.
@@ -215,7 +215,8 @@ TEST_F(ResumeTest, SigtermAndSigintStopCleanlyWithACheckpoint) {
                                                : "rtm: Ctrl-C (SIGINT): finishing shot "),
                                  HasSubstr(" of 4, then a checkpoint; "),
                                  HasSubstr(signal == SIGTERM ? "SIGTERM again" : "Ctrl-C again"),
-                                 HasSubstr("to stop now and lose that shot\n"),
+                                 // --checkpoint-every auto: the interval is the run's choice
+                                 HasSubstr("to stop now and lose the shots since the last checkpoint\n"),
                                  HasSubstr(signal == SIGTERM ? "stopped by SIGTERM" : "stopped by SIGINT"),
                                  HasSubstr("--resume")));
     std::vector<std::string> resume = migrate_args(output);

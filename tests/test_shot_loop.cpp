@@ -176,6 +176,33 @@ TEST(ShotLoop, CheckpointsFallDueEveryKShotsButNotAfterTheLast) {
   }
 }
 
+// An interval function (the automatic checkpoint policy) replaces checkpoint_every: asked at every
+// boundary with unsaved shots and another on its way, its answer of the moment used.
+TEST(ShotLoop, AnIntervalFunctionIsAskedWithUnsavedShotsAndItsAnswerUsed) {
+  const ParallelContext parallel(1);
+  ShotLoopPlan plan = fake_plan(7, 1);
+  plan.checkpoint_every = 1; // replaced
+  Record r;
+  int asked = 0;
+  std::vector<int> asked_with_kept;
+  plan.checkpoint_interval = [&] {
+    asked_with_kept.push_back(int(r.kept.size()));
+    return ++asked == 1 ? 1 : 3; // the first after one shot, then every 3
+  };
+  double now = 0;
+  std::ostringstream log;
+  run_shot_loop(plan, quiet(), parallel, log, fake_body(r, now, 1, true), [&now] { return now; });
+  // Asked before every shot but the group's first (no unsaved shot then), never after the last.
+  ASSERT_EQ(asked_with_kept.size(), r.kept.empty() ? 0 : r.kept.size() - 1);
+  for (size_t k = 0; k < asked_with_kept.size(); ++k) EXPECT_EQ(asked_with_kept[k], int(k) + 1);
+  std::vector<int> expected;
+  for (int k = 1; k < int(r.kept.size()); k += 3) expected.push_back(k); // after 1, 4, 7, ...
+  EXPECT_EQ(r.checkpoints, expected);
+  if (parallel.size() == 1) {
+    EXPECT_EQ(r.checkpoints, (std::vector<int>{1, 4}));
+  }
+}
+
 TEST(ShotLoop, NoPeriodicCheckpointWithKZero) {
   const ParallelContext parallel(1);
   ShotLoopPlan plan = fake_plan(5, 1);

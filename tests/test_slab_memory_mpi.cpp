@@ -123,7 +123,7 @@ void migrate_split(const ParallelContext& parallel, const std::string& model_pat
   mine.image = std::move(result.image);
   mine.illumination = std::move(result.illumination);
   mine.raw_image = std::move(result.raw_image);
-  write_slab_image(output, part.shape, mine, {}, parallel);
+  write_slab_image(output, part.shape, mine, parse_image_datasets("all"), {}, parallel);
 }
 
 // `rtm migrate` with one rank on the whole model.

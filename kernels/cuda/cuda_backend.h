@@ -10,6 +10,7 @@
 
 #include "kernels/cuda/util/device_info.h" // DeviceInfo, query_device, visible_device_count
 #include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/tuning.h"
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm::cuda {
@@ -124,5 +125,13 @@ std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const st
 std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup, const std::string& variant,
                                              const MemoryOptions& options, int device = 0,
                                              std::ostream* log = nullptr);
+
+// The tuning cache "auto" consults (solvers/contracts/tuning.h; the drivers' file,
+// solvers/drivers/tuning_cache.h): when set, every auto choice of this process looks its key up
+// before timing and, when it timed, tells the cache its choice. The caller keeps the cache alive
+// while it is set; nullptr (the default): none, every choice times.
+void use_tuning_cache(TuningCache* cache);
+// What this process's auto choices cost so far.
+AutotuneTotals autotune_totals();
 
 } // namespace rtm::cuda

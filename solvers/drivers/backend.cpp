@@ -10,6 +10,7 @@
 #include "solvers/contracts/errors.h"
 #include "kernels/cpu/cpu_propagator.h"
 #include "solvers/drivers/tti_setup.h"
+#include "solvers/drivers/tuning_cache.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.h"
@@ -191,7 +192,9 @@ std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const Ba
   if (!setup.tti.empty()) return make_tti_wavefield(setup, options, log); // solvers/drivers/tti_setup.h
   if (choose_backend(options, log) == "cpu") return std::make_unique<CpuWavefield>(setup);
 #ifdef RTM_HAVE_CUDA
-  // "auto" times the float32 kernels on this grid and reports its choice on `log`.
+  // "auto" times the float32 kernels on this grid (or finds them timed in the tuning cache) and
+  // reports its choice on `log`.
+  use_tuning_cache_for(options.variant, log);
   return cuda::make_wavefield(setup, options.variant, {options.compressible, options.l2_persist},
                               options.device, &log);
 #else
@@ -204,10 +207,35 @@ std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
   if (!setup.tti.empty()) return make_tti_shot_fields(setup, options, log);
   if (choose_backend(options, log) == "cpu") return std::make_unique<CpuShotFields>(setup);
 #ifdef RTM_HAVE_CUDA
+  use_tuning_cache_for(options.variant, log);
   return cuda::make_shot_fields(setup, options.variant, {options.compressible, options.l2_persist},
                                 options.device, &log);
 #else
   throw std::logic_error("make_shot_fields: no CUDA backend in this build");
+#endif
+}
+
+void use_tuning_cache_for(const std::string& variant, std::ostream& log) {
+#ifdef RTM_HAVE_CUDA
+  if (variant != "auto") return;
+  std::string why_none;
+  TuningCache* cache = process_tuning_cache(&why_none);
+  static bool said = false; // once per process
+  if (!cache && !said && why_none.rfind("RTM_TUNING_CACHE=", 0) != 0) {
+    log << "rtm: --variant auto: no tuning cache (" << why_none << "): the kernels are timed\n";
+    said = true;
+  }
+  cuda::use_tuning_cache(cache);
+#else
+  (void)variant, (void)log;
+#endif
+}
+
+AutotuneTotals autotune_totals() {
+#ifdef RTM_HAVE_CUDA
+  return cuda::autotune_totals();
+#else
+  return {};
 #endif
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "solvers/contracts/shot_fields.h"
+#include "solvers/contracts/tuning.h"
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm {
@@ -76,5 +77,13 @@ std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const Ba
 // the image and the Born perturbation: for migration and Born modeling.
 std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
                                              const BackendOptions& options, std::ostream& log);
+
+// Before a CUDA field of `variant` is made: for "auto", hands the process's tuning cache
+// (solvers/drivers/tuning_cache.h) to the CUDA backend, which then looks its choice up before
+// timing the kernels and remembers what it timed. Said once on `log` when there is none for a
+// reason other than RTM_TUNING_CACHE=off. Nothing in a build without CUDA.
+void use_tuning_cache_for(const std::string& variant, std::ostream& log);
+// What this process's --variant auto choices cost so far (all zero without CUDA): for --profile.
+AutotuneTotals autotune_totals();
 
 } // namespace rtm

@@ -11,8 +11,10 @@
 // finish() (the shot file is read before the loop and the image written after it).
 #pragma once
 
+#include <cstdint>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "io/checkpoint_file.h"
@@ -36,8 +38,20 @@ public:
   // Waits for the write in flight, if any, and rethrows its error. Returns the seconds waited.
   double finish();
 
+  // The files written so far, the one in flight not yet: how many, the seconds the writer's
+  // thread spent on them (the snapshot's copy awaited, the file written) and their bytes on disk.
+  // Any thread, any time.
+  struct Written {
+    int files = 0;
+    double seconds = 0;
+    uint64_t bytes = 0;
+  };
+  Written written() const;
+
 private:
   std::future<void> pending_;
+  mutable std::mutex mutex_; // guards written_, which the writer's thread adds to
+  Written written_;
 };
 
 } // namespace rtm

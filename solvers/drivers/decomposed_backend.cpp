@@ -85,6 +85,7 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(
     local.exchange = make_host_mpi_exchange(*local.field, d->plan());
   } else {
 #ifdef RTM_HAVE_CUDA
+    use_tuning_cache_for(choice.variant, log);
     local = cuda::make_slab_wavefield(d->local_setup(), choice.variant, memory_options(options),
                                       options.device, &log, choice.transport, d->plan());
 #endif
@@ -114,6 +115,7 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
     local.receiver_exchange = make_host_mpi_exchange(local.fields->receiver(), d->plan());
   } else {
 #ifdef RTM_HAVE_CUDA
+    use_tuning_cache_for(choice.variant, log);
     local = cuda::make_slab_shot_fields(d->local_setup(), choice.variant, memory_options(options),
                                         options.device, &log, choice.transport, d->plan());
 #endif

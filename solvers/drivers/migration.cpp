@@ -592,6 +592,17 @@ struct MigrationRun {
   // Declared after `fields`: a write in flight holds a snapshot of them, so it goes first.
   BackgroundCheckpointWriter checkpoint_writer;
   double checkpoint_s = 0;
+  // How often the group checkpoints (made once the shots to do are known; none without
+  // checkpoints), and the files of the writer it has been told of.
+  std::unique_ptr<CheckpointPolicy> checkpoint_policy;
+  int files_told = 0;
+  double file_seconds_told = 0;
+  int interval_said = -1; // the interval last said on the log
+  // With the model split over the group: this rank's checkpoint files (written on the loop's
+  // thread), for MigrationProfile.
+  BackgroundCheckpointWriter::Written slab_checkpoints;
+  double fields_s = 0; // making the fields (MigrationProfile::fields_s)
+  AutotuneTotals autotune; // --variant auto's choices while the fields were made
   // What this group's checkpoints hold: for group 0 the carried shots too.
   std::vector<long long> group_finished;
   std::vector<std::string> group_absorbed;
@@ -853,6 +864,8 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
     plan.snapshot_place = run.snapshot_place;
   }
   check_run_memory(plan, params.backend, run.parallel.local_size(), "rtm migrate");
+  const double fields_start = steady_seconds();
+  const AutotuneTotals tuned_before = autotune_totals();
   if (run.part) {
     // Each rank builds its slab from its part of the model: no rank holds the whole grid's v2dt2.
     run.fields = make_decomposed_shot_fields(
@@ -863,6 +876,11 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
     // Made together on one backend and kernel ("auto" chooses once).
     run.fields = make_shot_fields(setup, params.backend, run.parallel, run.info);
   }
+  run.fields_s = steady_seconds() - fields_start;
+  const AutotuneTotals tuned = autotune_totals();
+  run.autotune.choices = tuned.choices - tuned_before.choices;
+  run.autotune.from_cache = tuned.from_cache - tuned_before.from_cache;
+  run.autotune.seconds = tuned.seconds - tuned_before.seconds;
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box);
@@ -930,7 +948,17 @@ void announce_migration(const MigrationRun& run, int remaining, const MigrationC
     record_run_parameter("image_mute", format_number(params.image_mute_depth) + " m, taper " +
                                            format_number(params.image_mute_taper) + " m");
   record_run_parameter("point_interpolation", point_interpolation_name(params.point_interpolation));
-  if (!control.checkpoint_output.empty() && control.checkpoint_every > 0)
+  const CheckpointPolicy* policy = run.checkpoint_policy.get();
+  if (policy && policy->automatic() && policy->periodic())
+    info << "rtm: checkpoints to " << checkpoint_path(control.checkpoint_output, 0)
+         << (parallel.group_count() > 1 ? " (one file per group)" : "")
+         << " as often as they cost at most " << format_number(100 * kCheckpointBudget)
+         << "% of the loop (--checkpoint-every auto: the interval from a checkpoint's measured "
+            "time against a shot's)\n";
+  else if (policy && policy->automatic())
+    info << "rtm: no checkpoints (--checkpoint-every auto: no shot group has a second shot; one "
+            "is written only if the run is stopped)\n";
+  else if (!control.checkpoint_output.empty() && control.checkpoint_every > 0)
     info << "rtm: checkpoints every " << control.checkpoint_every << " shot(s) per group to "
          << checkpoint_path(control.checkpoint_output, 0)
          << (parallel.group_count() > 1 ? " (one file per group)" : "") << "\n";
@@ -973,9 +1001,10 @@ void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) 
   const double start = steady_seconds();
   MigrationCheckpoint c;
   std::unique_ptr<ImageSnapshot> sums;
+  double waited = 0; // for the file before: the policy counts it from the files' own times
   if (!run.part) {
     // The write before is done (and its snapshot taken) before the next snapshot: one at a time.
-    run.checkpoint_writer.finish();
+    waited = run.checkpoint_writer.finish();
     sums = run.fields->snapshot_image();
     if (!run.parallel.is_leader()) return;
   }
@@ -988,11 +1017,48 @@ void write_group_checkpoint(MigrationRun& run, const MigrationControl& control) 
   c.ny = run.model.ny;
   c.nz = run.model.nz;
   const std::string path = checkpoint_path(control.checkpoint_output, c.group);
-  if (run.part)
-    write_slab_checkpoint(path, c, own_sums(*run.fields, *run.part), run.parallel.group_comm());
-  else
+  if (run.part) {
+    const double write_start = steady_seconds();
+    const SlabSums own = own_sums(*run.fields, *run.part);
+    write_slab_checkpoint(path, c, own, run.parallel.group_comm());
+    ++run.slab_checkpoints.files;
+    run.slab_checkpoints.seconds += steady_seconds() - write_start;
+    run.slab_checkpoints.bytes +=
+        uint64_t(own.raw_image.size() + own.illumination.size()) * sizeof(float);
+  } else
     run.checkpoint_writer.start(path, std::move(c), std::move(sums));
   run.checkpoint_s += steady_seconds() - start;
+  if (run.checkpoint_policy)
+    run.checkpoint_policy->checkpoint_taken(std::max(0.0, steady_seconds() - start - waited));
+}
+
+// A checkpoint's size: the raw image and the illumination over the model (with the model split
+// over the group each rank writes its planes, in turn: the loop's thread of every rank waits for
+// the whole file).
+uint64_t checkpoint_bytes(const MigrationRun& run) {
+  return uint64_t(run.model.cells()) * 2 * sizeof(float);
+}
+
+// The checkpoint interval of the moment (ShotLoopPlan::checkpoint_interval): the files the writer
+// finished since the last call told to the policy first. With the model split over the group the
+// leader's interval, shared: every rank must checkpoint at the same shots. Says a new interval on
+// world rank 0's log.
+int current_checkpoint_interval(MigrationRun& run) {
+  CheckpointPolicy& policy = *run.checkpoint_policy;
+  const BackgroundCheckpointWriter::Written files = run.checkpoint_writer.written();
+  if (files.files > run.files_told) { // the writer keeps sums: the new files' mean
+    const double per_file = (files.seconds - run.file_seconds_told) / (files.files - run.files_told);
+    for (; run.files_told < files.files; ++run.files_told) policy.file_written(std::max(0.0, per_file));
+    run.file_seconds_told = files.seconds;
+  }
+  int k = policy.interval();
+  if (run.part && run.parallel.ranks_per_shot() > 1)
+    check_mpi(MPI_Bcast(&k, 1, MPI_INT, 0, run.parallel.group_comm()), "MPI_Bcast (checkpoint interval)");
+  if (k != run.interval_said) {
+    run.info << "rtm: checkpoints " << policy.describe() << "\n";
+    run.interval_said = k;
+  }
+  return k;
 }
 
 // The host half of a shot's set-up: its data made ready (time dispersion, direct-wave mute,
@@ -1128,6 +1194,17 @@ void measure_profile(const MigrationRun& run, const ShotLoopSummary& loop, doubl
   profile.prefetch_s = run.prefetch_s;
   profile.prefetched_shots = run.prefetched_shots;
   profile.checkpoint_s = run.checkpoint_s;
+  profile.fields_s = run.fields_s;
+  profile.autotune_s = run.autotune.seconds;
+  profile.autotune_choices = run.autotune.choices;
+  profile.autotune_from_cache = run.autotune.from_cache;
+  BackgroundCheckpointWriter::Written files = run.checkpoint_writer.written();
+  files.files += run.slab_checkpoints.files;
+  files.seconds += run.slab_checkpoints.seconds;
+  files.bytes += run.slab_checkpoints.bytes;
+  profile.checkpoint_files = files.files;
+  profile.checkpoint_write_s = files.seconds;
+  profile.checkpoint_bytes = files.bytes;
 }
 
 // The groups' partial stacks summed on world rank 0, which alone finishes the image: normalised
@@ -1227,15 +1304,32 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   result.data_phase_filter = phase.filter;
   result.data_phase_order = phase.order;
   run.data_phase_order = phase.order;
-  make_wavefields(run, !control.checkpoint_output.empty() && control.checkpoint_every > 0);
+  const bool checkpointing = !control.checkpoint_output.empty();
+  // Whether checkpoints may be taken before a stop (their pinned staging): from every shot of the
+  // file, before a resume says how many are left.
+  make_wavefields(run, checkpointing && CheckpointPolicy(control.checkpoint_every,
+                                                         int(shots.shots.size()),
+                                                         parallel.group_count(), 0, !part)
+                                            .periodic());
   result.reconstruction = run.reconstruction;
   ShotLoopPlan plan = migration_plan(run, resume_migration(run, control), control.checkpoint_every);
+  if (checkpointing) {
+    run.checkpoint_policy = std::make_unique<CheckpointPolicy>(
+        control.checkpoint_every, int(unfinished_shots(plan.total, plan.finished).size()),
+        parallel.group_count(), checkpoint_bytes(run), !part);
+    if (run.checkpoint_policy->automatic())
+      plan.checkpoint_interval = [&run] { return current_checkpoint_interval(run); };
+  }
   announce_migration(run, int(unfinished_shots(plan.total, plan.finished).size()), control);
   if (params.profile) run.fields->enable_timing(true);
   prepare_source(run);
 
   ShotLoopBody body;
-  body.run_shot = [&run](int s, ShotProgress& progress) { migrate_shot_of_file(run, s, progress); };
+  body.run_shot = [&run](int s, ShotProgress& progress) {
+    const double start = steady_seconds();
+    migrate_shot_of_file(run, s, progress);
+    if (run.checkpoint_policy) run.checkpoint_policy->shot_finished(steady_seconds() - start);
+  };
   body.keep_shot = [&run](int s) { run.group_finished.push_back(s); };
   if (params.overlap_shots)
     body.prepare_shot = [&run](int s) {

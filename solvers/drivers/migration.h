@@ -15,6 +15,7 @@
 #include "io/checkpoint_file.h"
 #include "io/shot_file.h"
 #include "solvers/drivers/backend.h"
+#include "solvers/drivers/checkpoint_policy.h"
 #include "solvers/drivers/data_phase_filter.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/drivers/modeling.h"
@@ -201,6 +202,9 @@ struct MigrationProfile {
   int sweeps = 0;          // wave-step sweeps per shot: 3 with boundary saving, 2 with snapshots
   int imaging_interval = 1; // steps between images of the backward sweep (snapshots: their interval)
   double setup_s = 0;      // before the loop: propagators (variant choice), stores, receivers
+  double fields_s = 0;     // of which making the fields, --variant auto's choice included
+  double autotune_s = 0;   // of which --variant auto's choice (timing, or the tuning cache)
+  int autotune_choices = 0, autotune_from_cache = 0; // how many, and of them from the cache
   double loop_s = 0;       // the shot loop, wall clock
   double finish_s = 0;     // after the loop: image download, normalisation, filter
   PropagatorTiming timing; // inside the loop
@@ -218,6 +222,12 @@ struct MigrationProfile {
   // The loop thread's time in checkpoints (MigrationControl::checkpoint_every): the partial sums'
   // download and any wait for the file before; the file itself is written beside the steps.
   double checkpoint_s = 0;
+  // The checkpoint files themselves: how many this rank wrote, the seconds their writing took
+  // (on the writer's thread, beside the steps; with the model split over a group, on the loop's
+  // thread, inside checkpoint_s) and their bytes.
+  int checkpoint_files = 0;
+  double checkpoint_write_s = 0;
+  uint64_t checkpoint_bytes = 0;
 
   // The wall of the loop less the timed operations: on a GPU the time the device waits for the
   // host (set-up between shots, health-check reads, launch gaps) and untimed transfers; on the
@@ -241,7 +251,9 @@ struct MigrationControl : ShotLoopControl {
   const ParallelContext* parallel = nullptr; // nullptr: one rank
   // Checkpoints: "" writes none; otherwise the output file whose checkpoints they are
   // (checkpoint_path(output, group)). Each shot group writes its partial sums every
-  // `checkpoint_every` shots it finishes, and when the run is stopped.
+  // `checkpoint_every` shots it finishes, and when the run is stopped; kAutomaticCheckpoints
+  // (solvers/drivers/checkpoint_policy.h): as often as costs at most 5% of the loop, none when
+  // every group has one shot.
   std::string checkpoint_output;
   int checkpoint_every = 1;
   // Continue from the checkpoints of `checkpoint_output` (any number of them, from any number of

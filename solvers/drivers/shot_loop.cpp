@@ -42,7 +42,10 @@ ShotLoopSummary run_shot_loop(const ShotLoopPlan& plan, const ShotLoopControl& c
     ahead = -1;
     if (next < 0) break;
     // Due, and another shot is on its way (body.checkpoint says why only then).
-    if (body.checkpoint && plan.checkpoint_every > 0 && unsaved >= plan.checkpoint_every) {
+    const int every = body.checkpoint && unsaved > 0 && plan.checkpoint_interval
+                          ? plan.checkpoint_interval()
+                          : plan.checkpoint_every;
+    if (body.checkpoint && every > 0 && unsaved >= every) {
       body.checkpoint();
       unsaved = 0;
     }

@@ -40,6 +40,10 @@ struct ShotLoopPlan {
   double cell_updates_per_shot = 0;  // cells x steps x sweeps of one shot (the lines' Gcells/s)
   // Checkpoint after every `checkpoint_every` shots a group finishes (0: only when stopped).
   int checkpoint_every = 0;
+  // When set, replaces checkpoint_every: asked for the interval at every shot boundary with unsaved
+  // shots, on every rank of the group at the same boundaries (it may be collective over the group;
+  // solvers/drivers/checkpoint_policy.h). 0: only when stopped.
+  std::function<int()> checkpoint_interval;
 };
 
 // What a driver does per shot. Every callback is called on every rank of the shot group (they are

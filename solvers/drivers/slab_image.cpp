@@ -150,22 +150,28 @@ void write_file_in_rank_order(
 }
 
 void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
+                      const ImageDatasets& datasets,
                       const std::vector<std::pair<std::string, std::string>>& attributes,
                       const ParallelContext& parallel) {
   if (parallel.group_index() != 0) return;
+  struct Part {
+    const char* name;
+    const char* units;
+    const std::vector<float>& planes;
+  };
+  std::vector<Part> parts;
+  if (datasets.image) parts.push_back({"image", kImageUnits, mine.image});
+  if (datasets.illumination) parts.push_back({"illumination", kIlluminationUnits, mine.illumination});
+  if (datasets.image_raw) parts.push_back({"image_raw", kRawImageUnits, mine.raw_image});
+  std::vector<NamedVolume> volumes;
+  for (const Part& part : parts) volumes.push_back({part.name, nullptr, part.units});
   write_file_in_rank_order(
       parallel.group_comm(),
       [&](const std::function<void(const std::string&)>& write_parts) {
-        write_volumes_in_parts(path, shape,
-                               {{"image", nullptr, kImageUnits},
-                                {"illumination", nullptr, kIlluminationUnits},
-                                {"image_raw", nullptr, kRawImageUnits}},
-                               attributes, write_parts);
+        write_volumes_in_parts(path, shape, volumes, attributes, write_parts);
       },
       [&](const std::string& temporary) {
-        write_volume_planes(temporary, "image", mine.z_first, mine.image);
-        write_volume_planes(temporary, "illumination", mine.z_first, mine.illumination);
-        write_volume_planes(temporary, "image_raw", mine.z_first, mine.raw_image);
+        for (const Part& part : parts) write_volume_planes(temporary, part.name, mine.z_first, part.planes);
       });
 }
 

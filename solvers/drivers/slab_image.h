@@ -11,6 +11,7 @@
 #include "io/velocity_model.h"
 #include "kernels/mpi/mpi_context.h"
 #include "solvers/contracts/shot_fields.h"
+#include "solvers/drivers/image_datasets.h"
 #include "solvers/drivers/slab_model.h"
 
 namespace rtm {
@@ -30,10 +31,11 @@ struct SlabImage {
 SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
                             const ParallelContext& parallel, double eps_fraction, bool laplacian);
 
-// write_volumes of /image, /illumination and /image_raw from the ranks of group 0, each writing its
-// planes by HDF5 hyperslab in rank order into the file world rank 0 made (serial HDF5: one process
-// writes at a time). Collective over every rank.
+// write_volumes of the `datasets` asked for (/image, /illumination, /image_raw) from the ranks of
+// group 0, each writing its planes by HDF5 hyperslab in rank order into the file world rank 0 made
+// (serial HDF5: one process writes at a time). Collective over every rank.
 void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
+                      const ImageDatasets& datasets,
                       const std::vector<std::pair<std::string, std::string>>& attributes,
                       const ParallelContext& parallel);
 

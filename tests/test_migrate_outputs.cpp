@@ -1,0 +1,159 @@
+// What `rtm migrate` writes and what its --profile says about the whole run, through the real
+// executable (RTM_EXECUTABLE) on a tiny CPU problem: the volumes --datasets asks for and no other
+// (the image alone by default), the figures of those, bad lists refused before any work, and the
+// whole run's table of phases with their times and bytes (solvers/drivers/run_profile.h).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "io/figure.h"
+#include "io/volume_file.h"
+#include "solvers/contracts/errors.h"
+#include "solvers/drivers/image_datasets.h"
+
+namespace rtm {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(ImageDatasets, ParsesListsAndAll) {
+  const ImageDatasets d = parse_image_datasets(kDefaultImageDatasets);
+  EXPECT_TRUE(d.image);
+  EXPECT_FALSE(d.illumination);
+  EXPECT_FALSE(d.image_raw);
+  const ImageDatasets two = parse_image_datasets("image_raw,illumination");
+  EXPECT_FALSE(two.image);
+  EXPECT_TRUE(two.illumination);
+  EXPECT_TRUE(two.image_raw);
+  EXPECT_EQ(two.names(), (std::vector<std::string>{"illumination", "image_raw"})); // file order
+  EXPECT_EQ(describe(two), "/illumination, /image_raw");
+  EXPECT_EQ(parse_image_datasets("all").count(), 3);
+}
+
+TEST(ImageDatasets, RefusesUnknownRepeatedAndEmptyNames) {
+  auto message = [](const std::string& list) {
+    try {
+      parse_image_datasets(list);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(message("imgae"), HasSubstr("(did you mean image?)"));
+  EXPECT_THAT(message("image,image"), HasSubstr("image is named twice"));
+  EXPECT_THAT(message(""), HasSubstr("is no dataset of a migration"));
+  EXPECT_THAT(message("image,"), HasSubstr("is no dataset of a migration"));
+  EXPECT_THAT(message("image,all"), HasSubstr("--datasets image,all"));
+}
+
+class MigrateOutputs : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::path(::testing::TempDir()) / ("rtm_migrate_outputs_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::string err;
+    ASSERT_EQ(run("generate-model --type layered --shape 24,20,24 --spacing 10 -o model.h5", err), 0)
+        << err;
+    ASSERT_EQ(run("model -m model.h5 --shots 2 --record-time 0.25 --boundary-width 8 --backend cpu "
+                  "-o shots.h5",
+                  err),
+              0)
+        << err;
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // rtm `args` (no word needs quoting) in the suite's directory, one OpenMP thread: the exit
+  // status; stdout and stderr together in `out`.
+  static int run(const std::string& args, std::string& out) {
+    const std::string command = "cd '" + dir_.string() + "' && OMP_NUM_THREADS=1 '" RTM_EXECUTABLE
+                                "' " + args + " >out.txt 2>&1";
+    const int raw = std::system(command.c_str());
+    std::ifstream in(dir_ / "out.txt");
+    std::stringstream text;
+    text << in.rdbuf();
+    out = text.str();
+    return (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+  }
+  static std::string migrate(const std::string& extra, const std::string& output) {
+    return "migrate -s shots.h5 -m model.h5 --smooth 40 --boundary-width 8 --backend cpu "
+           "--progress 0 " + extra + " -o " + output;
+  }
+  static bool has(const std::string& file, const std::string& dataset) {
+    return hdf5_has_member((dir_ / file).string(), dataset);
+  }
+  static fs::path dir_;
+};
+fs::path MigrateOutputs::dir_;
+
+TEST_F(MigrateOutputs, TheDefaultIsTheImageAlone) {
+  std::string out;
+  ASSERT_EQ(run(migrate("", "default.h5"), out), 0) << out;
+  EXPECT_TRUE(has("default.h5", "image"));
+  EXPECT_FALSE(has("default.h5", "illumination"));
+  EXPECT_FALSE(has("default.h5", "image_raw"));
+  EXPECT_THAT(out, HasSubstr("wrote default.h5: /image 24x20x24"));
+}
+
+TEST_F(MigrateOutputs, DatasetsWritesWhatItNamesAndItsFigures) {
+  std::string out;
+  const std::string png_dir = figures_supported() ? "--png-dir figures " : "";
+  ASSERT_EQ(run(migrate("--datasets illumination,image_raw " + png_dir, "sums.h5"), out), 0) << out;
+  EXPECT_FALSE(has("sums.h5", "image"));
+  EXPECT_TRUE(has("sums.h5", "illumination"));
+  EXPECT_TRUE(has("sums.h5", "image_raw"));
+  EXPECT_THAT(out, HasSubstr("wrote sums.h5: /illumination, /image_raw 24x20x24"));
+  if (figures_supported()) { // the figures of what was written: no image.png
+    EXPECT_TRUE(fs::exists(dir_ / "figures" / "illumination.png"));
+    EXPECT_FALSE(fs::exists(dir_ / "figures" / "image.png"));
+  }
+  // All three, as before the option existed.
+  ASSERT_EQ(run(migrate("--datasets all", "all.h5"), out), 0) << out;
+  for (const char* name : {"image", "illumination", "image_raw"}) EXPECT_TRUE(has("all.h5", name)) << name;
+}
+
+TEST_F(MigrateOutputs, BadListsAreRefusedBeforeAnyWork) {
+  std::string out;
+  EXPECT_EQ(run(migrate("--datasets image,imagee_raw", "refused.h5"), out), 2);
+  EXPECT_THAT(out, HasSubstr("'imagee_raw' is no dataset of a migration (did you mean image_raw?)"));
+  EXPECT_THAT(out, Not(HasSubstr("rtm: migrating")));
+  EXPECT_FALSE(fs::exists(dir_ / "refused.h5"));
+  EXPECT_EQ(run(migrate("--datasets image_raw --png-dir figures2", "refused.h5"), out), 2);
+  EXPECT_THAT(out, HasSubstr("writes neither; add image or illumination"));
+  EXPECT_FALSE(fs::exists(dir_ / "refused.h5"));
+}
+
+TEST_F(MigrateOutputs, ProfileTablesTheWholeRunWithTimesAndBytes) {
+  std::string out;
+  ASSERT_EQ(run(migrate("--profile --datasets all", "profiled.h5"), out), 0) << out;
+  EXPECT_THAT(out, HasSubstr("rtm: profile of the shot loop")); // the loop's own table stays
+  EXPECT_THAT(out, HasSubstr("rtm: profile of the whole run: "));
+  for (const char* phase : {"read", "set-up", "fields", "loop", "finish", "output", "other"})
+    EXPECT_THAT(out, ::testing::ContainsRegex(std::string("rtm: profile:   ") + phase +
+                                              " +[0-9]+\\.[0-9]{3} s +[0-9.]+%"))
+        << phase;
+  // The output's bytes are the file's: three volumes of 24x20x24 float32 and more.
+  const auto written = fs::file_size(dir_ / "profiled.h5");
+  EXPECT_GT(written, 3u * 24 * 20 * 24 * 4);
+  EXPECT_THAT(out, HasSubstr(" output_bytes=" + std::to_string(written) + " "));
+  EXPECT_THAT(out, ::testing::ContainsRegex("PERFORMANCE rtm-migrate-run wall_s=[0-9.]+ read_s="));
+  // Without --profile, no table.
+  ASSERT_EQ(run(migrate("", "plain.h5"), out), 0) << out;
+  EXPECT_THAT(out, Not(HasSubstr("rtm: profile")));
+}
+
+} // namespace
+} // namespace rtm
