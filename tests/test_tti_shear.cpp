@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -470,6 +471,31 @@ TEST(ShearTaperMeasure, DISABLED_MeasureArtefactLeftNearAPointAgainstTheRadius) 
     std::printf("radius %4.1f cells: energy within %d cells %.3e (%.4f of the untapered run's), %.4f of the model's\n",
                 cells, near, inside, inside / untapered, inside / all);
   }
+}
+
+// The taper's set-up cost on a large survey: a 512^3 model of 10 m cells, a receiver on every cell
+// of the surface 20 m down (262144) and 256 sources between them, the default radius (10 cells): the
+// weights of every plane a point reaches (ShearTaperPlanes, as the coefficients take them) and the
+// note's count of the cells changed, in seconds of this machine, with the threads OpenMP gives.
+TEST(ShearTaperMeasure, DISABLED_MeasureCostOfTheWeights) {
+  const int n = 512;
+  VelocityModel shape = constant_model(ModelShape{n, n, 1, 10, 10, 10}, 2000);
+  shape.nz = n; // the shape alone: no values are read
+  std::vector<Position> points;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) points.push_back({20.0, j * 10.0, i * 10.0});
+  for (int j = 0; j < 16; ++j)
+    for (int i = 0; i < 16; ++i) points.push_back({20.0, 5.0 + j * 320.0, 5.0 + i * 320.0});
+  const auto start = std::chrono::steady_clock::now();
+  const ShearTaper taper = make_shear_taper(ShearTaperOptions{}, shape, points);
+  const auto made = std::chrono::steady_clock::now();
+  const ShearTaperPlanes planes(shape, taper, 0, n);
+  const auto done = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(done - made).count();
+  std::printf("%zu positions (%zu distinct), radius %g m: sorted in %.2f s; weights of %d planes (%.0f MB) in %.2f s\n",
+              points.size(), taper.points.size(), taper.radius, std::chrono::duration<double>(made - start).count(),
+              planes.reached(), planes.reached() * double(n) * n * 4 / 1e6, seconds);
+  EXPECT_EQ(planes.reached(), 12); // z = 0 to 110 m: within 100 m of the points at 20 m
 }
 
 // The share of an image's energy ([z][y][x]) from plane k_first down in the top quarter of the x

@@ -48,10 +48,10 @@ double shear_taper_weight(double distance, double radius) {
 
 namespace {
 
-// The first point (sorted by z) that may reach a plane at depth z, or end when none does.
+// The first point (sorted by z) less than R from a plane at depth z, or end when none is.
 std::vector<Position>::const_iterator first_reaching(const std::vector<Position>& p, double z, double R) {
   const double inf = std::numeric_limits<double>::infinity();
-  const auto from = std::lower_bound(p.begin(), p.end(), Position{z - R, -inf, -inf});
+  const auto from = std::upper_bound(p.begin(), p.end(), Position{z - R, inf, inf}); // z_p > z - R
   return from != p.end() && (*from)[0] < z + R ? from : p.end();
 }
 

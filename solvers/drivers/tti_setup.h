@@ -1,5 +1,7 @@
-// The TTI coefficients of a compute grid (solvers/contracts/tti.h) from the model's anisotropy, and
-// the wavefields of a TTI run. Values in the absorbing layers repeat the model's edge, like vp.
+// The TTI coefficients of a compute grid (solvers/contracts/tti.h) from the model's anisotropy, delta
+// blended towards epsilon around the run's sources and receivers (the shear taper,
+// solvers/drivers/shear_taper.h), and the wavefields of a TTI run. Values in the absorbing layers
+// repeat the model's edge, like vp.
 #pragma once
 
 #include <mpi.h>
@@ -19,8 +21,9 @@
 
 namespace rtm {
 
-// E = 1 + 2 epsilon, S = sqrt(1 + 2 delta), n = (sin theta cos phi, sin theta sin phi, cos theta)
-// per compute cell (computed in double, stored as float); empty for an isotropic model.
+// E = 1 + 2 epsilon, S = sqrt(1 + 2 delta'), n = (sin theta cos phi, sin theta sin phi, cos theta)
+// per compute cell (computed in double, stored as float), delta' the tapered delta where
+// sim.shear_taper tapers (else delta); empty for an isotropic model.
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
 // The same for compute planes k_begin <= k < k_end (one z-slab) from the model planes z_first..
 // held in `planes` (with their anisotropy; sim.model: the whole model's shape), as
