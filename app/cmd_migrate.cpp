@@ -645,6 +645,7 @@ void register_migrate(CLI::App& rtm) {
   add_point_interpolation_option(cmd, args->params.point_interpolation);
   add_backend_options(cmd, args->params.backend);
   add_physics_option(cmd, args->physics);
+  add_shear_taper_options(cmd, args->params.shear_taper);
   add_parallel_options(cmd, args->parallel);
   add_velocity_check_flag(cmd, args->allow_unusual_velocities);
   cmd->add_flag("--allow-other-grid", args->allow_other_grid,

@@ -112,6 +112,7 @@ void register_model(CLI::App& rtm) {
   add_parallel_options(cmd, args->parallel);
   add_velocity_check_flag(cmd, args->allow_unusual_velocities);
   add_physics_option(cmd, args->physics);
+  add_shear_taper_options(cmd, args->params.shear_taper);
 
   cmd->callback([args, cmd]() {
     const ParallelContext parallel(args->parallel.ranks_per_shot);

@@ -3,8 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "app/options.h"
 #include "io/anisotropy_file.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
 #include "solvers/contracts/physics.h"
 
 namespace rtm::app {
@@ -20,10 +22,43 @@ void add_physics_option(CLI::App* cmd, std::string& physics) {
   cmd->add_option("--physics", physics, help)->check(CLI::IsMember(names))->capture_default_str();
 }
 
+void add_shear_taper_options(CLI::App* cmd, ShearTaperOptions& options) {
+  cmd->add_option("--shear-taper", options.enabled,
+                  "--physics tti: on (default): blend delta towards epsilon within "
+                  "--shear-taper-radius of every source and receiver, so that no point excites the "
+                  "pseudo-acoustic shear artefact (docs/physics.md, TTI); off: the model's delta as given")
+      ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--shear-taper-radius", options.radius,
+                  "--physics tti: the taper's radius in metres, elliptic within half of it (default: " +
+                      format_number(kShearTaperCells) + " cells of the model's largest spacing)")
+      ->check(positive_finite());
+}
+
+namespace {
+
+// The --shear-taper options of a run of `physics` (the table's row): ignored for a physics without
+// anisotropy (said), a radius refused with the taper off.
+void check_shear_taper_options(const PhysicsInfo& row, const CLI::App* cmd, std::ostream& info) {
+  const CLI::Option* taper = cmd->get_option_no_throw("--shear-taper");
+  const CLI::Option* radius = cmd->get_option_no_throw("--shear-taper-radius");
+  const bool taper_given = taper && taper->count() > 0, radius_given = radius && radius->count() > 0;
+  if (!taper_given && !radius_given) return;
+  if (row.id == Physics::acoustic) {
+    info << "rtm: --shear-taper and --shear-taper-radius apply to --physics tti only; ignored\n";
+    return;
+  }
+  if (radius_given && taper_given && !taper->as<bool>())
+    throw InputError("--shear-taper-radius " + radius->as<std::string>() +
+                     " with --shear-taper off: the radius is the taper's; give one of the two");
+}
+
+} // namespace
+
 bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
                            const std::string& model_path, BoundaryConfig& boundary, int ranks_per_shot,
                            bool snapshots, std::ostream& info) {
   const PhysicsInfo& row = physics_named(physics); // CLI11 admitted only the table's names
+  check_shear_taper_options(row, cmd, info);
   if (row.id == Physics::acoustic) {
     if (has_anisotropy(model_path))
       info << "rtm: note: " << model_path

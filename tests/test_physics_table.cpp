@@ -78,6 +78,31 @@ TEST_F(PhysicsOption, WhatTtiDoesNotSupportIsRefusedWithTheRowsReason) {
   EXPECT_THAT(err, HasSubstr("iso"));
 }
 
+// --shear-taper and --shear-taper-radius (solvers/drivers/shear_taper.h): a TTI run tapers with the
+// radius given and says so; a radius with the taper off, or one that is no distance, is refused
+// naming the option (modeling and migration alike); an isotropic run says it ignores them.
+TEST_F(PhysicsOption, ShearTaperOptionsAreCheckedAndTtiOnly) {
+  std::string err;
+  ASSERT_EQ(run("generate-model --type tilted --shape 24,20,16 --spacing 10 -o tilted.h5", err), 0) << err;
+  const std::string model = "model -m tilted.h5 --backend cpu --shots 1 --record-time 0.4 --boundary-width 6 ";
+  ASSERT_EQ(run(model + "--physics tti --shear-taper-radius 30 -o shots.h5", err), 0) << err;
+  EXPECT_THAT(err, HasSubstr("delta blended towards epsilon within 30 m (elliptic within 15 m)"));
+  EXPECT_EQ(run(model + "--physics tti --shear-taper off --shear-taper-radius 50 -o off.h5", err), 2) << err;
+  EXPECT_THAT(err, HasSubstr("--shear-taper-radius 50 with --shear-taper off"));
+  EXPECT_FALSE(fs::exists(dir_ / "off.h5"));
+  EXPECT_EQ(run("migrate -s shots.h5 -m tilted.h5 --backend cpu --physics tti --shear-taper off "
+                "--shear-taper-radius 50 -o image.h5", err), 2) << err;
+  EXPECT_THAT(err, HasSubstr("--shear-taper-radius 50 with --shear-taper off"));
+  EXPECT_FALSE(fs::exists(dir_ / "image.h5"));
+  EXPECT_EQ(run(model + "--physics tti --shear-taper-radius -5 -o bad.h5", err), 2) << err;
+  EXPECT_THAT(err, HasSubstr("--shear-taper-radius"));
+  EXPECT_EQ(run(model + "--physics tti --shear-taper maybe -o bad.h5", err), 2) << err;
+  EXPECT_THAT(err, HasSubstr("--shear-taper"));
+  EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
+  ASSERT_EQ(run(model + "--physics iso --shear-taper off -o iso.h5", err), 0) << err;
+  EXPECT_THAT(err, HasSubstr("--shear-taper and --shear-taper-radius apply to --physics tti only; ignored"));
+}
+
 TEST_F(PhysicsOption, HelpListsEveryRow) {
   const std::string command = "'" RTM_EXECUTABLE "' model --help";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);

@@ -278,11 +278,13 @@ TEST(TtiSlabModel, SlabReadsMigrateAsOneRank) {
   if (parallel.is_root()) std::remove(path.c_str());
 }
 
-// The shear-artefact note on a model held in slabs: each rank counts the points in its own
-// planes, the group adds them up. The upper half of the model is made elliptic (delta = epsilon),
-// one point sits in each plane and one below the model (its nearest cell: the last plane), so the
-// note must count the lower half's 20 points and that one, as the one-rank note does.
-TEST(TtiSlabModel, ShearArtefactNoteCountsThePointsOfEverySlab) {
+// The shear taper's note on a model held in slabs: each rank sums up the points and the tapered
+// cells of its own planes, the group adds them up. The upper half of the model is made elliptic
+// (delta = epsilon), one point sits in each plane and one below the model (its nearest cell: the
+// last plane), so the note must count the lower half's 20 points and that one, and the cells of the
+// lower half within the radius of any point, as the one-rank note does; with the taper off, the
+// points alone.
+TEST(TtiSlabModel, ShearTaperNoteSumsUpThePointsAndCellsOfEverySlab) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 or more ranks";
   const ParallelContext parallel(world_size());
   const std::string path = shared_temp_stem("rtm_tti_slabs_note") + ".h5";
@@ -297,14 +299,33 @@ TEST(TtiSlabModel, ShearArtefactNoteCountsThePointsOfEverySlab) {
   points.push_back({(kNz + 3) * 10.0, 45.0, 95.0});
   VelocityModel whole = read_velocity_model(path);
   read_anisotropy(path, whole);
-  std::ostringstream one_rank, split;
-  EXPECT_EQ(note_shear_artefact_at_points(whole, points, one_rank), size_t(kNz / 2 + 1));
   const SlabModel part = read_slab_model(path, "vp", VelocityCheck::plausible, 0.0, boundary(false),
                                          parallel.group_comm(), true);
   EXPECT_LT(part.own_end - part.own_first, kNz) << "one rank holds every plane: nothing is added up";
-  EXPECT_EQ(note_shear_artefact_at_points(part, points, parallel.group_comm(), split), size_t(kNz / 2 + 1));
-  EXPECT_EQ(split.str(), one_rank.str());
-  EXPECT_NE(split.str().find("21 of 41 sources and receivers"), std::string::npos) << split.str();
+  ShearTaperOptions options;
+  options.radius = 25;
+  ShearTaperOptions off;
+  off.enabled = false;
+  for (const ShearTaperOptions& o : {options, off}) {
+    const ShearTaper taper = make_shear_taper(o, whole, points);
+    std::ostringstream one_rank, split;
+    const ShearTaperSummary want = note_shear_taper(whole, taper, one_rank);
+    EXPECT_EQ(want.anisotropic.count, size_t(kNz / 2 + 1));
+    const ShearTaperSummary got = note_shear_taper(part, taper, parallel.group_comm(), split);
+    EXPECT_EQ(got.anisotropic.count, want.anisotropic.count);
+    EXPECT_EQ(got.anisotropic.worst, want.anisotropic.worst);
+    EXPECT_EQ(got.cells, want.cells);
+    EXPECT_EQ(split.str(), one_rank.str());
+    if (o.enabled) {
+      EXPECT_GT(want.cells, 0u);
+      EXPECT_NE(split.str().find("of the 41 source and receiver position(s), 21 of them where epsilon > delta"),
+                std::string::npos) << split.str();
+    } else {
+      EXPECT_EQ(want.cells, 0u);
+      EXPECT_NE(split.str().find("21 of 41 source and receiver position(s) sit where epsilon > delta"),
+                std::string::npos) << split.str();
+    }
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (parallel.is_root()) std::remove(path.c_str());
 }

@@ -512,6 +512,7 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 ring_precision_name(params.snapshot_precision));
   // TTI: a line of its own, so that an isotropic run's identity is what it always was.
   id.parameters = text + anisotropy_identity(model);
+  if (!model.anisotropy.empty()) id.parameters += shear_taper_identity(params.shear_taper, model);
   return id;
 }
 
@@ -522,6 +523,7 @@ CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, con
   CheckpointIdentity id = migration_identity(part.shape, shots, shots_path, params);
   id.model_fingerprint = model_fingerprint(part, group);
   id.parameters += anisotropy_identity(part, group); // part.shape has no anisotropy: none above
+  if (part.tti) id.parameters += shear_taper_identity(params.shear_taper, part.shape);
   return id;
 }
 
@@ -726,15 +728,16 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   // model is refused before any shot runs, naming the shot and the receiver.
   for (const ShotGather& gather : run.shots.shots)
     locate_shot_receivers(run, gather);
-  // TTI: migration injects the sources and, backwards, the receivers.
+  // TTI: migration injects the sources and, backwards, the receivers: the shear taper around them
+  // all (solvers/drivers/shear_taper.h), before make_wavefields makes the coefficients.
   if (!run.sim.model.anisotropy.empty() || (run.part && run.part->tti)) {
     std::vector<Position> injected = run.shots.receivers;
     for (const ShotGather& gather : run.shots.shots) {
       injected.push_back(gather.source);
       injected.insert(injected.end(), gather.receivers.begin(), gather.receivers.end());
     }
-    if (run.part) note_shear_artefact_at_points(*run.part, injected, run.parallel.group_comm(), run.info);
-    else note_shear_artefact_at_points(run.sim.model, injected, run.info);
+    set_shear_taper(run.sim, run.part, run.parallel.group_comm(), run.params.shear_taper,
+                    std::move(injected), run.info);
   }
 }
 

@@ -93,6 +93,8 @@ struct MigrationParams {
   // How sources and receivers between nodes are spread over them (solvers/drivers/point_interpolation.h).
   PointInterpolation point_interpolation = PointInterpolation::sinc;
   BackendOptions backend;
+  // TTI: delta blended towards epsilon around every source and receiver (solvers/drivers/shear_taper.h).
+  ShearTaperOptions shear_taper;
 };
 
 // Memory each reconstruction strategy needs for one shot, in bytes (float32 values).

@@ -417,7 +417,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   check_modeling_inputs(params, acq);
   const ModelExtremes extremes = run_velocity_extremes(model, part);
-  const SimulationGrid sim = modeling_grid(model, part, extremes, params, info);
+  SimulationGrid sim = modeling_grid(model, part, extremes, params, info);
   // The shared spread is placed once; per-shot spreads are checked now (a receiver outside the
   // model refused before any shot runs, naming shot and receiver) and placed with their shot.
   const bool per_shot = !acq.shot_receivers.empty();
@@ -431,9 +431,15 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   }
   const std::vector<PointStencil> sources =
       locate_points(sim, acq.sources, "source", params.point_interpolation);
-  // TTI; modeling injects the sources only.
-  if (part) note_shear_artefact_at_points(*part, acq.sources, parallel.group_comm(), info);
-  else note_shear_artefact_at_points(model, acq.sources, info);
+  // TTI: the shear taper around every source and receiver of the survey, the medium its migration
+  // steps in too (solvers/drivers/shear_taper.h).
+  {
+    std::vector<Position> points = acq.sources;
+    points.insert(points.end(), acq.receivers.begin(), acq.receivers.end());
+    for (const std::vector<Position>& spread : acq.shot_receivers)
+      points.insert(points.end(), spread.begin(), spread.end());
+    set_shear_taper(sim, part, parallel.group_comm(), params.shear_taper, std::move(points), info);
+  }
   std::vector<float> source_wavelet;
   std::unique_ptr<TimeDispersionTransform> remove_time_dispersion;
   ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,
@@ -467,8 +473,9 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
     // Two collectives over the group in turn (not as operands of one expression: unsequenced).
     const uint64_t velocities = part ? model_fingerprint(*part, parallel.group_comm())
                                      : whole_model_fingerprint(model);
-    const std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
-                                        : anisotropy_identity(model); // TTI: a line of its own
+    std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
+                                  : anisotropy_identity(model); // TTI: a line of its own
+    if (!anisotropy.empty()) anisotropy += shear_taper_identity(params.shear_taper, model);
     resumed = carry_over_shots(control, modeling_identity(model, velocities, acq, params, out) + anisotropy,
                                out, plan.total, parallel, info, plan.finished);
   }

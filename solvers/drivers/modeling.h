@@ -33,6 +33,8 @@ struct ModelingParams {
   // How sources and receivers between nodes are spread over them (solvers/drivers/point_interpolation.h).
   PointInterpolation point_interpolation = PointInterpolation::sinc;
   BackendOptions backend;
+  // TTI: delta blended towards epsilon around every source and receiver (solvers/drivers/shear_taper.h).
+  ShearTaperOptions shear_taper;
 };
 
 // Wall time and work of a run, for the Gcells/s people compare.

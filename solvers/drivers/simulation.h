@@ -8,6 +8,7 @@
 // (z = -dz), made by the image method (solvers/contracts/free_surface.h).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/drivers/point_interpolation.h"
+#include "solvers/drivers/shear_taper.h"
 
 namespace rtm {
 
@@ -49,6 +51,9 @@ struct SimulationGrid {
   int pad_x_lo = 0, pad_x_hi = 0, pad_y_lo = 0, pad_y_hi = 0, pad_z_lo = 0, pad_z_hi = 0;
   GridLayout layout; // the compute grid, layers included
   double dt = 0;
+  // TTI: delta blended towards epsilon around the run's sources and receivers when the TTI
+  // coefficients are made (solvers/drivers/shear_taper.h); none (null) unless a run sets it.
+  std::shared_ptr<const ShearTaper> shear_taper;
 
   double hx() const { return model.dx; }
   double hy() const { return model.dy; }

@@ -259,20 +259,21 @@ std::string anisotropy_identity(const SlabModel& part, MPI_Comm group) {
   }));
 }
 
-size_t note_shear_artefact_at_points(const SlabModel& part, const std::vector<Position>& points,
-                                     MPI_Comm group, std::ostream& info) {
-  if (!part.tti) return 0; // the same on every rank of the group: nobody waits below
-  const ShearArtefactPoints mine = shear_artefact_points(part.shape, part.planes.anisotropy, part.z_first,
-                                                         part.own_first, part.own_end, points);
-  unsigned long long count = mine.count, total = 0;
-  ShearArtefactPoints all;
-  check_mpi(MPI_Allreduce(&count, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, group),
-            "MPI_Allreduce (shear-artefact points)");
-  check_mpi(MPI_Allreduce(&mine.worst, &all.worst, 1, MPI_DOUBLE, MPI_MAX, group),
-            "MPI_Allreduce (shear-artefact points)");
-  all.count = size_t(total);
-  note_shear_artefact(all, points.size(), info);
-  return all.count;
+ShearTaperSummary note_shear_taper(const SlabModel& part, const ShearTaper& taper, MPI_Comm group,
+                                   std::ostream& info) {
+  if (!part.tti) return {}; // the same on every rank of the group: nobody waits below
+  const ShearTaperSummary mine = shear_taper_summary(part.shape, part.planes.anisotropy, part.z_first,
+                                                     part.own_first, part.own_end, taper);
+  unsigned long long counts[2] = {mine.anisotropic.count, mine.cells}, totals[2] = {0, 0};
+  ShearTaperSummary all;
+  check_mpi(MPI_Allreduce(counts, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, group),
+            "MPI_Allreduce (shear taper)");
+  check_mpi(MPI_Allreduce(&mine.anisotropic.worst, &all.anisotropic.worst, 1, MPI_DOUBLE, MPI_MAX, group),
+            "MPI_Allreduce (shear taper)");
+  all.anisotropic.count = size_t(totals[0]);
+  all.cells = uint64_t(totals[1]);
+  if (!taper.points.empty()) note_shear_taper(all, taper, info);
+  return all;
 }
 
 ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part) {

@@ -17,6 +17,7 @@
 #include "io/velocity_model.h"
 #include "kernels/mpi/decomposed_propagator.h"
 #include "solvers/drivers/simulation.h"
+#include "solvers/drivers/tti_setup.h"
 
 namespace rtm {
 
@@ -95,11 +96,11 @@ std::string anisotropy_identity(const SlabModel& part, MPI_Comm group);
 // when the model is split, else the whole model's slowest and fastest velocity.
 ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel* part);
 
-// note_shear_artefact_at_points (solvers/drivers/tti_setup.h) for a model held in z-slabs: each rank
-// counts the points in its own planes, the group adds them up, and every rank says the same note
-// on `info` (the run's, which only world rank 0 prints). Collective over `group` when part.tti;
-// nothing otherwise. Returns the group's count.
-size_t note_shear_artefact_at_points(const SlabModel& part, const std::vector<Position>& points,
-                                     MPI_Comm group, std::ostream& info);
+// note_shear_taper (solvers/drivers/tti_setup.h) for a model held in z-slabs: each rank sums up the
+// points and the tapered cells of its own planes, the group adds them up, and every rank says the
+// same note on `info` (the run's, which only world rank 0 prints). Collective over `group` when
+// part.tti; nothing otherwise. Returns the group's summary.
+ShearTaperSummary note_shear_taper(const SlabModel& part, const ShearTaper& taper, MPI_Comm group,
+                                   std::ostream& info);
 
 } // namespace rtm

@@ -7,6 +7,8 @@
 
 #include "kernels/cpu/tti_propagator.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/format.h"
+#include "solvers/drivers/slab_model.h"
 
 #ifdef RTM_HAVE_CUDA
 #include "kernels/cuda/tti_backend.h"
@@ -42,6 +44,12 @@ TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const 
   c.hx = sim.hx();
   c.hy = sim.hy();
   c.hz = sim.hz();
+  // The shear taper's weights of the model planes these compute planes hold or repeat (a pure
+  // function of the plane's index: a z-slab's are the whole model's).
+  const int w_first = std::clamp(k_begin - sim.pad_z_lo, 0, m.nz - 1);
+  const int w_end = std::clamp(k_end - 1 - sim.pad_z_lo, 0, m.nz - 1) + 1;
+  static const ShearTaper kNoTaper;
+  const ShearTaperPlanes weights(m, sim.shear_taper ? *sim.shear_taper : kNoTaper, w_first, w_end);
   const double degree = 3.14159265358979323846 / 180.0;
 #pragma omp parallel for collapse(2)
   for (int k = k_begin; k < k_end; ++k)
@@ -54,7 +62,10 @@ TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const 
         const size_t dst = (size_t(k - k_begin) * g.ny + j) * g.nx + i;
         const double theta = a.theta[src] * degree, phi = a.phi[src] * degree;
         c.e[dst] = float(1.0 + 2.0 * a.epsilon[src]);
-        c.s[dst] = float(std::sqrt(1.0 + 2.0 * a.delta[src]));
+        const float* w = weights.plane(mk + z_first);
+        const double delta = w ? tapered_delta(a.epsilon[src], a.delta[src], w[size_t(mj) * m.nx + mi])
+                               : double(a.delta[src]);
+        c.s[dst] = float(std::sqrt(1.0 + 2.0 * delta));
         c.nx[dst] = float(std::sin(theta) * std::cos(phi));
         c.ny[dst] = float(std::sin(theta) * std::sin(phi));
         c.nz[dst] = float(std::cos(theta));
@@ -106,46 +117,71 @@ TtiChoice choose_tti_backend(const BackendOptions& options, std::ostream& log) {
 
 } // namespace
 
-ShearArtefactPoints shear_artefact_points(const VelocityModel& shape, const Anisotropy& a, int a_first,
-                                          int z_begin, int z_end, const std::vector<Position>& points) {
+ShearTaperSummary shear_taper_summary(const VelocityModel& shape, const Anisotropy& a, int a_first,
+                                      int z_begin, int z_end, const ShearTaper& taper) {
   const int64_t plane = int64_t(shape.nx) * shape.ny;
-  ShearArtefactPoints found;
+  ShearTaperSummary found;
   if (plane == 0 || a.epsilon.size() != a.delta.size() || a.epsilon.size() % size_t(plane) != 0) return found;
   const int a_end = a_first + int(a.epsilon.size() / size_t(plane));
   z_begin = std::max(z_begin, a_first);
   z_end = std::min(z_end, a_end);
   constexpr double kElliptic = 1e-3; // epsilon - delta below this: elliptic for the artefact's sake
-  for (const Position& zyx : points) {
+  for (const Position& zyx : taper.points) {
     const int64_t c = shape.nearest_cell(zyx); // of the whole model: its plane decides whose it is
     const int k = int(c / plane);
     if (k < z_begin || k >= z_end) continue;
     const size_t local = size_t(c - int64_t(a_first) * plane);
     const double gap = double(a.epsilon[local]) - double(a.delta[local]);
     if (gap > kElliptic) {
-      ++found.count;
-      found.worst = std::max(found.worst, gap);
+      ++found.anisotropic.count;
+      found.anisotropic.worst = std::max(found.anisotropic.worst, gap);
     }
   }
+  found.cells = shear_tapered_cells(shape, a, a_first, z_begin, z_end, taper);
   return found;
 }
 
-size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vector<Position>& points,
-                                     std::ostream& info) {
+ShearTaperSummary note_shear_taper(const VelocityModel& model, const ShearTaper& taper,
+                                   std::ostream& info) {
   const Anisotropy& a = model.anisotropy;
-  if (a.epsilon.size() != size_t(model.cells()) || a.delta.size() != size_t(model.cells()) || points.empty())
-    return 0;
-  const ShearArtefactPoints found = shear_artefact_points(model, a, 0, 0, model.nz, points);
-  note_shear_artefact(found, points.size(), info);
-  return found.count;
+  if (a.epsilon.size() != size_t(model.cells()) || a.delta.size() != size_t(model.cells()) ||
+      taper.points.empty())
+    return {};
+  const ShearTaperSummary found = shear_taper_summary(model, a, 0, 0, model.nz, taper);
+  note_shear_taper(found, taper, info);
+  return found;
 }
 
-void note_shear_artefact(const ShearArtefactPoints& found, size_t points, std::ostream& info) {
-  if (found.count == 0) return;
-  info << "rtm: note: " << found.count << " of " << points
-       << " sources and receivers sit where epsilon > delta (up to epsilon - delta = " << found.worst
-       << "): there a point excites the pseudo-acoustic shear artefact, which leaves grid-scale noise in "
-          "TTI traces and images; make the model elliptic (delta = epsilon) around the acquisition, "
-          "e.g. in the layer that holds it (docs/physics.md, TTI, \"The shear artefact\")\n";
+void note_shear_taper(const ShearTaperSummary& found, const ShearTaper& taper, std::ostream& info) {
+  const size_t points = taper.points.size();
+  if (taper.tapers()) {
+    if (found.cells == 0) return;
+    info << "rtm: TTI shear-artefact taper: delta blended towards epsilon within " << format_number(taper.radius)
+         << " m (elliptic within " << format_number(0.5 * taper.radius) << " m) of the " << points
+         << " source and receiver position(s), " << found.anisotropic.count << " of them where epsilon > delta";
+    if (found.anisotropic.count > 0) info << " (up to epsilon - delta = " << found.anisotropic.worst << ")";
+    info << ": " << found.cells
+         << " model cell(s) changed (--shear-taper off keeps the model's delta; docs/physics.md, TTI, "
+            "\"The shear artefact\")\n";
+    return;
+  }
+  if (found.anisotropic.count == 0) return;
+  info << "rtm: note: " << found.anisotropic.count << " of " << points
+       << " source and receiver position(s) sit where epsilon > delta (up to epsilon - delta = "
+       << found.anisotropic.worst
+       << ") and --shear-taper is off: there a point excites the pseudo-acoustic shear artefact, which "
+          "leaves grid-scale noise in TTI traces and images; the taper (--shear-taper on, the default) "
+          "makes the medium elliptic around them (docs/physics.md, TTI, \"The shear artefact\")\n";
+}
+
+ShearTaperSummary set_shear_taper(SimulationGrid& sim, const SlabModel* part, MPI_Comm group,
+                                  const ShearTaperOptions& options, std::vector<Position> points,
+                                  std::ostream& info) {
+  if (part ? !part->tti : sim.model.anisotropy.empty()) return {};
+  auto taper = std::make_shared<const ShearTaper>(
+      make_shear_taper(options, part ? part->shape : sim.model, std::move(points)));
+  sim.shear_taper = taper;
+  return part ? note_shear_taper(*part, *taper, group, info) : note_shear_taper(sim.model, *taper, info);
 }
 
 TtiBackend tti_backend(const BackendOptions& options, std::ostream& log) {

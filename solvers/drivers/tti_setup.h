@@ -1,7 +1,12 @@
-// The TTI coefficients of a compute grid (solvers/contracts/tti.h) from the model's anisotropy, and
-// the wavefields of a TTI run. Values in the absorbing layers repeat the model's edge, like vp.
+// The TTI coefficients of a compute grid (solvers/contracts/tti.h) from the model's anisotropy, delta
+// blended towards epsilon around the run's sources and receivers (the shear taper,
+// solvers/drivers/shear_taper.h), and the wavefields of a TTI run. Values in the absorbing layers
+// repeat the model's edge, like vp.
 #pragma once
 
+#include <mpi.h>
+
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -11,12 +16,14 @@
 #include "solvers/contracts/tti.h"
 #include "solvers/contracts/wavefield.h"
 #include "solvers/drivers/backend.h"
+#include "solvers/drivers/shear_taper.h"
 #include "solvers/drivers/simulation.h"
 
 namespace rtm {
 
-// E = 1 + 2 epsilon, S = sqrt(1 + 2 delta), n = (sin theta cos phi, sin theta sin phi, cos theta)
-// per compute cell (computed in double, stored as float); empty for an isotropic model.
+// E = 1 + 2 epsilon, S = sqrt(1 + 2 delta'), n = (sin theta cos phi, sin theta sin phi, cos theta)
+// per compute cell (computed in double, stored as float), delta' the tapered delta where
+// sim.shear_taper tapers (else delta); empty for an isotropic model.
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim);
 // The same for compute planes k_begin <= k < k_end (one z-slab) from the model planes z_first..
 // held in `planes` (with their anisotropy; sim.model: the whole model's shape), as
@@ -26,25 +33,41 @@ TtiCoefficients compute_tti_coefficient_planes(const SimulationGrid& sim, const 
 
 // The pseudo-acoustic system's shear artefact (docs/physics.md, TTI, "The shear artefact"): a point
 // injected where epsilon > delta excites a slow wave whose wavelength along the axis has no lower
-// bound, so it leaves grid-scale noise in traces and images. Says on `info` how many of `points`
-// (sources and receivers of the run: migration injects both) sit where epsilon - delta exceeds
-// 1e-3 (nearest model cell), the largest difference there and the remedy (delta = epsilon around
-// the acquisition). Nothing for an isotropic model or one whose anisotropy this rank does not hold
-// (a z-slab run's ranks read their planes only: slab_model.h has the group's count). Returns the
-// number of such points.
-size_t note_shear_artefact_at_points(const VelocityModel& model, const std::vector<Position>& points,
-                                     std::ostream& info);
-
-// The pieces of the note, for a model held in z-slabs: the points whose nearest cell of `shape`
-// lies in planes [z_begin, z_end) and where epsilon - delta exceeds 1e-3, `a` holding the planes
-// from `a_first` on (shape's nx x ny cells each); and the note for such a count out of `points`.
+// bound, so it leaves grid-scale noise in traces and images; the shear taper
+// (solvers/drivers/shear_taper.h) makes the medium elliptic around every source and receiver.
+//
+// What a run's taper does: the points (of taper.points) whose nearest model cell has epsilon -
+// delta above 1e-3, the largest difference there, and the model cells whose delta it changes.
 struct ShearArtefactPoints {
   size_t count = 0;
   double worst = 0; // the largest epsilon - delta among them
 };
-ShearArtefactPoints shear_artefact_points(const VelocityModel& shape, const Anisotropy& a, int a_first,
-                                          int z_begin, int z_end, const std::vector<Position>& points);
-void note_shear_artefact(const ShearArtefactPoints& found, size_t points, std::ostream& info);
+struct ShearTaperSummary {
+  ShearArtefactPoints anisotropic; // the points where epsilon > delta
+  uint64_t cells = 0;              // model cells whose delta the taper changes
+};
+// The summary of model planes [z_begin, z_end) (a z-slab rank's own; points whose nearest cell lies
+// there), `a` holding the planes from `a_first` on (shape's nx x ny cells each).
+ShearTaperSummary shear_taper_summary(const VelocityModel& shape, const Anisotropy& a, int a_first,
+                                      int z_begin, int z_end, const ShearTaper& taper);
+// Says on `info` what the taper changed (points, radius, cells), or, with the taper off
+// (radius 0), how many points sit where epsilon > delta and that the taper would remove the
+// artefact; nothing when the taper changes no cell, or finds no such point when off.
+void note_shear_taper(const ShearTaperSummary& summary, const ShearTaper& taper, std::ostream& info);
+// Both for a whole model (nothing for an isotropic one); returns the summary. A model held in
+// z-slabs: slab_model.h.
+ShearTaperSummary note_shear_taper(const VelocityModel& model, const ShearTaper& taper,
+                                   std::ostream& info);
+
+struct SlabModel;
+// A TTI run's taper: the one `options` ask for around `points` (every source and receiver of the
+// run) set on sim.shear_taper, for the coefficients made from `sim` (make_propagator_setup,
+// make_slab_decomposition), and what it does said on `info`. The model's anisotropy is sim.model's,
+// or with `part` the group's z-slabs of it (collective over `group` then). Nothing for an isotropic
+// run. Returns the summary.
+ShearTaperSummary set_shear_taper(SimulationGrid& sim, const SlabModel* part, MPI_Comm group,
+                                  const ShearTaperOptions& options, std::vector<Position> points,
+                                  std::ostream& info);
 
 // A TTI wavefield / shot fields for a setup with TTI coefficients: on the GPU when options.backend
 // resolves to cuda (the CUDA TTI wavefield running options.variant: tti-pipelined, the default for
