@@ -26,6 +26,7 @@
 #include "solvers/drivers/tti_setup.h"
 #include "solvers/drivers/wavelet.h"
 #include "tests/rtm_test_problem.h"
+#include "tests/support/anisotropic_model.h"
 #include "tests/support/boundary_saving.h"
 
 namespace rtm {
@@ -33,20 +34,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-void set_anisotropy(VelocityModel& m, double eps, double delta, double theta, double phi) {
-  const size_t n = size_t(m.cells());
-  m.anisotropy.epsilon.assign(n, float(eps));
-  m.anisotropy.delta.assign(n, float(delta));
-  m.anisotropy.theta.assign(n, float(theta));
-  m.anisotropy.phi.assign(n, float(phi));
-}
-
-BoundaryConfig sponge(int width) {
-  BoundaryConfig b;
-  b.width = width;
-  b.absorber = Absorber::sponge;
-  return b;
-}
+using test::set_anisotropy;
+using test::sponge;
 
 // Traces [receiver][t] of one shot with a Ricker source, on the backend's wavefield for `sim`.
 std::vector<float> shoot(Wavefield& field, const SimulationGrid& sim, const Position& source,

@@ -26,26 +26,15 @@
 #include "solvers/drivers/tti_models.h"
 #include "solvers/drivers/tti_setup.h"
 #include "solvers/drivers/wavelet.h"
+#include "tests/support/anisotropic_model.h"
 
 namespace rtm {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-void set_anisotropy(VelocityModel& m, double eps, double delta, double theta, double phi) {
-  const size_t n = size_t(m.cells());
-  m.anisotropy.epsilon.assign(n, float(eps));
-  m.anisotropy.delta.assign(n, float(delta));
-  m.anisotropy.theta.assign(n, float(theta));
-  m.anisotropy.phi.assign(n, float(phi));
-}
-
-BoundaryConfig sponge(int width) {
-  BoundaryConfig b;
-  b.width = width;
-  b.absorber = Absorber::sponge;
-  return b;
-}
+using test::set_anisotropy;
+using test::sponge;
 
 double distance(const Position& a, const Position& b) {
   return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));

@@ -1,10 +1,12 @@
-// Anisotropy cell by cell, for the TTI tests' models (tests/test_tti_gpu.cpp, test_tti_app_gpu.cpp,
-// test_tti_slabs_mpi.cpp): each varies epsilon, delta and the tilt across the grid in its own way.
+// Anisotropy for the TTI tests' models: cell by cell (tests/test_tti_gpu.cpp, test_tti_app_gpu.cpp,
+// test_tti_slabs_mpi.cpp: each varies epsilon, delta and the tilt across the grid in its own way),
+// or the same in every cell (tests/test_tti.cpp, test_tti_shear.cpp), and TTI's absorber.
 #pragma once
 
 #include <cstddef>
 
 #include "solvers/contracts/velocity_model.h"
+#include "solvers/drivers/simulation.h"
 
 namespace rtm::test {
 
@@ -33,6 +35,23 @@ void fill_anisotropy(VelocityModel& m, Cell&& cell) {
         a.theta[c] = float(v.theta);
         a.phi[c] = float(v.phi);
       }
+}
+
+// Every cell of `m` the same Thomsen parameters and axis (degrees).
+inline void set_anisotropy(VelocityModel& m, double eps, double delta, double theta, double phi) {
+  const size_t n = size_t(m.cells());
+  m.anisotropy.epsilon.assign(n, float(eps));
+  m.anisotropy.delta.assign(n, float(delta));
+  m.anisotropy.theta.assign(n, float(theta));
+  m.anisotropy.phi.assign(n, float(phi));
+}
+
+// A sponge of `width` cells, TTI's absorber.
+inline BoundaryConfig sponge(int width) {
+  BoundaryConfig b;
+  b.width = width;
+  b.absorber = Absorber::sponge;
+  return b;
 }
 
 } // namespace rtm::test
