@@ -823,8 +823,8 @@ RunMemoryPlan with_storage(RunMemoryPlan plan, const SourceStorageChoice& choice
 
 // The source field's reconstruction: as asked, or (automatic) snapshots where the memory estimate
 // fits them, else boundary saving; every rank takes the same (the least any rank can hold). Said
-// in the log with the reason.
-void choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tti) {
+// in the log with the reason, kept in `run` and returned (for the memory check).
+SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tti) {
   const MigrationParams& params = run.params;
   SourceStorageChoice choice = source_storage_choice(plan, params, run.parallel, tti);
   // 0 boundary, 1 snapshots in host memory, 2 on the device: the least over the ranks.
@@ -838,8 +838,10 @@ void choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tt
     if (least != code) choice.reason = "the choice of the rank with the least memory";
     code = least;
   }
+  choice.storage = code == 0 ? SourceWavefieldStorage::boundary_saving : SourceWavefieldStorage::snapshots;
+  choice.place = code == 1 ? SnapshotPlace::host : SnapshotPlace::device;
   run.reconstruction = code == 0 ? Reconstruction::boundary : Reconstruction::snapshots;
-  run.snapshot_place = code == 1 ? SnapshotPlace::host : SnapshotPlace::device;
+  run.snapshot_place = choice.place;
   run.info << "rtm: source wavefield: ";
   if (run.reconstruction == Reconstruction::boundary)
     run.info << "boundary saving with a " << ring_precision_name(params.ring_precision)
@@ -851,6 +853,7 @@ void choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tt
              << " memory every " << run.imaging_interval << " steps, two sweeps per shot";
   run.info << " (" << (params.reconstruction == Reconstruction::automatic ? "auto: " : "")
            << choice.reason << ")\n";
+  return choice;
 }
 
 // Both wavefields on one backend and variant, the receivers on the receiver field, the image and
@@ -858,15 +861,11 @@ void choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tt
 void make_wavefields(MigrationRun& run, bool checkpoints) {
   const MigrationParams& params = run.params;
   const bool tti = !run.sim.model.anisotropy.empty() || (run.part && run.part->tti);
-  RunMemoryPlan plan = migration_memory_plan(run.sim, run.shots, params, run.parallel, tti,
-                                             run.part ? run.part->smoothing_reach : -1,
-                                             checkpoints, run.imaging_interval);
-  choose_reconstruction(run, plan, tti);
-  if (run.reconstruction == Reconstruction::snapshots) {
-    plan.storage = SourceWavefieldStorage::snapshots;
-    plan.snapshot_place = run.snapshot_place;
-  }
-  check_run_memory(plan, params.backend, run.parallel.local_size(), "rtm migrate");
+  const RunMemoryPlan plan = migration_memory_plan(run.sim, run.shots, params, run.parallel, tti,
+                                                   run.part ? run.part->smoothing_reach : -1,
+                                                   checkpoints, run.imaging_interval);
+  check_run_memory(with_storage(plan, choose_reconstruction(run, plan, tti)), params.backend,
+                   run.parallel.local_size(), "rtm migrate");
   const double fields_start = steady_seconds();
   const AutotuneTotals tuned_before = autotune_totals();
   if (run.part) {
