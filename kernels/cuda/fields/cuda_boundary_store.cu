@@ -8,46 +8,23 @@
 #include <string>
 
 #include "kernels/cuda/util/cuda_check.cuh"
+#include "kernels/cuda/fields/block_codec.cuh"
 #include "kernels/cuda/fields/cuda_propagator.cuh"
 #include "kernels/cuda/fields/rtm_ops.cuh"
 
 namespace rtm::cuda {
 namespace {
 
-static_assert(kRingBlock == 256, "one thread block of 256 threads per ring block");
-
-// One thread block per ring block: the block's largest |value| (warp shuffles, then the 8 warps'
-// maxima), its exponent as ring_block_exponent, and each value scaled by 2^(15 - E) and rounded
-// to the nearest half, or int16 (even on ties), as encode_ring_value does on the CPU.
+// One thread block per ring block (block_codec.cuh): the block's exponent, then each value coded.
 template <bool kFixed>
 __global__ void __launch_bounds__(kRingBlock)
     save_half_ring_kernel(const float* __restrict__ field, const int64_t* __restrict__ index,
                           int64_t count, uint16_t* __restrict__ ring, int32_t* __restrict__ exponents) {
-  __shared__ float warp_max[kRingBlock / 32];
-  __shared__ int32_t block_exponent;
   const int64_t r = int64_t(blockIdx.x) * kRingBlock + threadIdx.x;
   const float v = r < count ? field[index[r]] : 0.0f;
-  float m = fabsf(v);
-  for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
-  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float largest = 0.0f;
-    for (int w = 0; w < kRingBlock / 32; ++w) largest = fmaxf(largest, warp_max[w]);
-    int e = 0;
-    if (largest > 0.0f && isfinite(largest)) frexpf(largest, &e);
-    block_exponent = e;
-    exponents[blockIdx.x] = e;
-  }
-  __syncthreads();
+  const int32_t e = block_exponent_of(v, &exponents[blockIdx.x]);
   if (r >= count) return;
-  const float scaled = ldexpf(v, kRingHalfBits - block_exponent);
-  if constexpr (kFixed) {
-    const int q = min(32767, max(-32767, __float2int_rn(scaled)));
-    ring[r] = uint16_t(int16_t(q));
-  } else {
-    ring[r] = __half_as_ushort(__float2half_rn(scaled));
-  }
+  ring[r] = encode_block_value<kFixed>(v, e);
 }
 
 template <bool kFixed>
@@ -57,8 +34,7 @@ __global__ void restore_half_ring_kernel(const uint16_t* __restrict__ ring,
                                          float* __restrict__ field) {
   const int64_t r = int64_t(blockIdx.x) * kRingBlock + threadIdx.x;
   if (r >= count) return;
-  const float scaled = kFixed ? float(int16_t(ring[r])) : __half2float(__ushort_as_half(ring[r]));
-  field[index[r]] = ldexpf(scaled, exponents[r / kRingBlock] - kRingHalfBits);
+  field[index[r]] = decode_block_value<kFixed>(ring[r], exponents[r / kRingBlock]);
 }
 
 } // namespace

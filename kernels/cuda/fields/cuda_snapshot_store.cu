@@ -5,11 +5,10 @@
 // (SnapshotPlace::device) or in pinned host memory (host), reached through two device staging
 // slots and a copy stream of the store's own, so that a save's copy out and the next restore's
 // copy in run beside the wave steps.
-#include <cuda_fp16.h>
-
-#include <algorithm>
 #include <string>
 
+#include "kernels/cuda/fields/block_codec.cuh"
+#include "kernels/cuda/fields/box_cells.cuh"
 #include "kernels/cuda/fields/cuda_propagator.cuh"
 #include "kernels/cuda/fields/rtm_ops.cuh"
 #include "kernels/cuda/util/cuda_check.cuh"
@@ -19,18 +18,12 @@
 namespace rtm::cuda {
 namespace {
 
-static_assert(kRingBlock == 256, "one thread block of 256 threads per coded block");
-
 // One thread block per coded block (encode_rows: a row's cells in blocks of kRingBlock from its
-// start): block b is piece b % per_row of box row b / per_row. Its largest |value| (warp shuffles,
-// then the 8 warps'), its exponent as ring_block_exponent, each value scaled by 2^(15 - E) and
-// rounded to the nearest half or int16, as encode_ring_value does on the CPU.
+// start): block b is piece b % per_row of box row b / per_row; block_codec.cuh codes it.
 template <bool kFixed>
 __global__ void __launch_bounds__(kRingBlock)
     save_box_coded_kernel(const GridLayout g, const Box b, int per_row, const float* __restrict__ field,
                           uint16_t* __restrict__ codes, int32_t* __restrict__ exponents) {
-  __shared__ float warp_max[kRingBlock / 32];
-  __shared__ int32_t block_exponent;
   const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
   const int64_t block = blockIdx.x;
   const int64_t row = block / per_row;
@@ -38,57 +31,21 @@ __global__ void __launch_bounds__(kRingBlock)
   const int j = int(row % ny), k = int(row / ny);
   const bool inside = i < nx;
   const float v = inside ? field[g.index(b.x0 + i, b.y0 + j, b.z0 + k)] : 0.0f;
-  float m = fabsf(v);
-  for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
-  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float largest = 0.0f;
-    for (int w = 0; w < kRingBlock / 32; ++w) largest = fmaxf(largest, warp_max[w]);
-    int e = 0;
-    if (largest > 0.0f && isfinite(largest)) frexpf(largest, &e);
-    block_exponent = e;
-    exponents[block] = e;
-  }
-  __syncthreads();
+  const int32_t e = block_exponent_of(v, &exponents[block]);
   if (!inside) return;
-  const int64_t d = row * nx + i;
-  const float scaled = ldexpf(v, kRingHalfBits - block_exponent);
-  if constexpr (kFixed) {
-    codes[d] = uint16_t(int16_t(min(32767, max(-32767, __float2int_rn(scaled)))));
-  } else {
-    codes[d] = __half_as_ushort(__float2half_rn(scaled));
-  }
+  codes[row * nx + i] = encode_block_value<kFixed>(v, e);
 }
 
-// A thread per cell along the box's rows (blockIdx.y walks the rows: fixed y and z), so that no
-// cell's position needs a division; the cell's exponent is its coded block's (encode_rows).
-constexpr int kRowThreads = 128;
+// A thread per cell along the box's rows (box_cells.cuh); the cell's exponent is its coded
+// block's (encode_rows).
 template <bool kFixed>
 __global__ void __launch_bounds__(kRowThreads)
     restore_box_coded_kernel(const GridLayout g, const Box b, int per_row,
                              const uint16_t* __restrict__ codes, const int32_t* __restrict__ exponents,
                              float* __restrict__ field) {
-  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
-  const int64_t rows = int64_t(ny) * (b.z1 - b.z0);
-  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    const int j = int(row % ny), k = int(row / ny);
-    const int64_t dense_row = row * nx;
-    const int64_t padded_row = g.index(b.x0, b.y0 + j, b.z0 + k);
-    for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < nx; i += int(gridDim.x * blockDim.x)) {
-      const int64_t d = dense_row + i;
-      const float scaled =
-          kFixed ? float(int16_t(codes[d])) : __half2float(__ushort_as_half(codes[d]));
-      field[padded_row + i] = ldexpf(scaled, exponents[row * per_row + i / kRingBlock] - kRingHalfBits);
-    }
-  }
-}
-
-dim3 box_rows_grid(const Box& b) {
-  const int64_t row_blocks = (b.nx() + kRowThreads - 1) / kRowThreads;
-  const int64_t rows = int64_t(b.ny()) * b.nz();
-  return dim3(unsigned(std::min<int64_t>(std::max<int64_t>(row_blocks, 1), 1024)),
-              unsigned(std::min<int64_t>(std::max<int64_t>(rows, 1), 65535)));
+  for_each_box_row_cell(g, b, [&](int64_t row, int i, int64_t d, int64_t c) {
+    field[c] = decode_block_value<kFixed>(codes[d], exponents[row * per_row + i / kRingBlock]);
+  });
 }
 
 // The precision a field of `storage` keeps its snapshots in: 16-bit codes for float32 fields,
@@ -174,7 +131,7 @@ private:
         reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(cells_));
     const auto kernel = precision() == RingPrecision::fixed16 ? restore_box_coded_kernel<true>
                                                               : restore_box_coded_kernel<false>;
-    kernel<<<box_rows_grid(box()), kRowThreads, 0, field_.stream_>>>(
+    kernel<<<box_grid(box()), kRowThreads, 0, field_.stream_>>>(
         g, box(), per_row_, codes, exponents, static_cast<float*>(field_.cur_));
     CUDA_CHECK_LAUNCH("restore_box_coded_kernel");
   }

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/fields/box_cells.cuh"
 #include "kernels/cuda/util/cuda_check.cuh"
 
 namespace rtm::cuda {
 namespace {
 
 constexpr int kThreads = 256;    // element-wise kernels (ring gather and scatter)
-constexpr int kRowThreads = 128; // box kernels: threads along a row (x)
 
 int blocks_for(int64_t count) {
   // Grid-stride loops: enough blocks to fill any GPU, capped well inside gridDim.x's limit.
@@ -18,35 +18,11 @@ int blocks_for(int64_t count) {
   return int(std::clamp<int64_t>(wanted, 1, 65536));
 }
 
-// Box kernels: blockIdx.y walks the box's rows (fixed y and z), threads walk x; both with
-// grid-stride loops, so a launch of any size covers any box.
-dim3 box_grid(const Box& b) {
-  const int64_t row_blocks = (b.nx() + kRowThreads - 1) / kRowThreads;
-  const int64_t rows = int64_t(b.ny()) * b.nz();
-  return dim3(unsigned(std::clamp<int64_t>(row_blocks, 1, 1024)),
-              unsigned(std::clamp<int64_t>(rows, 1, 65535)));
-}
-
 __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
 template <class T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
 template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-
-// Calls op(dense index, padded index) for every cell of `b` this thread owns. Dense indices are
-// [z][y][x] over the box, x fastest.
-template <class Op>
-__device__ __forceinline__ void for_each_box_cell(const GridLayout& g, const Box& b, Op op) {
-  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
-  const int64_t rows = int64_t(ny) * (b.z1 - b.z0);
-  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    const int j = int(row % ny), k = int(row / ny);
-    const int64_t dense_row = row * nx;
-    const int64_t padded_row = g.index(b.x0, b.y0 + j, b.z0 + k);
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nx; i += gridDim.x * blockDim.x)
-      op(dense_row + i, padded_row + i);
-  }
-}
 
 template <class T>
 __global__ void gather_kernel(const T* __restrict__ field, const int64_t* __restrict__ index,
