@@ -25,6 +25,7 @@
 
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
+#include "tests/support/sanitized_build.h"
 
 namespace fs = std::filesystem;
 using ::testing::AllOf;
@@ -637,14 +638,8 @@ TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
 
 // ASan reserves terabytes of address space for its shadow memory: under it no address-space limit
 // lets rtm start, so the tests that run rtm under `ulimit -v` are skipped there (the plain suite
-// runs them; their helpers are [[maybe_unused]] for the sanitized build).
-#if defined(__SANITIZE_ADDRESS__)
-#define RTM_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RTM_TEST_UNDER_ASAN 1
-#endif
-#endif
+// runs them; their helpers are [[maybe_unused]] for the sanitized build: RTM_TEST_UNDER_ASAN,
+// tests/support/sanitized_build.h).
 
 namespace {
 

@@ -33,6 +33,7 @@
 #include "solvers/drivers/wavelet.h"
 #include "tests/support/mpi_test_main.h"
 #include "tests/support/random_shots.h"
+#include "tests/support/sanitized_build.h"
 #include "tests/support/shared_temp_path.h"
 
 namespace rtm::test {
@@ -65,17 +66,7 @@ long peak_kb_of(Run&& run) {
 
 // AddressSanitizer keeps freed memory in quarantine and maps shadow memory: peaks there say
 // nothing about the program's, so a sanitized build checks the image on a smaller model only.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = kUnderAsan;
 
 // Model cells per axis: 112^3 (5.6 MB per float array; the one-rank run peaks near 160 MB, 30 such
 // arrays of the compute grid), so the arrays dominate what the process holds otherwise.
