@@ -2,6 +2,7 @@
 // copy of `rtm demo` (solvers/drivers/demo.h) whose image must be focused on the model's interfaces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -159,6 +160,54 @@ TEST(Demo, ScaledDownImageIsFocusedOnTheInterfaces) {
   EXPECT_TRUE(near[inline_peak.at]) << "inline's strongest cell " << inline_peak.at;
   EXPECT_TRUE(near[crossline_peak.at]) << "crossline's strongest cell " << crossline_peak.at;
   EXPECT_TRUE(near[depth_peak.at]) << "depth slice's strongest cell " << depth_peak.at;
+}
+
+// The pipeline's wiring on a model small enough for the sanitized stage of .ci/run, which leaves the
+// scaled-down demo above to the plain suite (its focus bar means something only at its size): 16 x 8
+// x 12 cells of 50 m, f0 = 3 Hz (still 12 cells a wavelength), two shots. Each shot of the grid gives
+// a gather with every receiver of the spread, the migration model is the smoothed one, and the image
+// lies on the model's grid, finite, zero down to the image mute's depth and not below its ramp.
+TEST(Demo, PipelineWiresEachStepOnATinyModel) {
+  DemoSetup setup = default_demo_setup("cpu");
+  setup.backend.backend = "cpu";
+  setup.n = 16;
+  setup.spacing = 50;
+  setup.f0 = 3;
+  setup.shots_x = 2;
+  setup.shots_y = 1;
+  setup.receiver_step = 1;
+  setup.smooth = 300;
+  std::ostringstream log;
+  const DemoRun run = run_demo_pipeline(setup, log);
+  const VelocityModel& m = run.model;
+  ASSERT_EQ(m.nx, 16);
+  ASSERT_EQ(m.cells(), run.migration_model.cells());
+  EXPECT_NE(m.vp, run.migration_model.vp) << "the migration model is not smoothed";
+
+  const size_t receivers = demo_survey(m, setup).receivers.size();
+  ASSERT_EQ(receivers, size_t(m.nx) * size_t(m.ny));
+  ASSERT_EQ(run.shots.shots.size(), 2u);
+  for (const ShotGather& g : run.shots.shots) {
+    EXPECT_EQ(run.shots.receivers_of(g).size(), receivers);
+    EXPECT_EQ(g.data.size(), receivers * size_t(run.shots.nt));
+  }
+
+  const std::vector<float>& image = run.migration.image;
+  ASSERT_EQ(image.size(), size_t(m.cells()));
+  const MigrationParams params = demo_migration_params(m, setup);
+  double above = 0, below = 0;
+  for (int k = 0; k < m.nz; ++k)
+    for (int c = 0; c < m.nx * m.ny; ++c) {
+      const float v = image[size_t(k) * m.nx * m.ny + c];
+      ASSERT_TRUE(std::isfinite(v)) << "cell " << c << " of level " << k;
+      if (k * m.dz <= params.image_mute_depth) above = std::max(above, double(std::abs(v)));
+      if (k * m.dz >= params.image_mute_depth + params.image_mute_taper)
+        below = std::max(below, double(std::abs(v)));
+    }
+  EXPECT_EQ(above, 0.0) << "the image mute left something above " << params.image_mute_depth << " m";
+  EXPECT_GT(below, 0.0) << "nothing imaged below the image mute";
+  EXPECT_GT(run.focus.focus, 0.0);
+  EXPECT_LE(run.focus.focus, 1.0);
 }
 
 } // namespace
