@@ -1,7 +1,7 @@
 // SKIP_WITHOUT_GPU() for the GPU tests that reach the CUDA backend through the drivers
-// (solvers/drivers/backend.h): they are built in every configuration, and a build without CUDA
-// kernels skips them with the reason. The tests that link rtm_cuda itself (CUDA builds only) take
-// the macro from cuda_test_support.h instead.
+// (solvers/drivers/backend.h): built with CUDA (tests/CMakeLists.txt), they skip with the reason
+// where no GPU is usable. The tests that link rtm_cuda itself take the macro from
+// cuda_test_support.h instead.
 #pragma once
 
 #include <gtest/gtest.h>
