@@ -57,6 +57,16 @@ std::string new_checkpoint_id();
 constexpr uint64_t kFingerprintSeed = 14695981039346656037ull;
 uint64_t fingerprint(const void* data, size_t bytes, uint64_t hash = kFingerprintSeed);
 
+// The fingerprint of a volume's values (a model, its anisotropy), continuing from `hash`: each of
+// the `planes` planes of `plane_bytes` gets a digest of its own, computed on every core at once,
+// and FNV-1a runs over the digests in plane order. So consecutive runs of planes continued one
+// from the other (the z-slabs of a group's ranks, in rank order) give the whole volume's value.
+// FNV-1a byte by byte over a 512^3 model took 0.7 s (a multiply per byte, each waiting for the
+// one before); the digests go 8 bytes a multiply over four independent lanes.
+uint64_t fingerprint_planes(const void* data, size_t plane_bytes, size_t planes, uint64_t hash);
+// The planes' digests alone, in order (fingerprint_planes = FNV-1a over them).
+std::vector<uint64_t> plane_digests(const void* data, size_t plane_bytes, size_t planes);
+
 void write_checkpoint(const std::string& path, const MigrationCheckpoint& checkpoint);
 // InputError naming the file for anything that is not a complete checkpoint of this format.
 MigrationCheckpoint read_checkpoint(const std::string& path);

@@ -4,6 +4,7 @@
 // behaviour of the parallel pieces (shot counter, rank -> GPU rule, shot groups).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -226,6 +227,55 @@ TEST(CheckpointFile, RefusesFilesThatAreNotCheckpoints) {
   TempDir dir;
   std::ofstream(dir / "junk.h5") << "not hdf5";
   EXPECT_THAT(input_error_of([&] { read_checkpoint(dir / "junk.h5"); }), HasSubstr("junk.h5"));
+}
+
+// The model's fingerprint (checkpoint_file.h): the same for a volume taken whole or as runs of
+// planes continued one from the other (a group's slabs), whatever the threads; any one changed
+// byte, or two planes swapped, changes it. Planes of 4 * 37 bytes: words and a tail.
+TEST(ModelFingerprint, PlanesTakenWholeOrInRunsGiveOneValue) {
+  constexpr size_t plane = 37, planes = 11;
+  std::vector<float> v(plane * planes);
+  for (size_t c = 0; c < v.size(); ++c) v[c] = float(c % 13) * 0.25f + float(c / 97);
+  const uint64_t whole = fingerprint_planes(v.data(), plane * sizeof(float), planes, kFingerprintSeed);
+  uint64_t runs = fingerprint_planes(v.data(), plane * sizeof(float), 4, kFingerprintSeed);
+  runs = fingerprint_planes(v.data() + 4 * plane, plane * sizeof(float), planes - 4, runs);
+  EXPECT_EQ(runs, whole);
+  // FNV-1a over the digests, as the header says.
+  const std::vector<uint64_t> digests = plane_digests(v.data(), plane * sizeof(float), planes);
+  EXPECT_EQ(fingerprint(digests.data(), digests.size() * sizeof(uint64_t)), whole);
+  for (size_t byte : {size_t(0), size_t(5), size_t(4 * plane - 1), size_t(4 * plane * planes - 1)}) {
+    std::vector<float> w = v;
+    reinterpret_cast<unsigned char*>(w.data())[byte] ^= 0x10;
+    EXPECT_NE(fingerprint_planes(w.data(), plane * sizeof(float), planes, kFingerprintSeed), whole)
+        << "byte " << byte;
+  }
+  std::vector<float> swapped = v;
+  std::swap_ranges(swapped.begin(), swapped.begin() + plane, swapped.begin() + 2 * plane);
+  EXPECT_NE(fingerprint_planes(swapped.data(), plane * sizeof(float), planes, kFingerprintSeed), whole);
+}
+
+// A checkpoint of the format before the per-plane fingerprints is refused with what to do.
+TEST(CheckpointFile, RefusesACheckpointOfTheEarlierFormatSayingWhy) {
+  TempDir dir;
+  const std::string path = dir / "old.h5";
+  write_checkpoint(path, sample_checkpoint(3, 2, 2, {0}, 1.0f));
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    ASSERT_GE(H5Adelete(file, "format"), 0);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    const std::string old = "rtm-migration-checkpoint 1";
+    H5Tset_size(type, old.size());
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attribute = H5Acreate2(file, "format", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(H5Awrite(attribute, type, old.c_str()), 0);
+    H5Aclose(attribute);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Fclose(file);
+  }
+  EXPECT_THAT(input_error_of([&] { read_checkpoint(path); }),
+              AllOf(HasSubstr("old.h5"), HasSubstr("earlier rtm"), HasSubstr("delete it")));
 }
 
 TEST(CheckpointIdentity, RefusesAnotherRunAndSaysWhatDiffers) {

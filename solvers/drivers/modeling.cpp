@@ -125,7 +125,8 @@ uint64_t whole_model_fingerprint(const VelocityModel& model) {
   for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
   for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
     grid = fingerprint(&x, sizeof x, grid);
-  return fingerprint(model.vp.data(), model.vp.size() * sizeof(float), grid);
+  const size_t plane = size_t(model.nx) * size_t(model.ny);
+  return fingerprint_planes(model.vp.data(), plane * sizeof(float), model.vp.size() / plane, grid);
 }
 
 // `model` gives the grid's shape; `grid` is the model's fingerprint.

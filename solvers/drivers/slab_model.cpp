@@ -219,20 +219,23 @@ uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
       for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
     }
     const size_t plane = size_t(model.nx) * size_t(model.ny);
-    add(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
-        size_t(part.own_end - part.own_first) * plane * sizeof(float));
-    return h;
+    return fingerprint_planes(part.planes.vp.data() + size_t(part.own_first - part.z_first) * plane,
+                              plane * sizeof(float), size_t(part.own_end - part.own_first), h);
   });
 }
 
 namespace {
 
-// FNV-1a continued over `count` model planes of `a` from plane `first` of its arrays: each plane's
-// epsilon, delta, theta and phi in turn.
+// FNV-1a continued over the digests (plane_digests) of `count` model planes of `a` from plane
+// `first` of its arrays: each plane's epsilon, delta, theta and phi in turn.
 uint64_t add_anisotropy_planes(const Anisotropy& a, size_t plane, int first, int count, uint64_t h) {
-  for (int k = first; k < first + count; ++k)
-    for (const std::vector<float>* values : {&a.epsilon, &a.delta, &a.theta, &a.phi})
-      h = fingerprint(values->data() + size_t(k) * plane, plane * sizeof(float), h);
+  const std::vector<float>* arrays[4] = {&a.epsilon, &a.delta, &a.theta, &a.phi};
+  std::vector<uint64_t> digests[4];
+  for (int m = 0; m < 4; ++m)
+    digests[m] = plane_digests(arrays[m]->data() + size_t(first) * plane, plane * sizeof(float),
+                               size_t(count));
+  for (int k = 0; k < count; ++k)
+    for (int m = 0; m < 4; ++m) h = fingerprint(&digests[m][size_t(k)], sizeof(uint64_t), h);
   return h;
 }
 
