@@ -260,7 +260,10 @@ void add_migration_phases(const MigrationProfile& p, bool slabs, RunProfile& pha
              "the propagators made (allocation, the model term)");
   std::snprintf(what, sizeof what, "%d shot(s) x %d steps x %d sweeps", p.shots, p.nt, p.sweeps);
   phases.add("loop", p.loop_s, 0, what);
-  phases.add("finish", p.finish_s, 0, "image download, sums, normalisation, filter");
+  std::snprintf(what, sizeof what, "image download (%.3f s), sums, normalisation, filter",
+                p.download_s);
+  phases.add("finish", p.finish_s, 0, what);
+  phases.add("release", p.release_s, 0, "the fields and stores freed (device and pinned memory)");
   if (p.checkpoint_files > 0) {
     if (slabs)
       std::snprintf(what, sizeof what, "%d checkpoint file(s), this rank's planes, written inside "
@@ -409,6 +412,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   // needs follows: a run that cannot fit is refused before the traces are read and the model is
   // read and smoothed (minutes for a large model).
   const std::string model_path = a.migration_model_path.empty() ? a.model_path : a.migration_model_path;
+  double start = steady_seconds();
   {
     const ShotFile geometry = read_shot_geometry(a.shots_path);
     check_inputs(a, geometry);
@@ -434,7 +438,9 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
                        "-o " + a.output + " (" + describe(a.written) + ")" +
                            (checkpoints ? " and its checkpoints" : ""));
   }
-  double start = steady_seconds();
+  whole.phases.add("checks", steady_seconds() - start, 0,
+                   "the inputs' headers, memory and disk space (the device's start included)");
+  start = steady_seconds();
   const ShotFile shots = read_shot_file(a.shots_path);
   whole.phases.add("read", steady_seconds() - start, trace_bytes(shots),
                    "the shots' traces and the model");

@@ -42,7 +42,13 @@ VelocityUnits read_velocity_units(const h5::File& file, const std::string& path,
 void check_positive_and_convert(std::vector<float>& vp, int nx, int ny, int z_first,
                                 const std::string& path, const std::string& dataset,
                                 const VelocityUnits& units) {
-  for (size_t index = 0; index < vp.size(); ++index)
+  // Counted on every core first (a 512^3 model: 0.1 s on one); the first bad value is then found
+  // in order, for the message.
+  int64_t bad = 0;
+  const auto n = int64_t(vp.size());
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+  for (int64_t c = 0; c < n; ++c) bad += vp[size_t(c)] > 0 ? 0 : 1;
+  for (size_t index = 0; bad > 0 && index < vp.size(); ++index)
     if (!(vp[index] > 0)) {
       char value[32];
       std::snprintf(value, sizeof value, "%g", double(vp[index]));
@@ -52,8 +58,11 @@ void check_positive_and_convert(std::vector<float>& vp, int nx, int ny, int z_fi
                        std::to_string((index / size_t(nx)) % size_t(ny)) + "," +
                        std::to_string(index % size_t(nx)) + "); expected every velocity > 0");
     }
-  if (units.to_metres_per_second != 1.0)
-    for (float& v : vp) v = static_cast<float>(v * units.to_metres_per_second);
+  if (units.to_metres_per_second != 1.0) {
+    const double to_m_per_s = units.to_metres_per_second;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < n; ++c) vp[size_t(c)] = static_cast<float>(vp[size_t(c)] * to_m_per_s);
+  }
 }
 
 } // namespace

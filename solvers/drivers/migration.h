@@ -209,6 +209,8 @@ struct MigrationProfile {
   int autotune_choices = 0, autotune_from_cache = 0; // how many, and of them from the cache
   double loop_s = 0;       // the shot loop, wall clock
   double finish_s = 0;     // after the loop: image download, normalisation, filter
+  double download_s = 0;   // of which the sums copied from the fields to the host
+  double release_s = 0;    // after the finish: the fields and stores freed (device, pinned memory)
   PropagatorTiming timing; // inside the loop
   // The shots' set-up (MigrationParams::overlap_shots), summed over the shots: `setup_wait_s` on
   // the loop's own thread before each shot's first step could be queued (waiting for the set-up

@@ -2,11 +2,13 @@
 // migration"): not only the shot loop (MigrationProfile) but what a user waits for before and
 // after it, from the first read to the last write, phase by phase with the bytes each moved.
 //
+//   checks       the inputs' headers, the memory and disk-space checks (the device's start)
 //   read         the model and the shots' traces from their files
 //   set-up       the smoothing, the compute grid, the fields and stores, the resume state
 //   autotune     --variant auto timing the kernels (or reading its choice from the tuning cache)
 //   loop         the shot loop, wall clock
 //   finish       the image: download, the groups' sums, normalisation, filter
+//   release      the fields and stores freed (device memory, pinned host buffers)
 //   output       the volumes written, the figures drawn
 //   checkpoints  the checkpoint files, written beside the loop (not part of the wall's sum)
 #pragma once
