@@ -361,6 +361,8 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.laplacian_filter = !a.no_laplacian;
   a.params.overlap_shots = !a.no_shot_overlap;
   a.written = parse_image_datasets(a.datasets);
+  // The sums come back beside the image only when they are written (the figures draw what is).
+  a.params.keep_sums = a.written.image_raw || a.written.illumination;
   if (!a.png_dir.empty() && figure_names(a).empty())
     throw InputError("--png-dir " + a.png_dir + " draws the image and the illumination, but "
                      "--datasets " + a.datasets + " writes neither; add image or illumination");

@@ -106,6 +106,13 @@ TEST_F(MigrateOutputs, TheDefaultIsTheImageAlone) {
   EXPECT_FALSE(has("default.h5", "illumination"));
   EXPECT_FALSE(has("default.h5", "image_raw"));
   EXPECT_THAT(out, HasSubstr("wrote default.h5: /image 24x20x24"));
+  // The image alone is finished in the sums' memory (MigrationParams::keep_sums): the same bits
+  // as when the sums are kept and written beside it.
+  ASSERT_EQ(run(migrate("--datasets all", "with_sums.h5"), out), 0) << out;
+  VelocityModel alone, beside;
+  const std::vector<float> image = read_volume((dir_ / "default.h5").string(), "image", alone);
+  ASSERT_FALSE(image.empty());
+  EXPECT_EQ(image, read_volume((dir_ / "with_sums.h5").string(), "image", beside));
 }
 
 TEST_F(MigrateOutputs, DatasetsWritesWhatItNamesAndItsFigures) {

@@ -268,27 +268,40 @@ void mute_direct_wave(std::vector<float>& traces, const Position& source,
 
 std::vector<float> normalise_image(const std::vector<float>& image,
                                    const std::vector<float>& illumination, double eps_fraction) {
+  std::vector<float> out = image;
+  normalise_image_in_place(out, illumination, eps_fraction);
+  return out;
+}
+
+void normalise_image_in_place(std::vector<float>& image, const std::vector<float>& illumination,
+                              double eps_fraction) {
   if (image.size() != illumination.size())
     throw std::invalid_argument("normalise_image: image and illumination differ in size");
   double mean = 0;
   for (float v : illumination) mean += v;
   mean /= std::max<size_t>(1, illumination.size());
   const double eps = eps_fraction * mean;
-  std::vector<float> out(image.size());
   const auto n = int64_t(image.size());
   // Threaded: a 512^3 image takes a second on one core.
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < n; ++c) {
     const double denominator = double(illumination[size_t(c)]) + eps;
-    out[size_t(c)] = denominator > 0 ? float(image[size_t(c)] / denominator) : 0.0f;
+    image[size_t(c)] = denominator > 0 ? float(image[size_t(c)] / denominator) : 0.0f;
   }
-  return out;
 }
 
 std::vector<float> laplacian_filter(const std::vector<float>& v, int nx, int ny, int nz, double dx,
                                     double dy, double dz) {
+  std::vector<float> out;
+  laplacian_filter_into(v, nx, ny, nz, dx, dy, dz, out);
+  return out;
+}
+
+void laplacian_filter_into(const std::vector<float>& v, int nx, int ny, int nz, double dx,
+                           double dy, double dz, std::vector<float>& out) {
   if (v.size() != size_t(nx) * ny * nz)
     throw std::invalid_argument("laplacian_filter: volume is not nz*ny*nx");
+  if (&out == &v) throw std::invalid_argument("laplacian_filter_into: out is the volume itself");
   const double ix = 1 / (dx * dx), iy = 1 / (dy * dy), iz = 1 / (dz * dz);
   auto at = [&](int i, int j, int k) {
     i = std::clamp(i, 0, nx - 1);
@@ -296,7 +309,7 @@ std::vector<float> laplacian_filter(const std::vector<float>& v, int nx, int ny,
     k = std::clamp(k, 0, nz - 1);
     return double(v[(size_t(k) * ny + j) * nx + i]);
   };
-  std::vector<float> out(v.size());
+  out.resize(v.size());
 #pragma omp parallel for collapse(2)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
@@ -307,7 +320,6 @@ std::vector<float> laplacian_filter(const std::vector<float>& v, int nx, int ny,
                            iz * (at(i, j, k - 1) - 2 * c + at(i, j, k + 1));
         out[(size_t(k) * ny + j) * nx + i] = float(-lap);
       }
-  return out;
 }
 
 namespace {
@@ -1253,10 +1265,23 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
     result.illumination.clear();
     return;
   }
-  result.image = normalise_image(result.raw_image, result.illumination, run.params.illumination_eps);
-  if (run.params.laplacian_filter)
-    result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
-                                    model.dz);
+  if (run.params.keep_sums) {
+    result.image = normalise_image(result.raw_image, result.illumination, run.params.illumination_eps);
+    if (run.params.laplacian_filter)
+      result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx,
+                                      model.dy, model.dz);
+  } else {
+    // In the sums' memory: the raw image becomes the image, the illumination's takes the filter's.
+    result.image = std::move(result.raw_image);
+    normalise_image_in_place(result.image, result.illumination, run.params.illumination_eps);
+    if (run.params.laplacian_filter) {
+      laplacian_filter_into(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
+                            model.dz, result.illumination);
+      std::swap(result.image, result.illumination);
+    }
+    result.raw_image = std::vector<float>();
+    result.illumination = std::vector<float>();
+  }
   mute_image_top(result.image, model, run.params.image_mute_depth, run.params.image_mute_taper);
 }
 
