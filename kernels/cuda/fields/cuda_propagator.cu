@@ -32,7 +32,8 @@ const char* const kBfp16Supports =
 // ---- the wavefield ---------------------------------------------------------------------------
 
 CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row,
-                               const MemoryOptions& memory, int device)
+                               const MemoryOptions& memory, int device,
+                               const CudaWavefield* same_model)
     : Wavefield(setup.layout), device_(device), row_(&row), memory_(memory),
       weights_(setup.weights), free_surface_(setup.free_surface), timer_(device) {
   const GridLayout& g = setup.layout;
@@ -93,7 +94,22 @@ CudaWavefield::CudaWavefield(const PropagatorSetup& setup, const VariantRow& row
     CUDA_CHECK(cudaMemsetAsync(field_a_.data(), 0, field_bytes, stream_));
     CUDA_CHECK(cudaMemsetAsync(field_b_.data(), 0, field_bytes, stream_));
     CUDA_CHECK(cudaMemsetAsync(v2dt2_.data(), 0, model_bytes, stream_));
-    {
+    if (same_model) {
+      if (same_model->row_ != row_ || same_model->device_ != device_ ||
+          same_model->v2dt2_.bytes() != model_bytes ||
+          same_model->kernel_v2dt2_.bytes() != model_copy_bytes)
+        throw std::logic_error("cuda/" + row.info.name + ": the field to copy the model term from "
+                               "has another kernel, device or grid");
+      // Its model term is complete: its constructor waited for its stream.
+      CUDA_CHECK(cudaMemcpyAsync(v2dt2_.data(), same_model->v2dt2_.data(), model_bytes,
+                                 cudaMemcpyDeviceToDevice, stream_));
+      if (model_copy_bytes) {
+        kernel_v2dt2_ = DeviceBuffer(model_copy_bytes, AllocationKind::plain, device_);
+        CUDA_CHECK(cudaMemcpyAsync(kernel_v2dt2_.data(), same_model->kernel_v2dt2_.data(),
+                                   model_copy_bytes, cudaMemcpyDeviceToDevice, stream_));
+      }
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+    } else {
       DeviceBuffer dense(size_t(g.interior_cells()) * sizeof(float), AllocationKind::plain, device_);
       CUDA_CHECK(cudaMemcpyAsync(dense.data(), setup.v2dt2.data(), dense.bytes(),
                                  cudaMemcpyHostToDevice, stream_));

@@ -313,7 +313,7 @@ std::unique_ptr<CudaShotFields> make_cuda_shot_fields(const PropagatorSetup& set
   // The receiver field runs the kernel the source field runs ("auto" has chosen it), with the
   // memory options in effect there.
   auto receiver = std::make_unique<CudaWavefield>(setup, source->variant(), source->memory_options(),
-                                                  device);
+                                                  device, source.get());
   return std::make_unique<CudaShotFields>(std::move(source), std::move(receiver));
 }
 
