@@ -282,6 +282,20 @@ void print_whole_run(const MigrateArgs& a, const ParallelContext& parallel, cons
   print_run_profile(whole.phases, steady_seconds() - whole.start, "rtm-migrate-run", std::cerr);
 }
 
+// --profile under MPI (collective: every rank calls it after its loop and the image's finish):
+// each rank's shots and times, printed by world rank 0 before the whole run's table.
+void print_ranks(const ParallelContext& parallel, const WholeRun& whole, const MigrationProfile& p) {
+  RankTimes mine;
+  mine.rank = parallel.rank();
+  mine.group = parallel.group_index();
+  mine.shots = p.shots;
+  mine.loop_s = p.loop_s;
+  mine.after_loop_s = p.finish_s + p.release_s;
+  mine.before_loop_s = std::max(0.0, steady_seconds() - whole.start - mine.loop_s - mine.after_loop_s);
+  const std::vector<RankTimes> ranks = gather_rank_times(mine, parallel.world_comm());
+  if (parallel.is_root()) print_rank_profile(ranks, "rtm-migrate-ranks", std::cerr);
+}
+
 // --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
 // and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
 // and holds"): no rank holds the whole model or the whole image.
@@ -489,6 +503,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   RunStats stats;
   const MigrationResult result = migrate_shots(model, shots, a.params, std::cerr, &stats, control);
   throw_if_stopped(result, a.output);
+  if (a.params.profile && parallel.uses_mpi()) print_ranks(parallel, whole, result.profile);
   if (!parallel.is_root()) return; // world rank 0 alone writes
   if (a.params.profile) add_migration_phases(result.profile, false, whole.phases);
   start = steady_seconds();

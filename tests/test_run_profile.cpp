@@ -73,5 +73,28 @@ TEST(RunProfile, TablePrintsEveryPhaseTheRestAndThePerformanceLine) {
   EXPECT_LT(text.find("other "), text.find("checkpoints "));
 }
 
+// --profile under MPI: a row per rank, the loops' spread and who was slowest, the PERFORMANCE
+// line; without a launcher the gather gives the rank's own times back.
+TEST(RankProfile, RowsPerRankTheSpreadAndThePerformanceLine) {
+  const std::vector<RankTimes> ranks = {{0, 0, 3, 1.25, 8.0, 0.5}, {1, 1, 2, 1.75, 6.0, 2.25},
+                                        {2, 2, 2, 1.5, 7.0, 0.25}};
+  std::ostringstream out;
+  print_rank_profile(ranks, "tag", out);
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("rank   1  group   1     2 shot(s)  before    1.750 s  loop    6.000 s"));
+  EXPECT_THAT(text, HasSubstr("loops 6.000 s (rank 1) to 8.000 s (rank 0), 25.0% apart"));
+  EXPECT_THAT(text, HasSubstr("the longest before a loop 1.750 s (rank 1), after one 2.250 s (rank 1)"));
+  EXPECT_THAT(text, HasSubstr("PERFORMANCE tag ranks=3 loop_min_s=6.000 loop_max_s=8.000 "
+                              "before_max_s=1.750 after_max_s=2.250"));
+  std::ostringstream none;
+  print_rank_profile({}, "tag", none);
+  EXPECT_EQ(none.str(), "");
+  const RankTimes mine{0, 0, 4, 1.0, 2.0, 3.0};
+  const std::vector<RankTimes> alone = gather_rank_times(mine, MPI_COMM_NULL);
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].shots, 4);
+  EXPECT_EQ(alone[0].after_loop_s, 3.0);
+}
+
 } // namespace
 } // namespace rtm

@@ -90,4 +90,60 @@ void print_run_profile(const RunProfile& profile, double wall_s, const std::stri
   out << performance << "\n" << std::flush;
 }
 
+std::vector<RankTimes> gather_rank_times(const RankTimes& mine, MPI_Comm world) {
+  if (world == MPI_COMM_NULL) return {mine};
+  int rank = 0, size = 1;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  const double values[6] = {double(mine.rank), double(mine.group), double(mine.shots),
+                            mine.before_loop_s, mine.loop_s, mine.after_loop_s};
+  std::vector<double> all(rank == 0 ? size_t(size) * 6 : 0);
+  if (MPI_Gather(values, 6, MPI_DOUBLE, all.data(), 6, MPI_DOUBLE, 0, world) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Gather (the ranks' profile) failed");
+  std::vector<RankTimes> ranks;
+  for (int r = 0; rank == 0 && r < size; ++r) {
+    const double* v = &all[size_t(r) * 6];
+    ranks.push_back({int(v[0]), int(v[1]), int(v[2]), v[3], v[4], v[5]});
+  }
+  return ranks;
+}
+
+void print_rank_profile(const std::vector<RankTimes>& ranks, const std::string& tag, std::ostream& out) {
+  if (ranks.empty()) return;
+  char line[256];
+  out << "rtm: profile per rank: shots of its group, and its time before, in and after its loop "
+         "(after: the image's finish, where the groups' sums meet on rank 0)\n";
+  const RankTimes* slowest_loop = &ranks[0];
+  const RankTimes* fastest_loop = &ranks[0];
+  const RankTimes* slowest_before = &ranks[0];
+  const RankTimes* slowest_after = &ranks[0];
+  for (const RankTimes& r : ranks) {
+    std::snprintf(line, sizeof line,
+                  "rtm: profile:   rank %3d  group %3d  %4d shot(s)  before %8.3f s  loop %8.3f s  "
+                  "after %8.3f s\n",
+                  r.rank, r.group, r.shots, r.before_loop_s, r.loop_s, r.after_loop_s);
+    out << line;
+    if (r.loop_s > slowest_loop->loop_s) slowest_loop = &r;
+    if (r.loop_s < fastest_loop->loop_s) fastest_loop = &r;
+    if (r.before_loop_s > slowest_before->before_loop_s) slowest_before = &r;
+    if (r.after_loop_s > slowest_after->after_loop_s) slowest_after = &r;
+  }
+  std::snprintf(line, sizeof line,
+                "rtm: profile: loops %.3f s (rank %d) to %.3f s (rank %d), %.1f%% apart; the "
+                "longest before a loop %.3f s (rank %d), after one %.3f s (rank %d)\n",
+                fastest_loop->loop_s, fastest_loop->rank, slowest_loop->loop_s, slowest_loop->rank,
+                slowest_loop->loop_s > 0
+                    ? 100.0 * (slowest_loop->loop_s - fastest_loop->loop_s) / slowest_loop->loop_s
+                    : 0.0,
+                slowest_before->before_loop_s, slowest_before->rank, slowest_after->after_loop_s,
+                slowest_after->rank);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "PERFORMANCE %s ranks=%zu loop_min_s=%.3f loop_max_s=%.3f before_max_s=%.3f "
+                "after_max_s=%.3f\n",
+                tag.c_str(), ranks.size(), fastest_loop->loop_s, slowest_loop->loop_s,
+                slowest_before->before_loop_s, slowest_after->after_loop_s);
+  out << line << std::flush;
+}
+
 } // namespace rtm

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <mpi.h>
+
 namespace rtm {
 
 struct RunPhase {
@@ -52,5 +54,22 @@ private:
 // "PERFORMANCE <tag> wall_s=... <phase>_s=... <phase>_bytes=..." (phase names with '-' as '_').
 void print_run_profile(const RunProfile& profile, double wall_s, const std::string& tag,
                        std::ostream& out);
+
+// --profile under MPI: each rank's share of the run, so that a shot farm's wall can be read
+// rank by rank (issue 34): the shots its group migrated, its time before its loop (checks,
+// reading, set-up, fields), its loop, and after its loop (the image's finish: the groups' sums
+// reduced onto world rank 0 wait there for the slowest group; the fields freed).
+struct RankTimes {
+  int rank = 0, group = 0, shots = 0;
+  double before_loop_s = 0, loop_s = 0, after_loop_s = 0;
+};
+
+// Every rank's times on world rank 0, in rank order (collective over `world`; others get an empty
+// vector). MPI_COMM_NULL (no launcher): `mine` alone.
+std::vector<RankTimes> gather_rank_times(const RankTimes& mine, MPI_Comm world);
+
+// The table (a row per rank) and the spread of the loops and of the times before them, then
+// "PERFORMANCE <tag> ranks=... loop_min_s=... loop_max_s=... before_max_s=... after_max_s=...".
+void print_rank_profile(const std::vector<RankTimes>& ranks, const std::string& tag, std::ostream& out);
 
 } // namespace rtm
