@@ -8,7 +8,6 @@
 #include <string>
 
 #include "kernels/cuda/fields/block_codec.cuh"
-#include "kernels/cuda/fields/box_cells.cuh"
 #include "kernels/cuda/fields/cuda_propagator.cuh"
 #include "kernels/cuda/fields/rtm_ops.cuh"
 #include "kernels/cuda/util/cuda_check.cuh"
@@ -18,34 +17,89 @@
 namespace rtm::cuda {
 namespace {
 
-// One thread block per coded block (encode_rows: a row's cells in blocks of kRingBlock from its
-// start): block b is piece b % per_row of box row b / per_row; block_codec.cuh codes it.
-template <bool kFixed>
-__global__ void __launch_bounds__(kRingBlock)
-    save_box_coded_kernel(const GridLayout g, const Box b, int per_row, const float* __restrict__ field,
-                          uint16_t* __restrict__ codes, int32_t* __restrict__ exponents) {
-  const int nx = b.x1 - b.x0, ny = b.y1 - b.y0;
-  const int64_t block = blockIdx.x;
-  const int64_t row = block / per_row;
-  const int i = int(block - row * per_row) * kRingBlock + int(threadIdx.x);
-  const int j = int(row % ny), k = int(row / ny);
-  const bool inside = i < nx;
-  const float v = inside ? field[g.index(b.x0 + i, b.y0 + j, b.z0 + k)] : 0.0f;
-  const int32_t e = block_exponent_of(v, &exponents[block]);
-  if (!inside) return;
-  codes[row * nx + i] = encode_block_value<kFixed>(v, e);
+// A warp per coded block (encode_rows: a row's cells in blocks of kRingBlock from its start; block
+// b is piece b % per_row of box row b / per_row), kCodecWarps warps per thread block. A lane holds
+// 8 of the block's cells, lane-interleaved (cell s * 32 + lane), so that every load and store of
+// the warp is one coalesced piece of the row, 8 of them in flight per lane; the exponent comes from
+// the warp's largest |value| by shuffles alone. A thread block per coded block (a thread per cell,
+// a block-wide reduction through shared memory and two barriers) moved the snapshots' 6 B per cell
+// at about a quarter of the bandwidth (docs/tuning-log.md section 18). Same operations as
+// block_codec.cuh's, so the CPU's bits.
+constexpr int kCodecWarps = 8;
+constexpr int kCellsPerLane = kRingBlock / 32;
+
+struct CodedBlock {
+  int64_t row = 0;     // box row ([z][y], y fastest)
+  int first = 0;       // its first cell along the row
+  int64_t padded = 0;  // padded index of the row's first box cell
+};
+
+__device__ __forceinline__ CodedBlock coded_block(const GridLayout& g, const Box& b, int per_row,
+                                                  int64_t block) {
+  const int ny = b.y1 - b.y0;
+  CodedBlock c;
+  c.row = block / per_row;
+  c.first = int(block - c.row * per_row) * kRingBlock;
+  c.padded = g.index(b.x0, b.y0 + int(c.row % ny), b.z0 + int(c.row / ny));
+  return c;
 }
 
-// A thread per cell along the box's rows (box_cells.cuh); the cell's exponent is its coded
-// block's (encode_rows).
 template <bool kFixed>
-__global__ void __launch_bounds__(kRowThreads)
-    restore_box_coded_kernel(const GridLayout g, const Box b, int per_row,
-                             const uint16_t* __restrict__ codes, const int32_t* __restrict__ exponents,
-                             float* __restrict__ field) {
-  for_each_box_row_cell(g, b, [&](int64_t row, int i, int64_t d, int64_t c) {
-    field[c] = decode_block_value<kFixed>(codes[d], exponents[row * per_row + i / kRingBlock]);
-  });
+__global__ void __launch_bounds__(32 * kCodecWarps)
+    save_box_coded_kernel(const GridLayout g, const Box b, int per_row, int64_t blocks,
+                          const float* __restrict__ field, uint16_t* __restrict__ codes,
+                          int32_t* __restrict__ exponents) {
+  const int64_t block = int64_t(blockIdx.x) * kCodecWarps + int(threadIdx.x) / 32;
+  if (block >= blocks) return; // the whole warp
+  const int lane = int(threadIdx.x) % 32;
+  const int nx = b.x1 - b.x0;
+  const CodedBlock c = coded_block(g, b, per_row, block);
+  float v[kCellsPerLane];
+  float largest = 0.0f;
+#pragma unroll
+  for (int s = 0; s < kCellsPerLane; ++s) {
+    const int i = c.first + s * 32 + lane;
+    v[s] = i < nx ? field[c.padded + i] : 0.0f; // 0 past the row's end, as block_exponent_of
+    largest = fmaxf(largest, fabsf(v[s]));
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
+  int e = 0; // as block_exponent_of (ring_block_exponent)
+  if (largest > 0.0f && isfinite(largest)) frexpf(largest, &e);
+  if (lane == 0) exponents[block] = e;
+#pragma unroll
+  for (int s = 0; s < kCellsPerLane; ++s) {
+    const int i = c.first + s * 32 + lane;
+    if (i < nx) codes[c.row * nx + i] = encode_block_value<kFixed>(v[s], e);
+  }
+}
+
+template <bool kFixed>
+__global__ void __launch_bounds__(32 * kCodecWarps)
+    restore_box_coded_kernel(const GridLayout g, const Box b, int per_row, int64_t blocks,
+                             const uint16_t* __restrict__ codes,
+                             const int32_t* __restrict__ exponents, float* __restrict__ field) {
+  const int64_t block = int64_t(blockIdx.x) * kCodecWarps + int(threadIdx.x) / 32;
+  if (block >= blocks) return;
+  const int lane = int(threadIdx.x) % 32;
+  const int nx = b.x1 - b.x0;
+  const CodedBlock c = coded_block(g, b, per_row, block);
+  const int32_t e = exponents[block];
+  uint16_t code[kCellsPerLane];
+#pragma unroll
+  for (int s = 0; s < kCellsPerLane; ++s) {
+    const int i = c.first + s * 32 + lane;
+    code[s] = i < nx ? codes[c.row * nx + i] : uint16_t(0);
+  }
+#pragma unroll
+  for (int s = 0; s < kCellsPerLane; ++s) {
+    const int i = c.first + s * 32 + lane;
+    if (i < nx) field[c.padded + i] = decode_block_value<kFixed>(code[s], e);
+  }
+}
+
+inline unsigned codec_grid(int64_t blocks) {
+  return unsigned((blocks + kCodecWarps - 1) / kCodecWarps);
 }
 
 // The precision a field of `storage` keeps its snapshots in: 16-bit codes for float32 fields,
@@ -114,8 +168,8 @@ private:
     auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(cells_));
     const auto kernel = precision() == RingPrecision::fixed16 ? save_box_coded_kernel<true>
                                                               : save_box_coded_kernel<false>;
-    kernel<<<unsigned(blocks), kRingBlock, 0, field_.stream_>>>(
-        g, box(), per_row_, static_cast<const float*>(field_.cur_), codes, exponents);
+    kernel<<<codec_grid(blocks), 32 * kCodecWarps, 0, field_.stream_>>>(
+        g, box(), per_row_, blocks, static_cast<const float*>(field_.cur_), codes, exponents);
     CUDA_CHECK_LAUNCH("save_box_coded_kernel");
   }
   // `in` (device memory) decoded into the current field inside the box, on the field's stream.
@@ -131,8 +185,9 @@ private:
         reinterpret_cast<const int32_t*>(static_cast<const char*>(in) + ring_half_bytes(cells_));
     const auto kernel = precision() == RingPrecision::fixed16 ? restore_box_coded_kernel<true>
                                                               : restore_box_coded_kernel<false>;
-    kernel<<<box_grid(box()), kRowThreads, 0, field_.stream_>>>(
-        g, box(), per_row_, codes, exponents, static_cast<float*>(field_.cur_));
+    const int64_t blocks = coded_row_blocks(box().nx(), cells_ / box().nx());
+    kernel<<<codec_grid(blocks), 32 * kCodecWarps, 0, field_.stream_>>>(
+        g, box(), per_row_, blocks, codes, exponents, static_cast<float*>(field_.cur_));
     CUDA_CHECK_LAUNCH("restore_box_coded_kernel");
   }
 
