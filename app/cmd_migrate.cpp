@@ -23,6 +23,7 @@
 #include "io/shot_file.h"
 #include "io/velocity_model.h"
 #include "io/volume_file.h"
+#include "io/write_rate.h"
 #include "solvers/drivers/checkpoint_policy.h"
 #include "solvers/drivers/image_datasets.h"
 #include "solvers/drivers/migration.h"
@@ -282,6 +283,23 @@ void print_whole_run(const MigrateArgs& a, const ParallelContext& parallel, cons
   print_run_profile(whole.phases, steady_seconds() - whole.start, "rtm-migrate-run", std::cerr);
 }
 
+// --profile: the output's rate set against a plain sequential write of as many bytes beside it
+// (io/write_rate.h), a phase of its own ("write probe") so that the wall's sum stays whole.
+void add_write_rate_probe(const std::string& output, WholeRun& whole) {
+  const RunPhase* written = whole.phases.find("output");
+  if (!written || written->bytes == 0) return;
+  const WriteRate plain = measure_plain_write(output, written->bytes);
+  char what[256];
+  if (plain.measured)
+    std::snprintf(what, sizeof what,
+                  "a plain write of the output's bytes beside it: %.2f GB/s; the output reached "
+                  "%.2f of it", plain.gigabytes_per_second(),
+                  written->gigabytes_per_second() / plain.gigabytes_per_second());
+  else
+    std::snprintf(what, sizeof what, "no plain write measured (%s)", plain.failure.c_str());
+  whole.phases.add("write probe", plain.seconds, plain.bytes, what);
+}
+
 // --profile under MPI (collective: every rank calls it after its loop and the image's finish):
 // each rank's shots and times, printed by world rank 0 before the whole run's table.
 void print_ranks(const ParallelContext& parallel, const WholeRun& whole, const MigrationProfile& p) {
@@ -515,6 +533,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   write_volumes(a.output, model, volumes,
                 {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}});
   whole.phases.add("output", steady_seconds() - start, file_bytes(a.output), "-o " + a.output);
+  if (a.params.profile) add_write_rate_probe(a.output, whole);
   remove_checkpoints(a.output); // the image is safe
   std::printf("wrote %s: %s %dx%dx%d; %zu shot(s) (%d migrated now), "
               "%.2f s, %.3f Gcells/s\n",

@@ -148,7 +148,8 @@ TEST_F(MigrateOutputs, ProfileTablesTheWholeRunWithTimesAndBytes) {
   ASSERT_EQ(run(migrate("--profile --datasets all", "profiled.h5"), out), 0) << out;
   EXPECT_THAT(out, HasSubstr("rtm: profile of the shot loop")); // the loop's own table stays
   EXPECT_THAT(out, HasSubstr("rtm: profile of the whole run: "));
-  for (const char* phase : {"checks", "read", "set-up", "fields", "loop", "finish", "release", "output", "other"})
+  for (const char* phase : {"checks", "read", "set-up", "fields", "loop", "finish", "release", "output",
+                            "write probe", "other"})
     EXPECT_THAT(out, ::testing::ContainsRegex(std::string("rtm: profile:   ") + phase +
                                               " +[0-9]+\\.[0-9]{3} s +[0-9.]+%"))
         << phase;
@@ -157,6 +158,10 @@ TEST_F(MigrateOutputs, ProfileTablesTheWholeRunWithTimesAndBytes) {
   EXPECT_GT(written, 3u * 24 * 20 * 24 * 4);
   EXPECT_THAT(out, HasSubstr(" output_bytes=" + std::to_string(written) + " "));
   EXPECT_THAT(out, ::testing::ContainsRegex("PERFORMANCE rtm-migrate-run wall_s=[0-9.]+ checks_s=[0-9.]+ read_s="));
+  // The plain write beside it: as many bytes, a rate, and nothing left behind.
+  EXPECT_THAT(out, HasSubstr("a plain write of the output's bytes beside it: "));
+  EXPECT_THAT(out, HasSubstr(" write_probe_bytes=" + std::to_string(written) + " "));
+  EXPECT_FALSE(fs::exists(dir_ / "profiled.h5.write-rate-probe"));
   // Without --profile, no table.
   ASSERT_EQ(run(migrate("", "plain.h5"), out), 0) << out;
   EXPECT_THAT(out, Not(HasSubstr("rtm: profile")));
