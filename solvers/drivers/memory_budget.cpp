@@ -277,8 +277,9 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   e.host.push_back({"v2dt2", interior * f32 + padded * f32});
   if (plan.migration) {
     e.host.push_back({"shot data (muted copy and series)", 2 * receivers * nt * f32});
-    // raw image, illumination, normalised and filtered image
-    e.host.push_back({"image and illumination", 4 * box_cells * f32});
+    // raw image, illumination, normalised and filtered image; without keep_sums the last two in
+    // the first two's memory
+    e.host.push_back({"image and illumination", (plan.keep_sums ? 4 : 2) * box_cells * f32});
     // Pinned copies of both for the checkpoints, alive until the end, when the four above are.
     // (A checkpoint's own arrays, 2 x the box while it is written, fit in the four during the loop.)
     if (plan.checkpoint_staging && !plan.tti)

@@ -74,6 +74,10 @@ struct RunMemoryPlan {
   // buffers kept for the run (kernels/cuda/fields/cuda_shot_fields.cuh), beside the image arrays. Not for
   // TTI or a grid split into z-slabs, which download the sums without them.
   bool checkpoint_staging = false;
+  // The raw image and the illumination returned beside the image (MigrationParams::keep_sums):
+  // four image arrays on the host at the end; without them two (the image finished in their
+  // memory).
+  bool keep_sums = true;
   // The CPU backend computes where the host keeps its memory: its wavefields, model term, C-PML
   // memory, image sums, point series and boundary store are host memory, beside the host items.
   // check_run_memory sets it for every backend but CUDA; estimate_run_memory then adds those

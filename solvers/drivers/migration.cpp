@@ -367,6 +367,7 @@ RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& s
   plan.snapshot_precision = params.snapshot_precision;
   plan.ring_precision = params.ring_precision;
   plan.checkpoint_staging = checkpoints;
+  plan.keep_sums = params.keep_sums;
   return plan;
 }
 
