@@ -129,6 +129,27 @@ void write_volume_planes(const std::string& temporary, const std::string& name, 
   if (file.close() < 0) throw InputError(temporary + ": cannot close (flush) the file (HDF5)");
 }
 
+void write_series_dataset(const std::string& temporary, const std::string& name,
+                          const std::vector<double>& values, const std::string& units,
+                          const std::vector<std::pair<std::string, std::string>>& attributes) {
+  if (name.empty() || name.find('/') != std::string::npos)
+    throw std::invalid_argument("write_series_dataset: name '" + name + "' must be non-empty and contain no '/'");
+  for (double value : values)
+    if (!std::isfinite(value))
+      throw std::invalid_argument("write_series_dataset: series '" + name + "' has non-finite values");
+  h5::ErrorStackSilencer silence;
+  h5::File file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  if (!file.valid()) throw InputError(temporary + ": cannot open the file to write " + name + " (HDF5)");
+  {
+    h5::Dataset dataset =
+        h5::write_dataset(file, name, {hsize_t(values.size())}, values.data(), temporary);
+    if (!units.empty()) h5::write_string_attribute(dataset, "units", units, temporary);
+    for (const auto& [key, value] : attributes)
+      h5::write_string_attribute(dataset, key, value, temporary);
+  }
+  if (file.close() < 0) throw InputError(temporary + ": cannot close (flush) the file (HDF5)");
+}
+
 bool hdf5_has_member(const std::string& path, const std::string& name) {
   h5::ErrorStackSilencer silence;
   const h5::File file = h5::open_file_for_reading(path);

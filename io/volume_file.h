@@ -44,6 +44,13 @@ void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
 void write_volume_planes(const std::string& temporary, const std::string& name, int z_first,
                          const std::vector<float>& values);
 
+// Writes a float64 [n] dataset `name` (finite values) with a "units" attribute and the string
+// `attributes` into an existing HDF5 file (opened, written, closed): a run's history beside its
+// volumes, e.g. into the temporary file of write_volumes_in_parts before it is renamed.
+void write_series_dataset(const std::string& temporary, const std::string& name,
+                          const std::vector<double>& values, const std::string& units,
+                          const std::vector<std::pair<std::string, std::string>>& attributes = {});
+
 // Whether `path` (an HDF5 file; InputError otherwise) has an object named `name` at its root.
 bool hdf5_has_member(const std::string& path, const std::string& name);
 

@@ -259,6 +259,8 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
                       nt * (receivers + shots) * f32 + (receivers + shots) * sizeof(PointStencil)});
   if (plan.migration) {
     e.device.push_back({"image and illumination", 2 * box_cells * f32});
+    if (plan.least_squares_vectors > 0)
+      e.device.push_back({"Born perturbation (least-squares RTM)", box_cells * f32});
     if (plan.storage == SourceWavefieldStorage::boundary_saving) {
       const uint64_t ring = plan.tti ? 2 * uint64_t(tti_ring_cells(box)) : uint64_t(boundary_ring_cells(box));
       const uint64_t steps = nt > 1 ? nt - 1 : 1; // the last state is the forward run's own
@@ -284,6 +286,12 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     // (A checkpoint's own arrays, 2 x the box while it is written, fit in the four during the loop.)
     if (plan.checkpoint_staging && !plan.tti)
       e.host.push_back({"checkpoint staging (pinned image and illumination)", 2 * box_cells * f32});
+    if (plan.least_squares_vectors > 0) {
+      e.host.push_back({"least-squares RTM: " + std::to_string(plan.least_squares_vectors) +
+                            " model vectors of the conjugate gradients",
+                        uint64_t(plan.least_squares_vectors) * box_cells * f32});
+      e.host.push_back({"least-squares RTM: one shot's Born data", 2 * receivers * nt * f32});
+    }
   } else {
     e.host.push_back({"shot gathers", shots * receivers * nt * f32});
   }

@@ -91,6 +91,10 @@ struct RunMemoryPlan {
   // Migration: the values of every trace of the shot file, which every rank reads whole and holds
   // for the run (one shot's working copies are "shot data").
   uint64_t input_trace_values = 0;
+  // Least-squares RTM (solvers/drivers/lsrtm.h; migration only, one rank per shot): its solver's
+  // model-sized float32 vectors on the host, and (when > 0) the Born perturbation on the device
+  // and the Born data of one shot on the host.
+  int least_squares_vectors = 0;
 };
 
 struct MemoryItem {

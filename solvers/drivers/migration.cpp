@@ -11,6 +11,7 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 #include "io/provenance.h"
+#include "solvers/drivers/born.h"
 #include "solvers/drivers/checkpoint_writer.h"
 #include "solvers/drivers/decomposed_backend.h"
 #include "solvers/drivers/image_mute.h"
@@ -368,6 +369,7 @@ RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& s
   plan.ring_precision = params.ring_precision;
   plan.checkpoint_staging = checkpoints;
   plan.keep_sums = params.keep_sums;
+  plan.least_squares_vectors = params.least_squares_vectors;
   return plan;
 }
 
@@ -555,6 +557,7 @@ struct PreparedShot {
   std::vector<PointStencil> own_receivers; // the shot's own spread (empty: the shared one)
   PointStencil source;
   double receiver_runaway_limit = 0;       // of the receiver field's health check
+  double data_norm2 = 0;                   // MigrationResult::data_norm2's share of the shot
   double seconds = 0;                      // host time it took
 };
 
@@ -605,6 +608,8 @@ struct MigrationRun {
   std::unique_ptr<PointSet> own_receiver_set; // a shot's own receivers
   ShotPrefetch<PreparedShot> prefetch;        // the next shot's PreparedShot, made ahead
   double setup_wait_s = 0, prefetch_s = 0;    // MigrationProfile's, summed over the shots
+  double data_norm2 = 0;                      // MigrationResult's, over the shots of this group
+  std::function<void(int, const std::vector<float>&)> born_data; // MigrationControl's
   int prefetched_shots = 0;                   // MigrationProfile's
   // Checkpoint files of one rank per shot written beside the next shot's steps; checkpoint_s is
   // the loop thread's time in checkpoints (a wait for the write before; the sums' snapshot: their
@@ -657,8 +662,14 @@ double migration_velocity_at(const MigrationRun& run, const Position& zyx) {
   return v;
 }
 
+// The command a memory refusal names.
+const char* run_name(const MigrationParams& params) {
+  return params.least_squares_vectors > 0 ? "rtm lsrtm" : "rtm migrate";
+}
+
 // Wave-step sweeps of the grid per shot: the source forward, the receiver backwards, and with
 // boundary saving the source backwards again.
+
 double sweeps_per_shot(Reconstruction reconstruction) {
   return reconstruction == Reconstruction::boundary ? 3 : 2;
 }
@@ -670,6 +681,14 @@ void check_migration_inputs(const VelocityModel& model, double vmax, const ShotF
   for (const ShotGather& gather : shots.shots)
     if (shots.receivers_of(gather).empty())
       throw InputError("migration: shot " + std::to_string(gather.id) + " has no receivers");
+  if (params.born_perturbation) { // least-squares RTM's passes (solvers/drivers/lsrtm.h)
+    if (params.born_perturbation->size() != size_t(model.cells()))
+      throw std::invalid_argument("migration: the Born perturbation has " +
+                                  std::to_string(params.born_perturbation->size()) +
+                                  " values, the model " + std::to_string(model.cells()));
+    if (params.data_phase_filter != DataPhaseFilter::none)
+      throw std::invalid_argument("migration: a pass of Born data takes no data phase filter");
+  }
   if (!(params.illumination_eps > 0))
     throw InputError("--illumination-eps must be positive, got " +
                      std::to_string(params.illumination_eps));
@@ -895,7 +914,7 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
                                                    run.part ? run.part->smoothing_reach : -1,
                                                    checkpoints, run.imaging_interval);
   check_run_memory(with_storage(plan, choose_reconstruction(run, plan, tti)), params.backend,
-                   run.parallel.local_size(), "rtm migrate");
+                   run.parallel.local_size(), run_name(params));
   const double fields_start = steady_seconds();
   const AutotuneTotals tuned_before = autotune_totals();
   if (run.part) {
@@ -1096,6 +1115,23 @@ int current_checkpoint_interval(MigrationRun& run) {
 // The host half of a shot's set-up: its data made ready (time dispersion, direct-wave mute,
 // phase filter) and its points placed. Reads only what the run fixed before the loop, so that it
 // can run on the prefetch thread beside the shot before.
+// Traces [nrec][nt] of shot s made ready to inject: the direct-wave mute and the data phase
+// filter. Returns <x, w x> of the traces as given (MigrationResult::data_norm2's share).
+double mute_and_filter(const MigrationRun& run, int s, std::vector<float>& data) {
+  const ShotFile& shots = run.shots;
+  const ShotGather& gather = shots.shots[size_t(s)];
+  const std::vector<Position>& receivers = shots.receivers_of(gather);
+  const int nt = run.nt, nrec = int(receivers.size());
+  const std::vector<float> given = data;
+  if (run.params.direct_wave == DirectWaveRemoval::mute)
+    mute_direct_wave(data, gather.source, receivers, nt, shots.dt, shots.t0, run.f0,
+                     run.mute_velocity[size_t(s)]);
+  double norm2 = 0; // the mute's weights w: data = w x here, so <x, w x> = <given, data>
+  for (size_t i = 0; i < data.size(); ++i) norm2 += double(given[i]) * double(data[i]);
+  apply_data_phase_filter(data, nrec, nt, shots.dt, run.data_phase_order, run.f0);
+  return norm2;
+}
+
 PreparedShot prepare_shot_data(const MigrationRun& run, int s) {
   const double start = steady_seconds();
   const ShotFile& shots = run.shots;
@@ -1103,17 +1139,19 @@ PreparedShot prepare_shot_data(const MigrationRun& run, int s) {
   const ShotGather& gather = shots.shots[size_t(s)];
   const std::vector<Position>& receivers = shots.receivers_of(gather);
   const int nt = run.nt, nrec = int(receivers.size());
-  const double f0 = run.f0;
   PreparedShot shot;
-  std::vector<float> data = gather.data;
-  if (run.add_time_dispersion) run.add_time_dispersion->apply(data);
-  if (params.direct_wave == DirectWaveRemoval::mute)
-    mute_direct_wave(data, gather.source, receivers, nt, shots.dt, shots.t0, f0,
-                     run.mute_velocity[size_t(s)]);
-  apply_data_phase_filter(data, nrec, nt, shots.dt, run.data_phase_order, f0);
-  shot.receiver_runaway_limit =
-      runaway_limit(injected_amplitude(data, 1.0, run.max_v2dt2), 0.0, nt);
-  shot.series = traces_to_series(data, nrec, nt);
+  if (params.born_perturbation) {
+    // The data come from Born modeling on the fields, in migrate_shot_of_file: the receivers'
+    // series is a place holder until then.
+    shot.series.assign(size_t(nrec) * size_t(nt), 0.0f);
+  } else {
+    std::vector<float> data = gather.data;
+    if (run.add_time_dispersion) run.add_time_dispersion->apply(data);
+    shot.data_norm2 = mute_and_filter(run, s, data);
+    shot.receiver_runaway_limit =
+        runaway_limit(injected_amplitude(data, 1.0, run.max_v2dt2), 0.0, nt);
+    shot.series = traces_to_series(data, nrec, nt);
+  }
   if (!gather.receivers.empty()) shot.own_receivers = locate_shot_receivers(run, gather);
   shot.source = locate_point(run.sim, gather.source, "source of shot " + std::to_string(gather.id),
                              params.point_interpolation);
@@ -1174,6 +1212,19 @@ void migrate_shot_of_file(MigrationRun& run, int s, ShotProgress& progress) {
   sets.receiver_health = &receiver_health;
   sets.label = "shot " + std::to_string(gather.id);
   sets.progress = &progress;
+  if (params.born_perturbation) {
+    // Least-squares RTM: the shot's data are the Born data of the perturbation, modelled here on
+    // the same fields and point sets, then muted as recorded data are.
+    const int nrec = receiver_set->size();
+    std::vector<float> data =
+        born_model_one_shot(*run.fields, sets, nrec, run.box, *params.born_perturbation);
+    if (run.born_data) run.born_data(s, data);
+    shot.data_norm2 = mute_and_filter(run, s, data);
+    receiver_health.runaway_limit =
+        runaway_limit(injected_amplitude(data, 1.0, run.max_v2dt2), 0.0, nt);
+    receiver_set->upload_series(traces_to_series(data, nrec, nt));
+  }
+  run.data_norm2 += shot.data_norm2;
   BackwardSweep backward;
   backward.imaging_interval = run.imaging_interval;
   backward.fused = params.fused_backward;
@@ -1257,13 +1308,19 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
   result.raw_image = run.fields->download_image();
   result.illumination = run.fields->download_illumination();
   result.profile.download_s = steady_seconds() - download_start;
+  result.data_norm2 = run.data_norm2;
   if (parallel.is_leader() && parallel.group_count() > 1) {
+    double sum = 0;
+    check_mpi(MPI_Reduce(&run.data_norm2, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, parallel.leaders_comm()),
+              "MPI_Reduce (data norm)");
+    result.data_norm2 = parallel.is_root() ? sum : 0.0;
     sum_to_root(result.raw_image, parallel.leaders_comm());
     sum_to_root(result.illumination, parallel.leaders_comm());
   }
   if (!parallel.is_root()) {
     result.raw_image.clear();
     result.illumination.clear();
+    result.data_norm2 = 0;
     return;
   }
   if (run.params.keep_sums) {
@@ -1308,7 +1365,7 @@ void check_migration_memory_before_reading(const VelocityModel& shape, const Sho
                             params, parallel, tti, reach, checkpoints,
                             imaging_interval(params, shots.dt, shots.f0));
   check_run_memory(with_storage(plan, source_storage_choice(plan, params, parallel, tti)),
-                   params.backend, parallel.local_size(), "rtm migrate");
+                   params.backend, parallel.local_size(), run_name(params));
 }
 
 MigrationResult migrate_shots(const VelocityModel& model, const ShotFile& shots,
@@ -1341,9 +1398,12 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   // as make_simulation_grid takes fastest_velocity of a whole TTI model.
   ModelExtremes grid_extremes = extremes;
   if (part) grid_extremes.vmax = part->fastest;
+  if (part && params.born_perturbation)
+    throw std::invalid_argument("migration: Born data need the whole model on each rank");
   MigrationRun run(model, part, shots, params, parallel, info,
                    migration_grid(model, grid_extremes, shots, params, info));
   run.extremes = extremes;
+  run.born_data = control.born_data;
   MigrationResult result;
   plan_reconstruction_and_receivers(run);
   result.memory = run.memory;

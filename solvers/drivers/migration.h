@@ -99,6 +99,15 @@ struct MigrationParams {
   BackendOptions backend;
   // TTI: delta blended towards epsilon around every source and receiver (solvers/drivers/shear_taper.h).
   ShearTaperOptions shear_taper;
+  // Least-squares RTM's passes (solvers/drivers/lsrtm.h). When set, each shot's data are not the
+  // file's traces but the Born data of this perturbation ([nz][ny][nx] over the model), modelled
+  // on the run's own fields (born_model_one_shot) and then muted as recorded data are: the raw
+  // image is then L'L of the perturbation. Every rank holds it whole; the data phase filter must be
+  // none (the pass is an adjoint, not an image), the model whole on each rank, the physics iso.
+  const std::vector<float>* born_perturbation = nullptr;
+  // Least-squares RTM: model-sized float32 vectors its solver keeps on the host beside the run,
+  // for the memory estimate (and, when > 0, the Born perturbation on the device).
+  int least_squares_vectors = 0;
 };
 
 // Memory each reconstruction strategy needs for one shot, in bytes (float32 values).
@@ -275,6 +284,10 @@ struct MigrationControl : ShotLoopControl {
   // existing checkpoints are refused (they hold work that a fresh run would throw away).
   bool resume = false;
   CheckpointIdentity identity; // of this run (migration_identity); checked against checkpoints
+  // With MigrationParams::born_perturbation: called on the rank that ran the shot with each
+  // shot's Born data [nrec][nt] before the mute (`shot`: its index in the file). For
+  // born_shot_file (solvers/drivers/lsrtm.h).
+  std::function<void(int shot, const std::vector<float>& traces)> born_data;
   // stop_requested: a signal number stops the run at the next shot boundary (then it checkpoints
   // and returns MigrationResult::stop_signal). shot_started: `shot` is the shot's index in the file.
 };
@@ -302,6 +315,11 @@ struct MigrationResult {
   // signal here (every rank the same), its checkpoints written.
   int stop_signal = 0;
   int shots_migrated = 0;          // by this run, over all ranks (resumed shots not counted)
+  // The data injected, as least squares weighs them: the sum over the shots migrated by this run
+  // of <x, w x>, x a shot's traces before the mute (after the time-dispersion transform; the Born
+  // data with MigrationParams::born_perturbation), w the direct-wave mute's weights (1 without a
+  // mute). Summed over the shot groups, on world rank 0 (0 elsewhere, and with the model split).
+  double data_norm2 = 0;
   // With the model split over the group (migrate_shots on a SlabModel) no rank holds the whole
   // image: each rank of group 0 holds planes image_z_first .. of the model in image, raw_image and
   // illumination (write_slab_image writes them), the other ranks none.
