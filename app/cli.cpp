@@ -199,6 +199,7 @@ Cli build_cli() {
   register_generate_model(rtm);
   register_model(rtm);
   register_migrate(rtm);
+  register_lsrtm(rtm);
   register_import(rtm);
   register_export(rtm);
   register_plot(rtm);

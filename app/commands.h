@@ -20,6 +20,7 @@ void register_info(CLI::App& rtm);
 void register_generate_model(CLI::App& rtm);
 void register_model(CLI::App& rtm);
 void register_migrate(CLI::App& rtm);
+void register_lsrtm(CLI::App& rtm);
 // Returns the demo's action, which bare `rtm` runs with the default options.
 std::function<void()> register_demo(CLI::App& rtm);
 void register_bench(CLI::App& rtm);

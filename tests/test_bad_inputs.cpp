@@ -636,6 +636,36 @@ TEST_F(BadInput, MigrationThatDoesNotFitIsRefusedWithBothNumbers) {
   EXPECT_THAT(err, Not(HasSubstr("rtm: migrating"))) << "refused before the run started";
 }
 
+// rtm lsrtm refuses bad options, a missing or a stray state and a run that cannot fit before any
+// work, leaving neither the output nor a state behind.
+TEST_F(BadInput, LsrtmRefusesBadOptionsAndStatesBeforeAnyWork) {
+  const std::string shots = shot_file(path("shots.h5"), 12, 200, 15);
+  const std::string model = good_model();
+  const std::string state = path("ls.h5") + ".lsrtm-state.h5";
+  auto lsrtm = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"lsrtm", "-s", shots, "--migration-model", model, "-o",
+                                     path("ls.h5"), "--backend", "cpu", "--boundary-width", "4"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  expect_refused(lsrtm({"--iterations", "0"}), {"--iterations must be at least 1, got 0"}, path("ls.h5"));
+  EXPECT_FALSE(fs::exists(state));
+  expect_refused(lsrtm({"--resume"}), {"--resume: no state", state}, path("ls.h5"));
+  expect_refused(lsrtm({"--imaging-interval", "0"}), {"--imaging-interval"}, path("ls.h5"));
+  {
+    const ScopedEnvironment fake("RTM_FAKE_FREE_GPU_BYTES", "104858");
+    expect_refused(lsrtm({}), {"rtm lsrtm: this run needs ", "of GPU memory but 0.10 MiB are free"},
+                   path("ls.h5"));
+  }
+  EXPECT_FALSE(fs::exists(state));
+  { std::ofstream stray(state); stray << "not a state"; }
+  expect_refused(lsrtm({}), {state, "holds the state of an earlier least-squares RTM", "--resume"},
+                 path("ls.h5"));
+  EXPECT_EQ(fs::file_size(state), 11u) << "the state was touched";
+  expect_refused(lsrtm({"--resume"}), {state}, path("ls.h5"));
+  EXPECT_EQ(fs::file_size(state), 11u) << "the state was touched";
+}
+
 // ASan reserves terabytes of address space for its shadow memory: under it no address-space limit
 // lets rtm start, so the tests that run rtm under `ulimit -v` are skipped there (the plain suite
 // runs them; their helpers are [[maybe_unused]] for the sanitized build: RTM_TEST_UNDER_ASAN,
