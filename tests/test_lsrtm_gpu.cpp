@@ -27,7 +27,9 @@ TEST(LsrtmGpu, ResidualsAndModelMatchTheCpu) {
     std::printf("iteration %zu: residual GPU %.7g, CPU %.7g\n", k, gpu.residual_norm[k],
                 cpu.residual_norm[k]);
     EXPECT_NEAR(gpu.residual_norm[k], cpu.residual_norm[k], 1e-4 * cpu.residual_norm[0]);
-    if (k > 0) EXPECT_LT(gpu.residual_norm[k], gpu.residual_norm[k - 1]);
+    if (k > 0) {
+      EXPECT_LT(gpu.residual_norm[k], gpu.residual_norm[k - 1]);
+    }
   }
   const double model_l2 = relative_l2(gpu.model, cpu.model);
   std::printf("model: relative L2 GPU against CPU %.2e; correlation with m_true GPU %.4f, CPU %.4f\n",
