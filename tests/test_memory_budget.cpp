@@ -140,6 +140,22 @@ TEST(MemoryBudget, CheckpointStagingCountsTwoPinnedCopiesOfTheBox) {
   EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "checkpoint staging (pinned image and illumination)"));
 }
 
+// Least-squares RTM (solvers/drivers/lsrtm.h): its solver's model vectors and one shot's Born data
+// on the host, the Born perturbation beside the image on the device; nothing without it.
+TEST(MemoryBudget, LeastSquaresRtmCountsItsVectorsAndThePerturbation) {
+  RunMemoryPlan plan = plan_for(100, 1000);
+  plan.box = Box{10, 90, 10, 90, 0, 90};
+  const uint64_t box = 80 * 80 * 90;
+  const MemoryEstimate plain = estimate_run_memory(plan);
+  plan.least_squares_vectors = 5;
+  const MemoryEstimate ls = estimate_run_memory(plan);
+  EXPECT_EQ(item(ls.device, "Born perturbation (least-squares RTM)"), box * 4);
+  EXPECT_EQ(item(ls.host, "least-squares RTM: 5 model vectors of the conjugate gradients"), 5 * box * 4);
+  EXPECT_EQ(item(ls.host, "least-squares RTM: one shot's Born data"), 2 * 100 * 1000 * 4u);
+  EXPECT_EQ(ls.device_bytes(), plain.device_bytes() + box * 4);
+  EXPECT_EQ(ls.host_bytes(), plain.host_bytes() + 5 * box * 4 + 2 * 100 * 1000 * 4u);
+}
+
 TEST(MemoryBudget, RunThatFitsIsAccepted) {
   const RunMemoryPlan plan = plan_for(100, 1000);
   EXPECT_EQ(refusal(plan, 80 * kGiB, 100 * kGiB), "");

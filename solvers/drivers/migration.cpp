@@ -669,7 +669,6 @@ const char* run_name(const MigrationParams& params) {
 
 // Wave-step sweeps of the grid per shot: the source forward, the receiver backwards, and with
 // boundary saving the source backwards again.
-
 double sweeps_per_shot(Reconstruction reconstruction) {
   return reconstruction == Reconstruction::boundary ? 3 : 2;
 }
@@ -1112,9 +1111,6 @@ int current_checkpoint_interval(MigrationRun& run) {
   return k;
 }
 
-// The host half of a shot's set-up: its data made ready (time dispersion, direct-wave mute,
-// phase filter) and its points placed. Reads only what the run fixed before the loop, so that it
-// can run on the prefetch thread beside the shot before.
 // Traces [nrec][nt] of shot s made ready to inject: the direct-wave mute and the data phase
 // filter. Returns <x, w x> of the traces as given (MigrationResult::data_norm2's share).
 double mute_and_filter(const MigrationRun& run, int s, std::vector<float>& data) {
@@ -1132,6 +1128,9 @@ double mute_and_filter(const MigrationRun& run, int s, std::vector<float>& data)
   return norm2;
 }
 
+// The host half of a shot's set-up: its data made ready (time dispersion, direct-wave mute,
+// phase filter) and its points placed. Reads only what the run fixed before the loop, so that it
+// can run on the prefetch thread beside the shot before.
 PreparedShot prepare_shot_data(const MigrationRun& run, int s) {
   const double start = steady_seconds();
   const ShotFile& shots = run.shots;
