@@ -198,7 +198,10 @@ LsrtmResult lsrtm_shots(const VelocityModel& model, const ShotFile& shots, const
     if (parallel.size() > 1) broadcast_from_root(direction, parallel.world_comm());
     pass.born_perturbation = &direction;
     const double pass_start = steady_seconds();
-    MigrationResult born = migrate_shots(model, shots, pass, null_stream(), nullptr, pass_control);
+    info << "rtm: lsrtm iteration " << iteration + 1 << "/" << params.iterations
+         << ": Born modeling and migration of the search direction, shot by shot\n";
+    // The pass's own log too: its per-shot progress is what a long iteration has to show.
+    MigrationResult born = migrate_shots(model, shots, pass, log, nullptr, pass_control);
     if (born.stop_signal != 0) {
       result.stop_signal = born.stop_signal;
       return result;
