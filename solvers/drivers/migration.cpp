@@ -1253,7 +1253,10 @@ ShotLoopPlan migration_plan(const MigrationRun& run, std::vector<char> finished,
   plan.phases = {{nt, 1.0}, {backward_steps, kBackwardStepCost}};
   const GridLayout& g = run.sim.layout;
   plan.cells_per_step = double(g.interior_cells());
-  plan.cell_updates_per_shot = double(g.interior_cells()) * nt * sweeps_per_shot(run.reconstruction);
+  // Least-squares RTM's Born modeling before each shot steps two more fields over nt steps.
+  const double born_sweeps = run.params.born_perturbation ? 2 : 0;
+  plan.cell_updates_per_shot =
+      double(g.interior_cells()) * nt * (sweeps_per_shot(run.reconstruction) + born_sweeps);
   plan.checkpoint_every = checkpoint_every;
   return plan;
 }
