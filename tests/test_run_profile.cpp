@@ -64,7 +64,7 @@ TEST(RunProfile, TablePrintsEveryPhaseTheRestAndThePerformanceLine) {
   EXPECT_THAT(text, ::testing::ContainsRegex("output +1.000 s +10.0% .* 3.00 GB/s"));
   // other: 10 - (2 + 0.5 + 6 + 1), the checkpoints (beside the loop) not subtracted.
   EXPECT_THAT(text, ::testing::ContainsRegex("other +0.500 s +5.0%"));
-  EXPECT_THAT(text, HasSubstr("1 file (overlaps the rows above: not added to them)"));
+  EXPECT_THAT(text, HasSubstr("1 file (apart: not added to the rows above)"));
   EXPECT_THAT(text, HasSubstr("PERFORMANCE rtm-test wall_s=10.000 read_s=2.000 read_bytes=4000000000 "
                               "read_gb_per_s=2.000 set_up_s=0.500 loop_s=6.000 output_s=1.000 "
                               "output_bytes=3000000000 output_gb_per_s=3.000 checkpoints_s=1.500 "

@@ -70,7 +70,7 @@ void print_run_profile(const RunProfile& profile, double wall_s, const std::stri
   const double other = wall_s - profile.sequential_s();
   row("other", other, 0, "the wall less the phases above (messages, the rest)");
   for (const RunPhase& phase : profile.phases())
-    if (phase.overlapped) row(phase.name, phase.seconds, phase.bytes, phase.what + " (overlaps the rows above: not added to them)");
+    if (phase.overlapped) row(phase.name, phase.seconds, phase.bytes, phase.what + " (apart: not added to the rows above)");
 
   std::string performance = "PERFORMANCE " + tag;
   auto field = [&](const std::string& key, const char* format, double value) {
