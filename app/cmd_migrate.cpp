@@ -50,6 +50,7 @@ struct MigrateArgs {
   std::string direct_wave = "mute";
   std::string data_phase_filter = "auto";
   std::string imaging_interval = "auto";
+  std::string imaging_condition = "cross";
   std::string backward_step = "fused";
   std::string ring_precision = "float32";
   bool no_laplacian = false;
@@ -408,6 +409,8 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   else
     a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
+  a.params.imaging_condition = parse_imaging_condition(a.imaging_condition);
+  check_imaging_condition(a.params.imaging_condition, a.physics == "tti", a.parallel.ranks_per_shot);
   a.params.overlap_shots = !a.no_shot_overlap;
   a.written = parse_image_datasets(a.datasets);
   // The sums come back beside the image only when they are written (the figures draw what is).
@@ -630,6 +633,18 @@ void register_migrate(CLI::App& rtm) {
                   "(snapshots: one kept every K steps); auto: K from the Nyquist interval of 2.5 f0 "
                   "with a safety factor of 0.5 (docs/rtm.md, section 5); 1: every step")
       ->capture_default_str();
+  std::string conditions;
+  std::vector<std::string> choices;
+  for (const ImagingConditionInfo& row : imaging_condition_table()) {
+    conditions += std::string(conditions.empty() ? "" : "; ") + row.name + ": " + row.description;
+    choices.push_back(row.name);
+  }
+  cmd->add_option("--imaging-condition", args->imaging_condition,
+                  "The imaging condition: " + conditions +
+                      ". Not with --ranks-per-shot > 1 or --physics tti except cross (docs/rtm.md, "
+                      "section 5c)")
+      ->check(CLI::IsMember(choices))
+      ->capture_default_str();
   cmd->add_option("--backward-step", args->backward_step,
                   "Boundary reconstruction: fused (the source and receiver fields' steps and the "
                   "imaging in one pass where the backend has one: CUDA regqueue_vec4, tma_ring) or "
@@ -671,7 +686,8 @@ void register_migrate(CLI::App& rtm) {
                   "Normalisation image / (illumination + eps), eps as a fraction of the mean "
                   "illumination")
       ->capture_default_str();
-  cmd->add_flag("--no-laplacian", args->no_laplacian, "Skip the Laplacian post-filter");
+  cmd->add_flag("--no-laplacian", args->no_laplacian,
+                "Skip the Laplacian post-filter (never applied with --imaging-condition isic)");
   cmd->add_option("--image-mute-depth", args->params.image_mute_depth,
                   "Zero the final image down to this depth (m below the model's top), where the "
                   "direct wave and the sources' own fields leave their residue; 0: no mute")

@@ -474,6 +474,10 @@ void CpuShotFields::do_accumulate_image(float weight) {
   const std::vector<float>& r = receiver_.cur_;
   const Box& b = image_box();
   const GridLayout& g = receiver_.layout();
+  if (imaging_condition() != ImagingCondition::cross) {
+    accumulate_derivative_condition(weight);
+    return;
+  }
 #pragma omp parallel for collapse(2)
   for (int k = b.z0; k < b.z1; ++k)
     for (int j = b.y0; j < b.y1; ++j) {
@@ -483,6 +487,39 @@ void CpuShotFields::do_accumulate_image(float weight) {
         const float sv = s[c0 + i];
         image_[row + i] += weight * sv * r[c0 + i];
         illumination_[row + i] += weight * sv * sv;
+      }
+    }
+}
+
+// ISIC and the separated condition (solvers/contracts/imaging_condition.h, whose per-cell
+// arithmetic the CUDA kernel shares): the illumination as for cross, the image with the
+// condition's value in place of S R.
+void CpuShotFields::accumulate_derivative_condition(float weight) {
+  const float* s = source_.cur_.data();
+  const float* s_prev = source_.prev_.data();
+  const float* r = receiver_.cur_.data();
+  const float* r_prev = receiver_.prev_.data();
+  const Box& b = image_box();
+  const GridLayout& g = receiver_.layout();
+  const ImagingStencil w = make_imaging_stencil(receiver_.setup_.weights);
+  const bool isic = imaging_condition() == ImagingCondition::isic;
+  const auto load = [](const float* p, int64_t c) { return p[c]; };
+#pragma omp parallel for collapse(2)
+  for (int k = b.z0; k < b.z1; ++k)
+    for (int j = b.y0; j < b.y1; ++j) {
+      const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
+      for (int i = b.x0; i < b.x1; ++i) {
+        const ClampedCell n = clamped_cell(g, b, i, j, k);
+        const float sv = s[n.c];
+        const float weighted = weight * sv;
+        float value;
+        if (isic)
+          value = weight * isic_value(w, n, s, r, load);
+        else
+          value = down_source_up_receiver(w, n, s, s_prev, r, r_prev, load) ? weighted * r[n.c]
+                                                                            : 0.0f;
+        image_[row + size_t(i - b.x0)] += value;
+        illumination_[row + size_t(i - b.x0)] += weighted * sv;
       }
     }
 }

@@ -92,6 +92,8 @@ private:
   void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void do_inject_born_source() override;
+  bool do_supports_imaging_condition(ImagingCondition) const override { return true; }
+  void accumulate_derivative_condition(float weight); // the conditions other than cross
 
   CpuWavefield source_, receiver_;
   std::vector<float> image_, illumination_; // dense over image_box()

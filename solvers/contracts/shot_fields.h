@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "solvers/contracts/imaging_condition.h"
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm {
@@ -58,14 +59,23 @@ public:
   std::string name() const { return source_->name(); }
 
   // Imaging condition over `box`, with S the source field's current field and R the receiver
-  // field's:  image += weight * S * R,   illumination += weight * S * S.
-  // allocate_image zeroes both (replacing earlier ones).
-  void allocate_image(const Box& box) {
+  // field's:  image += weight * S * R,   illumination += weight * S * S  (cross, the default);
+  // the other conditions of solvers/contracts/imaging_condition.h replace S * R by their value
+  // (their derivatives read only cells of `box`; separated reads both fields' previous fields too).
+  // allocate_image zeroes both (replacing earlier ones). std::invalid_argument for a condition
+  // this backend does not offer (the drivers refuse those first, naming the option).
+  void allocate_image(const Box& box, ImagingCondition condition = ImagingCondition::cross) {
     source_->check_box(box, "allocate_image");
+    if (condition != ImagingCondition::cross && !do_supports_imaging_condition(condition))
+      throw std::invalid_argument(name() + "::allocate_image: the imaging condition '" +
+                                  imaging_condition_info(condition).name +
+                                  "' is not implemented here");
     do_allocate_image(box);
     image_box_ = box;
+    imaging_condition_ = condition;
     has_image_ = true;
   }
+  ImagingCondition imaging_condition() const { return imaging_condition_; }
   void accumulate_image(float weight) {
     require_image("accumulate_image");
     do_accumulate_image(weight);
@@ -129,8 +139,15 @@ public:
   // caller. The result is that of the three separate calls; a backend may do it in one pass over
   // memory (the CUDA backend: one kernel that reads the model term once and images in the same
   // pass, where its kernel allows). The CPU reference and the z-slab split make the separate calls.
+  // Conditions other than cross image through the separate calls (no fused kernel has them yet).
   void step_both(float image_weight) {
     if (image_weight > 0) require_image("step_both");
+    if (image_weight > 0 && imaging_condition_ != ImagingCondition::cross) {
+      do_accumulate_image(image_weight);
+      receiver_->step();
+      source_->step();
+      return;
+    }
     do_step_both(image_weight);
   }
 
@@ -187,6 +204,8 @@ protected:
     return std::make_unique<ReadyImageSnapshot>(std::move(sums));
   }
   virtual void do_prepare_snapshots() {}
+  // Whether do_accumulate_image computes `condition` (cross always).
+  virtual bool do_supports_imaging_condition(ImagingCondition) const { return false; }
   // The whole box; the z-slab split overrides them with its own planes.
   virtual std::vector<float> do_download_own_image(bool illumination) const {
     return do_download_image(illumination);
@@ -211,6 +230,7 @@ private:
   Wavefield* source_ = nullptr;
   Wavefield* receiver_ = nullptr;
   Box image_box_, born_box_;
+  ImagingCondition imaging_condition_ = ImagingCondition::cross;
   bool has_image_ = false, has_born_ = false;
 };
 

@@ -63,6 +63,34 @@ DirectWaveRemoval parse_direct_wave_removal(const std::string& name) {
   throw InputError("--direct-wave: expected mute or none, got '" + name + "'");
 }
 
+ImagingCondition parse_imaging_condition(const std::string& name) {
+  try {
+    return imaging_condition_named(name).id;
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--imaging-condition: ") + e.what());
+  }
+}
+
+void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per_shot) {
+  const ImagingConditionInfo& row = imaging_condition_info(condition);
+  if (tti && !row.supports_tti)
+    throw InputError(std::string("--imaging-condition ") + row.name + " is not offered with "
+                     "--physics tti: " + row.why_no_tti + "; use --imaging-condition cross");
+  if (ranks_per_shot > 1 && !row.supports_slab_split)
+    throw InputError(std::string("--imaging-condition ") + row.name + " is not offered with "
+                     "--ranks-per-shot " + std::to_string(ranks_per_shot) + " (a grid split "
+                     "into z-slabs): " + row.why_no_slab_split + "; use --ranks-per-shot 1 "
+                     "(shots in parallel) or --imaging-condition cross");
+}
+
+namespace {
+// The Laplacian post-filter: asked for, and part of the imaging condition's row.
+bool applies_laplacian_filter(const MigrationParams& params) {
+  return params.laplacian_filter && imaging_condition_info(params.imaging_condition).laplacian_filter;
+}
+
+} // namespace
+
 int snapshot_interval(double dt, double f0) {
   const double f_max = kRickerFmaxOverF0 * f0;
   return std::max(1, int(std::floor(1.0 / (2.0 * f_max * dt))));
@@ -163,7 +191,8 @@ void check_receiver(const Wavefield& R, const ShotSets& shot, int n) {
 
 void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
                           Reconstruction reconstruction, int interval,
-                          const std::function<void(int n, float weight)>& visit) {
+                          const std::function<void(int n, float weight)>& visit,
+                          bool keep_previous_snapshot) {
   const int nt = shot.nt;
   std::unique_ptr<SnapshotStore> own;
   SnapshotStore* snapshots = reconstruction == Reconstruction::snapshots
@@ -183,6 +212,7 @@ void run_source_backwards(Wavefield& S, const ShotSets& shot, const Box& box,
         if (shot.progress) shot.progress->tick();
       }
     } else if (n % interval == 0) {
+      if (keep_previous_snapshot) S.reverse_time(); // previous: the snapshot restored before
       snapshots->restore(n / interval);
       visit(n, float(interval)); // each snapshot stands for `interval` steps of the sum over n
     } else {
@@ -208,7 +238,7 @@ void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
       shot.receiver->inject(n, 1.0f);
       check_receiver(R, shot, n);
       if (shot.progress) shot.progress->tick();
-    });
+    }, imaging_condition_info(fields.imaging_condition()).uses_previous_level);
     return;
   }
 
@@ -530,8 +560,12 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
                 absorber_name(params.boundary.absorber), identity_imaging_interval(params, shots),
                 ring_precision_name(params.ring_precision),
                 ring_precision_name(params.snapshot_precision));
-  // TTI: a line of its own, so that an isotropic run's identity is what it always was.
+  // TTI: a line of its own, so that an isotropic run's identity is what it always was; the
+  // imaging condition too, named only where it is not the plain cross-correlation.
   id.parameters = text + anisotropy_identity(model);
+  if (params.imaging_condition != ImagingCondition::cross)
+    id.parameters += std::string("imaging_condition = ") +
+                     imaging_condition_info(params.imaging_condition).name + "\n";
   if (!model.anisotropy.empty()) id.parameters += shear_taper_identity(params.shear_taper, model);
   return id;
 }
@@ -933,7 +967,7 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
   run.autotune.seconds = tuned.seconds - tuned_before.seconds;
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
-  run.fields->allocate_image(run.box);
+  run.fields->allocate_image(run.box, params.imaging_condition);
   // The checkpoints' pinned buffers on the GPU (the memory check counted them), here before
   // the loop rather than at its first checkpoint (docs/rtm.md, section 11b).
   if (checkpoints) run.fields->prepare_snapshots();
@@ -993,6 +1027,15 @@ void announce_migration(const MigrationRun& run, int remaining, const MigrationC
                                        std::to_string(params.boundary.width) + " cells" +
                                        (params.boundary.free_surface ? ", free surface" : ""));
   record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
+  if (params.imaging_condition != ImagingCondition::cross || !applies_laplacian_filter(params))
+    info << "rtm: imaging condition " << imaging_condition_info(params.imaging_condition).name
+         << (applies_laplacian_filter(params) ? ", then the Laplacian post-filter"
+                                              : ", no Laplacian post-filter")
+         << " (docs/rtm.md, section 5c)\n";
+  record_run_parameter("imaging_condition",
+                       std::string(imaging_condition_info(params.imaging_condition).name) +
+                           (applies_laplacian_filter(params) ? ", Laplacian post-filter"
+                                                             : ", no Laplacian post-filter"));
   record_run_parameter("direct_wave", params.direct_wave == DirectWaveRemoval::mute ? "mute" : "none");
   if (params.image_mute_depth > 0)
     record_run_parameter("image_mute", format_number(params.image_mute_depth) + " m, taper " +
@@ -1299,7 +1342,7 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
   const VelocityModel& model = run.model;
   if (run.part) { // slab by slab: no rank gathers the whole image (solvers/drivers/slab_image.h)
     SlabImage mine = finish_slab_image(*run.fields, *run.part, parallel, run.params.illumination_eps,
-                                       run.params.laplacian_filter);
+                                       applies_laplacian_filter(run.params));
     result.image_z_first = mine.z_first;
     result.raw_image = std::move(mine.raw_image);
     result.illumination = std::move(mine.illumination);
@@ -1327,14 +1370,14 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
   }
   if (run.params.keep_sums) {
     result.image = normalise_image(result.raw_image, result.illumination, run.params.illumination_eps);
-    if (run.params.laplacian_filter)
+    if (applies_laplacian_filter(run.params))
       result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx,
                                       model.dy, model.dz);
   } else {
     // In the sums' memory: the raw image becomes the image, the illumination's takes the filter's.
     result.image = std::move(result.raw_image);
     normalise_image_in_place(result.image, result.illumination, run.params.illumination_eps);
-    if (run.params.laplacian_filter) {
+    if (applies_laplacian_filter(run.params)) {
       laplacian_filter_into(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
                             model.dz, result.illumination);
       std::swap(result.image, result.illumination);
@@ -1396,6 +1439,8 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   const ModelExtremes extremes = run_velocity_extremes(model, part);
   check_migration_inputs(model, extremes.vmax, shots, params);
+  check_imaging_condition(params.imaging_condition, part ? part->tti : !model.anisotropy.empty(),
+                          part ? int(part->slabs.size()) : parallel.ranks_per_shot());
   // TTI on slabs: the shape has no anisotropy; the CFL check takes the part's fastest velocity,
   // as make_simulation_grid takes fastest_velocity of a whole TTI model.
   ModelExtremes grid_extremes = extremes;

@@ -14,6 +14,7 @@
 
 #include "io/checkpoint_file.h"
 #include "io/shot_file.h"
+#include "solvers/contracts/imaging_condition.h"
 #include "solvers/drivers/backend.h"
 #include "solvers/drivers/checkpoint_policy.h"
 #include "solvers/drivers/data_phase_filter.h"
@@ -50,6 +51,12 @@ enum class DirectWaveRemoval {
 };
 DirectWaveRemoval parse_direct_wave_removal(const std::string& name); // "none" | "mute"
 
+// --imaging-condition `name` (a row of imaging_condition_table()); InputError naming the choices.
+ImagingCondition parse_imaging_condition(const std::string& name);
+// Refuses (InputError naming --imaging-condition and why) a condition the run cannot compute: on
+// TTI fields, or on a grid split over `ranks_per_shot` > 1 ranks.
+void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per_shot);
+
 struct MigrationParams {
   Reconstruction reconstruction = Reconstruction::automatic;
   // Snapshot reconstruction: how the snapshots are coded (int16 with a scale per block of 256
@@ -65,6 +72,10 @@ struct MigrationParams {
   double data_phase_order = 0;
   // eps of the normalisation I / (illumination + eps), as a fraction of the mean illumination.
   double illumination_eps = 1e-2;
+  // The imaging condition (solvers/contracts/imaging_condition.h; docs/rtm.md, section 5c).
+  ImagingCondition imaging_condition = ImagingCondition::cross;
+  // The Laplacian post-filter, where the imaging condition's row has it (not with ISIC, which
+  // weights the image by |k|^2 itself); false: never.
   bool laplacian_filter = true;
   // Whether MigrationResult returns the raw image and the illumination beside the image. false
   // (a run that writes neither): the image is finished in their memory and they come back empty,
@@ -187,9 +198,15 @@ void migrate_one_shot(ShotFields& fields, const ShotSets& shot, const Box& box,
 // `reconstruction` needs, then calls visit(n, weight) for n = nt-1 down to 0. With weight > 0 the
 // source field's current field holds S[n] inside `box` (exactly for boundary saving, weight 1; a
 // snapshot for every `snapshot_interval`-th n, weight = the interval); weight 0: no S at this n.
+//
+// keep_previous_snapshot (snapshot reconstruction): before each restore the source field's time
+// is reversed, so that its previous field holds the snapshot restored before, S[n+k] (S[nt] at the
+// first), inside the box: the later level a time derivative needs (ImagingConditionInfo::
+// uses_previous_level); no extra memory.
 void run_source_backwards(Wavefield& source_field, const ShotSets& shot, const Box& box,
                           Reconstruction reconstruction, int snapshot_interval,
-                          const std::function<void(int n, float weight)>& visit);
+                          const std::function<void(int n, float weight)>& visit,
+                          bool keep_previous_snapshot = false);
 
 // Zeroes each trace [nrec][nt] before the direct wave has passed: t < t0 + r / v + 1 / f0, with a
 // half-cosine ramp up to full amplitude over the next 0.5 / f0 (r: source-receiver distance).

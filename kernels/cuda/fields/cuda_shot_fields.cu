@@ -152,8 +152,9 @@ void CudaShotFields::do_accumulate_image(float weight) {
   wait_for_snapshot_copy();
   begin_handoff();
   r.begin_timed();
-  accumulate_image_box(r.layout(), image_box(), source_->cur_, r.cur_, r.row_->storage, weight,
-                       image_.as<float>(), illumination_.as<float>(), r.stream_);
+  accumulate_condition_box(r.layout(), image_box(), imaging_condition(), r.weights_, source_->cur_,
+                           source_->prev_, r.cur_, r.prev_, r.row_->storage, weight,
+                           image_.as<float>(), illumination_.as<float>(), r.stream_);
   r.end_timed(CudaWavefield::TimedOp::imaging);
   end_handoff();
 }

@@ -33,6 +33,8 @@ private:
   void do_set_image(const std::vector<float>& image, const std::vector<float>& illumination) override;
   void do_set_born_perturbation(const Box& box, const std::vector<float>& m) override;
   void do_inject_born_source() override;
+  // Every condition of solvers/contracts/imaging_condition.h (float32 and half storage).
+  bool do_supports_imaging_condition(ImagingCondition) const override { return true; }
   // The copy into pinned host buffers (made by prepare_snapshots before the loop, or else at the
   // first snapshot; kept for the run), queued on copy_stream_ behind the imaging queued so far; the
   // host does not wait.

@@ -67,6 +67,35 @@ __global__ void accumulate_image_kernel(const GridLayout g, const Box b, const T
   });
 }
 
+// ISIC and the separated condition (solvers/contracts/imaging_condition.h): the per-cell
+// arithmetic is the contract's, shared with the CPU reference; the illumination and the separated
+// condition's kept product are rounded one at a time as above. ISIC's sums may be fused into FMAs
+// by nvcc (a few float roundings from the CPU's values). One thread per cell reading its
+// neighbours through the caches: the separate path, not a tuned kernel.
+template <class T>
+__global__ void accumulate_condition_kernel(const GridLayout g, const Box b, const T* __restrict__ s,
+                                            const T* __restrict__ s_prev, const T* __restrict__ r,
+                                            const T* __restrict__ r_prev, const ImagingStencil w,
+                                            bool isic, float weight, float* __restrict__ image,
+                                            float* __restrict__ illumination) {
+  const auto load = [](const T* p, int64_t c) { return to_float(p[c]); };
+  const int ny = b.y1 - b.y0;
+  for_each_box_row_cell(g, b, [&](int64_t row, int i, int64_t d, int64_t) {
+    const ClampedCell n = clamped_cell(g, b, b.x0 + i, b.y0 + int(row % ny), b.z0 + int(row / ny));
+    const float sv = to_float(s[n.c]);
+    const float weighted = __fmul_rn(weight, sv);
+    float value;
+    if (isic)
+      value = __fmul_rn(weight, isic_value(w, n, s, r, load));
+    else
+      value = down_source_up_receiver(w, n, s, s_prev, r, r_prev, load)
+                  ? __fmul_rn(weighted, to_float(r[n.c]))
+                  : 0.0f;
+    image[d] = __fadd_rn(image[d], value);
+    illumination[d] = __fadd_rn(illumination[d], __fmul_rn(weighted, sv));
+  });
+}
+
 // `background` may be `field` itself (a propagator used as its own background), so neither is
 // __restrict__; each cell is read and written by one thread only.
 template <class T>
@@ -142,6 +171,31 @@ void accumulate_image_box(const GridLayout& g, const Box& box, const void* sourc
         g, box, static_cast<const __half*>(source), static_cast<const __half*>(receiver), weight,
         image, illumination);
   CUDA_CHECK_LAUNCH("accumulate_image_kernel");
+}
+
+void accumulate_condition_box(const GridLayout& g, const Box& box, ImagingCondition condition,
+                              const LaplacianWeights& weights, const void* source,
+                              const void* source_prev, const void* receiver,
+                              const void* receiver_prev, Storage storage, float weight,
+                              float* image, float* illumination, cudaStream_t stream) {
+  if (box.empty()) return;
+  if (condition == ImagingCondition::cross) {
+    accumulate_image_box(g, box, source, receiver, storage, weight, image, illumination, stream);
+    return;
+  }
+  const ImagingStencil w = make_imaging_stencil(weights);
+  const bool isic = condition == ImagingCondition::isic;
+  if (storage == Storage::fp32)
+    accumulate_condition_kernel<<<box_grid(box), kRowThreads, 0, stream>>>(
+        g, box, static_cast<const float*>(source), static_cast<const float*>(source_prev),
+        static_cast<const float*>(receiver), static_cast<const float*>(receiver_prev), w, isic,
+        weight, image, illumination);
+  else
+    accumulate_condition_kernel<<<box_grid(box), kRowThreads, 0, stream>>>(
+        g, box, static_cast<const __half*>(source), static_cast<const __half*>(source_prev),
+        static_cast<const __half*>(receiver), static_cast<const __half*>(receiver_prev), w, isic,
+        weight, image, illumination);
+  CUDA_CHECK_LAUNCH("accumulate_condition_kernel");
 }
 
 void add_born_source(const GridLayout& g, const Box& box, const void* background,

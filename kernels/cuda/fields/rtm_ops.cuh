@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "solvers/contracts/grid_layout.h"
+#include "solvers/contracts/imaging_condition.h"
 #include "solvers/contracts/propagator.h"
 #include "kernels/cuda/steps/wave_step.cuh"
 
@@ -38,6 +39,15 @@ void unpack_box(const GridLayout& g, const Box& box, const float* dense, void* f
 void accumulate_image_box(const GridLayout& g, const Box& box, const void* source,
                           const void* receiver, Storage storage, float weight, float* image,
                           float* illumination, cudaStream_t stream);
+
+// The same with any imaging condition (solvers/contracts/imaging_condition.h): cross is
+// accumulate_image_box; the others read the previous fields too (separated) and the neighbours
+// inside `box` (weights: the wave step's Laplacian, whose spacings the first derivatives take).
+void accumulate_condition_box(const GridLayout& g, const Box& box, ImagingCondition condition,
+                              const LaplacianWeights& weights, const void* source,
+                              const void* source_prev, const void* receiver,
+                              const void* receiver_prev, Storage storage, float weight,
+                              float* image, float* illumination, cudaStream_t stream);
 
 // Over `box`: field += (v2dt2 * m) * background, m dense over the box.
 void add_born_source(const GridLayout& g, const Box& box, const void* background,
