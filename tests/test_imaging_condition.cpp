@@ -185,6 +185,47 @@ TEST(ImagingConditionCells, CrossAndIsicMatchADirectComputation) {
   }
 }
 
+// The derivation of docs/rtm.md, section 5c: ISIC's -R lap S is the wave step's own second time
+// difference, -R (S[n+1] - 2 S[n] + S[n-1]) / v2dt2 with S[n+1] made by the CPU step (no source,
+// no damping), in the box's interior (4 cells from its faces, where no index is clamped); summed
+// over the steps by parts it is (1/v^2) sum_n D_t S D_t R.
+TEST(ImagingConditionCells, IsicsLaplacianTermIsTheStepsSecondTimeDifference) {
+  SmallFields f;
+  f.box = Box{0, f.nx, 0, f.ny, 0, f.nz};
+  f.fill_random(13);
+  const float v2dt2 = 40.0f; // one step only: stability does not matter, a large term does
+  PropagatorSetup setup = f.setup();
+  setup.v2dt2.assign(setup.v2dt2.size(), v2dt2);
+  CpuShotFields fields(setup);
+  fields.source().set_state(f.s_prev, f.s);
+  fields.receiver().set_state(f.r_prev, f.r);
+  fields.allocate_image(f.box, ImagingCondition::isic);
+  fields.accumulate_image(1.0f);
+  const std::vector<float> image = fields.download_image();
+  fields.source().step();
+  std::vector<float> s_now, s_next;
+  fields.source().get_state(s_now, s_next);
+  std::vector<double> expected, got;
+  for (int k = 4; k < f.nz - 4; ++k)
+    for (int j = 4; j < f.ny - 4; ++j)
+      for (int i = 4; i < f.nx - 4; ++i) {
+        const size_t c = size_t(f.g.index(i, j, k));
+        double grad = 0;
+        for (int axis = 0; axis < 3; ++axis)
+          grad += f.derivative(f.s, i, j, k, axis) * f.derivative(f.r, i, j, k, axis);
+        const double second = (double(s_next[c]) - 2.0 * f.s[c] + f.s_prev[c]) / v2dt2;
+        expected.push_back(-f.r[c] * second - grad);
+        got.push_back(image[(size_t(k) * f.ny + j) * f.nx + i]);
+      }
+  ASSERT_GT(expected.size(), 50u);
+  double worst = 0;
+  for (size_t d = 0; d < expected.size(); ++d) worst = std::max(worst, std::abs(got[d] - expected[d]));
+  worst /= largest(expected);
+  std::printf("isic against the step's second time difference: %.2e of the largest value (%zu "
+              "cells)\n", worst, expected.size());
+  EXPECT_LT(worst, 1e-4);
+}
+
 TEST(ImagingConditionCells, SeparatedKeepsSRWhereTheSourceGoesDownAndTheReceiverUp) {
   SmallFields f;
   f.fill_random(12);

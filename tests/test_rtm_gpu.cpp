@@ -131,6 +131,38 @@ TEST(RtmGpu, MigratedImagesMatchTheCpu) {
   EXPECT_LE(e_image, 1e-3);
 }
 
+// ISIC and the separated condition in whole migrations, both reconstructions, on both backends.
+// The wavefields differ by the steps' rounding (the CUDA steps fuse multiply-adds); ISIC's
+// derivatives weight that noise by |k|^2, and the separated condition's sign tests can decide a
+// cell differently where a field's direction is a tie, so the bars are wider than cross's (1e-4):
+// 1e-3 and 1e-2 on the raw image (first set without a GPU at hand: to be confirmed).
+TEST(RtmGpu, IsicAndSeparatedMigratedImagesMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  test::TwoLayerMigration run;
+  std::ostringstream log;
+  const ShotFile shots = run.line_shots(log);
+  for (ImagingCondition c : {ImagingCondition::isic, ImagingCondition::separated})
+    for (Reconstruction reconstruction : {Reconstruction::boundary, Reconstruction::snapshots}) {
+      MigrationParams params = run.params;
+      params.imaging_condition = c;
+      params.reconstruction = reconstruction;
+      params.backend.backend = "cpu";
+      const MigrationResult cpu = migrate_shots(run.migration, shots, params, log);
+      params.backend.backend = "cuda";
+      const MigrationResult gpu = migrate_shots(run.migration, shots, params, log);
+      const double e_raw = relative_l2(gpu.raw_image, cpu.raw_image);
+      const double e_image = relative_l2(gpu.image, cpu.image);
+      std::printf("%s, %s: migrated image GPU vs CPU: raw %.3g, final %.3g (relative L2)\n",
+                  imaging_condition_info(c).name, reconstruction_name(reconstruction), e_raw,
+                  e_image);
+      const double bar = c == ImagingCondition::isic ? 1e-3 : 1e-2;
+      EXPECT_LE(e_raw, bar) << imaging_condition_info(c).name << ", "
+                            << reconstruction_name(reconstruction);
+      EXPECT_LE(e_image, 10 * bar) << imaging_condition_info(c).name << ", "
+                                   << reconstruction_name(reconstruction);
+    }
+}
+
 // Per-shot receivers (a spread moving with the source): each shot's receiver set made on the GPU
 // for that shot and freed with it. Modeled traces and migrated images match the CPU's as above.
 TEST(RtmGpu, MovingSpreadModelsAndMigratesAsTheCpu) {

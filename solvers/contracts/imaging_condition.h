@@ -131,27 +131,49 @@ RTM_HOST_DEVICE ClampedCell clamped_cell(const GridLayout& g, const Box& b, int 
   return ClampedCell{g.index(i, j, k), i, j, k, b, g.pitch, g.plane};
 }
 
+// Products and sums rounded one at a time on the device too (nvcc would fuse them into FMAs), so
+// the CUDA kernel gives the CPU's values bit for bit and the separated condition's sign tests
+// decide alike on both.
+RTM_HOST_DEVICE float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+RTM_HOST_DEVICE float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+RTM_HOST_DEVICE float sub_rn(float a, float b) { return add_rn(a, -b); }
+
 // ISIC at one cell, before the weight:  -( R lap S + grad S . grad R ).
 // `Load` reads a field value as float at an index (float or half storage).
 template <class T, class Load>
 RTM_HOST_DEVICE float isic_value(const ImagingStencil& w, const ClampedCell& n, const T* s,
                                  const T* r, Load load) {
   const int64_t c = n.c;
-  float lap = w.lap.c0 * load(s, c);
+  float lap = mul_rn(w.lap.c0, load(s, c));
   float gsx = 0, gsy = 0, gsz = 0, grx = 0, gry = 0, grz = 0;
   for (int q = 1; q <= 4; ++q) {
     const float sxm = load(s, c + n.xm(q)), sxp = load(s, c + n.xp(q));
     const float sym = load(s, c + n.ym(q)), syp = load(s, c + n.yp(q));
     const float szm = load(s, c + n.zm(q)), szp = load(s, c + n.zp(q));
-    lap += w.lap.wx[q] * (sxm + sxp) + w.lap.wy[q] * (sym + syp) + w.lap.wz[q] * (szm + szp);
-    gsx += w.dx[q] * (sxp - sxm);
-    gsy += w.dy[q] * (syp - sym);
-    gsz += w.dz[q] * (szp - szm);
-    grx += w.dx[q] * (load(r, c + n.xp(q)) - load(r, c + n.xm(q)));
-    gry += w.dy[q] * (load(r, c + n.yp(q)) - load(r, c + n.ym(q)));
-    grz += w.dz[q] * (load(r, c + n.zp(q)) - load(r, c + n.zm(q)));
+    lap = add_rn(lap, mul_rn(w.lap.wx[q], add_rn(sxm, sxp)));
+    lap = add_rn(lap, mul_rn(w.lap.wy[q], add_rn(sym, syp)));
+    lap = add_rn(lap, mul_rn(w.lap.wz[q], add_rn(szm, szp)));
+    gsx = add_rn(gsx, mul_rn(w.dx[q], sub_rn(sxp, sxm)));
+    gsy = add_rn(gsy, mul_rn(w.dy[q], sub_rn(syp, sym)));
+    gsz = add_rn(gsz, mul_rn(w.dz[q], sub_rn(szp, szm)));
+    grx = add_rn(grx, mul_rn(w.dx[q], sub_rn(load(r, c + n.xp(q)), load(r, c + n.xm(q)))));
+    gry = add_rn(gry, mul_rn(w.dy[q], sub_rn(load(r, c + n.yp(q)), load(r, c + n.ym(q)))));
+    grz = add_rn(grz, mul_rn(w.dz[q], sub_rn(load(r, c + n.zp(q)), load(r, c + n.zm(q)))));
   }
-  return -(load(r, c) * lap + (gsx * grx + gsy * gry + gsz * grz));
+  const float grad = add_rn(add_rn(mul_rn(gsx, grx), mul_rn(gsy, gry)), mul_rn(gsz, grz));
+  return -add_rn(mul_rn(load(r, c), lap), grad);
 }
 
 // The separated condition's test at one cell: is the source field going down (its vertical
@@ -164,10 +186,12 @@ RTM_HOST_DEVICE float vertical_flux_sign_product(const ImagingStencil& w, const 
                                                  const T* cur, const T* prev, Load load) {
   const int64_t c = n.c;
   float dz = 0;
-  for (int q = 1; q <= 4; ++q)
-    dz += w.dz[q] * ((load(cur, c + n.zp(q)) + load(prev, c + n.zp(q))) -
-                     (load(cur, c + n.zm(q)) + load(prev, c + n.zm(q))));
-  return (load(prev, c) - load(cur, c)) * dz; // p_t dp/dz up to a positive factor: -P_z
+  for (int q = 1; q <= 4; ++q) {
+    const float below = add_rn(load(cur, c + n.zp(q)), load(prev, c + n.zp(q)));
+    const float above = add_rn(load(cur, c + n.zm(q)), load(prev, c + n.zm(q)));
+    dz = add_rn(dz, mul_rn(w.dz[q], sub_rn(below, above)));
+  }
+  return mul_rn(sub_rn(load(prev, c), load(cur, c)), dz); // p_t dp/dz up to a positive factor: -P_z
 }
 
 template <class T, class Load>

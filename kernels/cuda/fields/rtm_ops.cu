@@ -68,10 +68,10 @@ __global__ void accumulate_image_kernel(const GridLayout g, const Box b, const T
 }
 
 // ISIC and the separated condition (solvers/contracts/imaging_condition.h): the per-cell
-// arithmetic is the contract's, shared with the CPU reference; the illumination and the separated
-// condition's kept product are rounded one at a time as above. ISIC's sums may be fused into FMAs
-// by nvcc (a few float roundings from the CPU's values). One thread per cell reading its
-// neighbours through the caches: the separate path, not a tuned kernel.
+// arithmetic is the contract's, shared with the CPU reference and rounded one operation at a time
+// there (mul_rn, add_rn), the illumination and the weights as above, so a float32 field gives the
+// reference's values. One thread per cell reading its neighbours through the caches: the separate
+// path, not a tuned kernel.
 template <class T>
 __global__ void accumulate_condition_kernel(const GridLayout g, const Box b, const T* __restrict__ s,
                                             const T* __restrict__ s_prev, const T* __restrict__ r,
