@@ -10,12 +10,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "kernels/cpu/cpu_propagator.h"
+#include "io/checkpoint_file.h"
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/imaging_condition.h"
 #include "solvers/drivers/migration.h"
@@ -464,6 +467,67 @@ TEST(ImagingConditionCheckpoints, TheIdentityNamesAConditionOtherThanCross) {
   EXPECT_NE(isic.parameters, cross.parameters);
   EXPECT_NE(separated.parameters, isic.parameters);
   EXPECT_NE(isic.parameters.find("imaging_condition = isic"), std::string::npos);
+}
+
+// A run stopped after one of three shots and resumed from its checkpoint images as an
+// uninterrupted one, bit for bit, with each condition and each reconstruction (the checkpoints
+// carry the raw image and the illumination, whatever condition made them); another condition's
+// checkpoint is refused.
+TEST(ImagingConditionCheckpoints, StoppedAndResumedEqualsUninterrupted) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("rtm_test_imaging_condition_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const ModelShape shape{20, 12, 18, 10, 10, 10};
+  const VelocityModel truth = layered_model(shape, {110}, {2000, 2600});
+  const VelocityModel migration = constant_model(shape, 2000);
+  ModelingParams modeling;
+  modeling.backend.backend = "cpu";
+  modeling.wavelet.f0 = 20;
+  modeling.boundary.width = 6;
+  modeling.boundary.absorber = Absorber::sponge;
+  modeling.record_time = 0.2;
+  std::ostringstream log;
+  const ShotFile shots =
+      model_shots(truth, default_line_survey(truth, 3, 20.0, 1), modeling, log);
+  const std::pair<ImagingCondition, Reconstruction> runs[] = {
+      {ImagingCondition::isic, Reconstruction::boundary},
+      {ImagingCondition::separated, Reconstruction::snapshots}};
+  for (const auto& [c, reconstruction] : runs) {
+    SCOPED_TRACE(std::string(imaging_condition_info(c).name) + ", " +
+                   reconstruction_name(reconstruction));
+      MigrationParams params;
+      params.backend.backend = "cpu";
+      params.boundary.width = 6;
+      params.boundary.absorber = Absorber::sponge;
+      params.reconstruction = reconstruction;
+      params.imaging_condition = c;
+      const MigrationResult whole = migrate_shots(migration, shots, params, log);
+      const std::string output =
+          (dir / (std::string(imaging_condition_info(c).name) + reconstruction_name(reconstruction) +
+                  ".h5"))
+              .string();
+      MigrationControl control;
+      control.checkpoint_output = output;
+      control.identity = migration_identity(migration, shots, "shots.h5", params);
+      int boundaries = 0; // stop at the 2nd shot boundary: after 1 shot
+      control.stop_requested = [&boundaries] { return ++boundaries > 1 ? 15 : 0; };
+      ASSERT_EQ(migrate_shots(migration, shots, params, log, nullptr, control).stop_signal, 15);
+      control.stop_requested = nullptr;
+      control.resume = true;
+      MigrationParams cross = params;
+      cross.imaging_condition = ImagingCondition::cross;
+      MigrationControl other = control;
+      other.identity = migration_identity(migration, shots, "shots.h5", cross);
+      EXPECT_THROW(migrate_shots(migration, shots, cross, log, nullptr, other), InputError);
+      const MigrationResult resumed = migrate_shots(migration, shots, params, log, nullptr, control);
+      EXPECT_EQ(resumed.shots_migrated, 2);
+      EXPECT_EQ(resumed.raw_image, whole.raw_image);
+      EXPECT_EQ(resumed.illumination, whole.illumination);
+      EXPECT_EQ(resumed.image, whole.image);
+    }
+  fs::remove_all(dir);
 }
 
 } // namespace
