@@ -502,23 +502,17 @@ void CpuShotFields::accumulate_derivative_condition(float weight) {
   const Box& b = image_box();
   const GridLayout& g = receiver_.layout();
   const ImagingStencil w = make_imaging_stencil(receiver_.setup_.weights);
-  const bool isic = imaging_condition() == ImagingCondition::isic;
+  const ImagingCondition condition = imaging_condition();
   const auto load = [](const float* p, int64_t c) { return p[c]; };
 #pragma omp parallel for collapse(2)
   for (int k = b.z0; k < b.z1; ++k)
     for (int j = b.y0; j < b.y1; ++j) {
       const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
       for (int i = b.x0; i < b.x1; ++i) {
-        const ClampedCell n = clamped_cell(g, b, i, j, k);
-        const float sv = s[n.c];
+        const float sv = s[g.index(i, j, k)];
         const float weighted = weight * sv;
-        float value;
-        if (isic)
-          value = weight * isic_value(w, n, s, r, load);
-        else
-          value = down_source_up_receiver(w, n, s, s_prev, r, r_prev, load) ? weighted * r[n.c]
-                                                                            : 0.0f;
-        image_[row + size_t(i - b.x0)] += value;
+        image_[row + size_t(i - b.x0)] +=
+            condition_term(condition, w, g, b, i, j, k, s, s_prev, r, r_prev, weight, weighted, load);
         illumination_[row + size_t(i - b.x0)] += weighted * sv;
       }
     }

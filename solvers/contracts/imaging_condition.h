@@ -131,6 +131,23 @@ RTM_HOST_DEVICE ClampedCell clamped_cell(const GridLayout& g, const Box& b, int 
   return ClampedCell{g.index(i, j, k), i, j, k, b, g.pitch, g.plane};
 }
 
+// A cell at least 4 cells from every face of the box: no index needs clamping, so the offsets are
+// the plain ones (the same values ClampedCell gives there, without its comparisons).
+struct InteriorCell {
+  int64_t c, pitch, plane;
+  RTM_HOST_DEVICE int64_t xm(int q) const { return -q; }
+  RTM_HOST_DEVICE int64_t xp(int q) const { return q; }
+  RTM_HOST_DEVICE int64_t ym(int q) const { return -q * pitch; }
+  RTM_HOST_DEVICE int64_t yp(int q) const { return q * pitch; }
+  RTM_HOST_DEVICE int64_t zm(int q) const { return -q * plane; }
+  RTM_HOST_DEVICE int64_t zp(int q) const { return q * plane; }
+};
+
+RTM_HOST_DEVICE bool is_interior_cell(const Box& b, int i, int j, int k) {
+  return i >= b.x0 + 4 && i < b.x1 - 4 && j >= b.y0 + 4 && j < b.y1 - 4 && k >= b.z0 + 4 &&
+         k < b.z1 - 4;
+}
+
 // Products and sums rounded one at a time on the device too (nvcc would fuse them into FMAs), so
 // the CUDA kernel gives the CPU's values bit for bit and the separated condition's sign tests
 // decide alike on both.
@@ -152,8 +169,8 @@ RTM_HOST_DEVICE float sub_rn(float a, float b) { return add_rn(a, -b); }
 
 // ISIC at one cell, before the weight:  -( R lap S + grad S . grad R ).
 // `Load` reads a field value as float at an index (float or half storage).
-template <class T, class Load>
-RTM_HOST_DEVICE float isic_value(const ImagingStencil& w, const ClampedCell& n, const T* s,
+template <class Cell, class T, class Load>
+RTM_HOST_DEVICE float isic_value(const ImagingStencil& w, const Cell& n, const T* s,
                                  const T* r, Load load) {
   const int64_t c = n.c;
   float lap = mul_rn(w.lap.c0, load(s, c));
@@ -181,8 +198,8 @@ RTM_HOST_DEVICE float isic_value(const ImagingStencil& w, const ClampedCell& n, 
 // derivative is the difference of the two levels (previous minus current: the later minus the
 // earlier, both fields stepping backwards) and dp/dz that of their sum, so that both are centred
 // between the levels (docs/rtm.md, section 5c). Only the signs matter: no 1/dt, no 1/2.
-template <class T, class Load>
-RTM_HOST_DEVICE float vertical_flux_sign_product(const ImagingStencil& w, const ClampedCell& n,
+template <class Cell, class T, class Load>
+RTM_HOST_DEVICE float vertical_flux_sign_product(const ImagingStencil& w, const Cell& n,
                                                  const T* cur, const T* prev, Load load) {
   const int64_t c = n.c;
   float dz = 0;
@@ -194,13 +211,36 @@ RTM_HOST_DEVICE float vertical_flux_sign_product(const ImagingStencil& w, const 
   return mul_rn(sub_rn(load(prev, c), load(cur, c)), dz); // p_t dp/dz up to a positive factor: -P_z
 }
 
-template <class T, class Load>
-RTM_HOST_DEVICE bool down_source_up_receiver(const ImagingStencil& w, const ClampedCell& n,
+template <class Cell, class T, class Load>
+RTM_HOST_DEVICE bool down_source_up_receiver(const ImagingStencil& w, const Cell& n,
                                              const T* s, const T* s_prev, const T* r,
                                              const T* r_prev, Load load) {
   // Down-going: P_z > 0, i.e. S_t dS/dz < 0; up-going: R_t dR/dz > 0.
   return vertical_flux_sign_product(w, n, s, s_prev, load) < 0.0f &&
          vertical_flux_sign_product(w, n, r, r_prev, load) > 0.0f;
+}
+
+// One cell's image term, before the weight for ISIC and after it for the separated condition (whose
+// kept product is the cross-correlation's (w S) R, rounded alike): the interior's plain offsets
+// where they reach, the clamped ones near the box's faces. `weighted` is w * S at the cell.
+template <class T, class Load>
+RTM_HOST_DEVICE float condition_term(ImagingCondition condition, const ImagingStencil& w,
+                                     const GridLayout& g, const Box& b, int i, int j, int k,
+                                     const T* s, const T* s_prev, const T* r, const T* r_prev,
+                                     float weight, float weighted, Load load) {
+  const int64_t c = g.index(i, j, k);
+  if (condition == ImagingCondition::isic) {
+    const float v = is_interior_cell(b, i, j, k)
+                        ? isic_value(w, InteriorCell{c, g.pitch, g.plane}, s, r, load)
+                        : isic_value(w, clamped_cell(g, b, i, j, k), s, r, load);
+    return mul_rn(weight, v);
+  }
+  const bool keep = is_interior_cell(b, i, j, k)
+                        ? down_source_up_receiver(w, InteriorCell{c, g.pitch, g.plane}, s, s_prev,
+                                                  r, r_prev, load)
+                        : down_source_up_receiver(w, clamped_cell(g, b, i, j, k), s, s_prev, r,
+                                                  r_prev, load);
+  return keep ? mul_rn(weighted, load(r, c)) : 0.0f;
 }
 
 } // namespace rtm

@@ -76,22 +76,18 @@ template <class T>
 __global__ void accumulate_condition_kernel(const GridLayout g, const Box b, const T* __restrict__ s,
                                             const T* __restrict__ s_prev, const T* __restrict__ r,
                                             const T* __restrict__ r_prev, const ImagingStencil w,
-                                            bool isic, float weight, float* __restrict__ image,
+                                            ImagingCondition condition, float weight,
+                                            float* __restrict__ image,
                                             float* __restrict__ illumination) {
   const auto load = [](const T* p, int64_t c) { return to_float(p[c]); };
   const int ny = b.y1 - b.y0;
-  for_each_box_row_cell(g, b, [&](int64_t row, int i, int64_t d, int64_t) {
-    const ClampedCell n = clamped_cell(g, b, b.x0 + i, b.y0 + int(row % ny), b.z0 + int(row / ny));
-    const float sv = to_float(s[n.c]);
+  for_each_box_row_cell(g, b, [&](int64_t row, int i, int64_t d, int64_t c) {
+    const float sv = to_float(s[c]);
     const float weighted = __fmul_rn(weight, sv);
-    float value;
-    if (isic)
-      value = __fmul_rn(weight, isic_value(w, n, s, r, load));
-    else
-      value = down_source_up_receiver(w, n, s, s_prev, r, r_prev, load)
-                  ? __fmul_rn(weighted, to_float(r[n.c]))
-                  : 0.0f;
-    image[d] = __fadd_rn(image[d], value);
+    const float term = condition_term(condition, w, g, b, b.x0 + i, b.y0 + int(row % ny),
+                                      b.z0 + int(row / ny), s, s_prev, r, r_prev, weight, weighted,
+                                      load);
+    image[d] = __fadd_rn(image[d], term);
     illumination[d] = __fadd_rn(illumination[d], __fmul_rn(weighted, sv));
   });
 }
@@ -184,16 +180,15 @@ void accumulate_condition_box(const GridLayout& g, const Box& box, ImagingCondit
     return;
   }
   const ImagingStencil w = make_imaging_stencil(weights);
-  const bool isic = condition == ImagingCondition::isic;
   if (storage == Storage::fp32)
     accumulate_condition_kernel<<<box_grid(box), kRowThreads, 0, stream>>>(
         g, box, static_cast<const float*>(source), static_cast<const float*>(source_prev),
-        static_cast<const float*>(receiver), static_cast<const float*>(receiver_prev), w, isic,
+        static_cast<const float*>(receiver), static_cast<const float*>(receiver_prev), w, condition,
         weight, image, illumination);
   else
     accumulate_condition_kernel<<<box_grid(box), kRowThreads, 0, stream>>>(
         g, box, static_cast<const __half*>(source), static_cast<const __half*>(source_prev),
-        static_cast<const __half*>(receiver), static_cast<const __half*>(receiver_prev), w, isic,
+        static_cast<const __half*>(receiver), static_cast<const __half*>(receiver_prev), w, condition,
         weight, image, illumination);
   CUDA_CHECK_LAUNCH("accumulate_condition_kernel");
 }
