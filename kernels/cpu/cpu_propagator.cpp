@@ -504,17 +504,53 @@ void CpuShotFields::accumulate_derivative_condition(float weight) {
   const ImagingStencil w = make_imaging_stencil(receiver_.setup_.weights);
   const ImagingCondition condition = imaging_condition();
   const auto load = [](const float* p, int64_t c) { return p[c]; };
+  float* image = image_.data();
+  float* illumination = illumination_.data();
 #pragma omp parallel for collapse(2)
   for (int k = b.z0; k < b.z1; ++k)
     for (int j = b.y0; j < b.y1; ++j) {
       const size_t row = (size_t(k - b.z0) * b.ny() + (j - b.y0)) * b.nx();
-      for (int i = b.x0; i < b.x1; ++i) {
+      // Near the box's faces the clamped offsets (condition_term); along an interior row's middle
+      // the plain ones in a loop over the row (GCC vectorises ISIC's; each cell's arithmetic as it
+      // is, so the values are the same bit for bit).
+      const bool inner_row = j >= b.y0 + 4 && j < b.y1 - 4 && k >= b.z0 + 4 && k < b.z1 - 4;
+      const int inner0 = inner_row ? std::min(b.x0 + 4, b.x1) : b.x1;
+      const int inner1 = inner_row ? std::max(inner0, b.x1 - 4) : b.x1;
+      auto edge = [&](int i) {
         const float sv = s[g.index(i, j, k)];
         const float weighted = weight * sv;
-        image_[row + size_t(i - b.x0)] +=
+        image[row + size_t(i - b.x0)] +=
             condition_term(condition, w, g, b, i, j, k, s, s_prev, r, r_prev, weight, weighted, load);
-        illumination_[row + size_t(i - b.x0)] += weighted * sv;
+        illumination[row + size_t(i - b.x0)] += weighted * sv;
+      };
+      for (int i = b.x0; i < inner0; ++i) edge(i);
+      if (inner1 > inner0) {
+        const int64_t c0 = g.index(inner0, j, k);
+        float* image_row = image + row + size_t(inner0 - b.x0);
+        float* illumination_row = illumination + row + size_t(inner0 - b.x0);
+        const int n = inner1 - inner0;
+        if (condition == ImagingCondition::isic) {
+#pragma omp simd
+          for (int i = 0; i < n; ++i) {
+            const InteriorCell cell{c0 + i, g.pitch, g.plane};
+            const float sv = s[c0 + i];
+            const float weighted = weight * sv;
+            image_row[i] += weight * isic_value(w, cell, s, r, load);
+            illumination_row[i] += weighted * sv;
+          }
+        } else {
+#pragma omp simd
+          for (int i = 0; i < n; ++i) {
+            const InteriorCell cell{c0 + i, g.pitch, g.plane};
+            const float sv = s[c0 + i];
+            const float weighted = weight * sv;
+            const bool keep = down_source_up_receiver(w, cell, s, s_prev, r, r_prev, load);
+            image_row[i] += keep ? weighted * r[c0 + i] : 0.0f; // (w S) R, as cross rounds it
+            illumination_row[i] += weighted * sv;
+          }
+        }
       }
+      for (int i = inner1; i < b.x1; ++i) edge(i);
     }
 }
 

@@ -216,8 +216,10 @@ RTM_HOST_DEVICE bool down_source_up_receiver(const ImagingStencil& w, const Cell
                                              const T* s, const T* s_prev, const T* r,
                                              const T* r_prev, Load load) {
   // Down-going: P_z > 0, i.e. S_t dS/dz < 0; up-going: R_t dR/dz > 0.
-  return vertical_flux_sign_product(w, n, s, s_prev, load) < 0.0f &&
-         vertical_flux_sign_product(w, n, r, r_prev, load) > 0.0f;
+  // Both evaluated (no short cut), so that a loop over cells has no branch and vectorises.
+  const float source = vertical_flux_sign_product(w, n, s, s_prev, load);
+  const float receiver = vertical_flux_sign_product(w, n, r, r_prev, load);
+  return (source < 0.0f) & (receiver > 0.0f);
 }
 
 // One cell's image term, before the weight for ISIC and after it for the separated condition (whose
