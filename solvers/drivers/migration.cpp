@@ -928,7 +928,10 @@ SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan
   if (run.reconstruction == Reconstruction::boundary)
     run.info << "boundary saving with a " << ring_precision_name(params.ring_precision)
              << " ring, three sweeps per shot, " << (params.fused_backward ? "fused" : "separate")
-             << " backward steps";
+             << " backward steps"
+             << (params.fused_backward && params.imaging_condition != ImagingCondition::cross
+                     ? " (the imaging steps separate: no fused kernel has this condition)"
+                     : "");
   else
     run.info << ring_precision_name(params.snapshot_precision) << " snapshots in "
              << (run.snapshot_place == SnapshotPlace::device ? "device" : "host")
