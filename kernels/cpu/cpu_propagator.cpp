@@ -538,7 +538,7 @@ void CpuShotFields::accumulate_derivative_condition(float weight) {
             image_row[i] += weight * isic_value(w, cell, s, r, load);
             illumination_row[i] += weighted * sv;
           }
-        } else {
+        } else if (condition == ImagingCondition::separated) {
 #pragma omp simd
           for (int i = 0; i < n; ++i) {
             const InteriorCell cell{c0 + i, g.pitch, g.plane};
@@ -548,6 +548,8 @@ void CpuShotFields::accumulate_derivative_condition(float weight) {
             image_row[i] += keep ? weighted * r[c0 + i] : 0.0f; // (w S) R, as cross rounds it
             illumination_row[i] += weighted * sv;
           }
+        } else { // a condition without a loop of its own here: condition_term cell by cell
+          for (int i = inner0; i < inner1; ++i) edge(i);
         }
       }
       for (int i = inner1; i < b.x1; ++i) edge(i);

@@ -35,7 +35,8 @@ struct ImagingConditionInfo {
   // restore; no extra memory).
   bool uses_previous_level;
   // Field values read per box cell per imaging step (centre and neighbours, S and R together;
-  // cross: 2). The image and illumination's read-modify-write come on top for every condition.
+  // cross: 2), for the log. The image and illumination's read-modify-write come on top for every
+  // condition.
   int field_reads;
   // The z-slab split and TTI: false where the arithmetic needs what they do not provide.
   bool supports_slab_split;
@@ -62,7 +63,7 @@ inline const std::vector<ImagingConditionInfo>& imaging_condition_table() {
        true, true, 4 + 4 * 8, false, false,
        "its vertical derivatives read 4 planes of both fields beyond each slab, which the split "
        "does not keep current at every imaging step",
-       "the TTI fields keep no previous level of p in the form the separation reads"},
+       "not implemented on the TTI fields, whose energy flux is not -p_t grad p either"},
   };
   return table;
 }
@@ -222,8 +223,8 @@ RTM_HOST_DEVICE bool down_source_up_receiver(const ImagingStencil& w, const Cell
   return (source < 0.0f) & (receiver > 0.0f);
 }
 
-// One cell's image term, before the weight for ISIC and after it for the separated condition (whose
-// kept product is the cross-correlation's (w S) R, rounded alike): the interior's plain offsets
+// One cell's image term, weight included (cross and the separated condition's kept product: (w S) R,
+// rounded alike; ISIC: w times its value): the interior's plain offsets
 // where they reach, the clamped ones near the box's faces. `weighted` is w * S at the cell.
 template <class T, class Load>
 RTM_HOST_DEVICE float condition_term(ImagingCondition condition, const ImagingStencil& w,
@@ -231,6 +232,7 @@ RTM_HOST_DEVICE float condition_term(ImagingCondition condition, const ImagingSt
                                      const T* s, const T* s_prev, const T* r, const T* r_prev,
                                      float weight, float weighted, Load load) {
   const int64_t c = g.index(i, j, k);
+  if (condition == ImagingCondition::cross) return mul_rn(weighted, load(r, c));
   if (condition == ImagingCondition::isic) {
     const float v = is_interior_cell(b, i, j, k)
                         ? isic_value(w, InteriorCell{c, g.pitch, g.plane}, s, r, load)

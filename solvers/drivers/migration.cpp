@@ -1032,6 +1032,8 @@ void announce_migration(const MigrationRun& run, int remaining, const MigrationC
   record_run_parameter("reconstruction", reconstruction_name(params.reconstruction));
   if (params.imaging_condition != ImagingCondition::cross || !applies_laplacian_filter(params))
     info << "rtm: imaging condition " << imaging_condition_info(params.imaging_condition).name
+         << " (" << imaging_condition_info(params.imaging_condition).field_reads
+         << " field values read per box cell and imaging step)"
          << (applies_laplacian_filter(params) ? ", then the Laplacian post-filter"
                                               : ", no Laplacian post-filter")
          << " (docs/rtm.md, section 5c)\n";
