@@ -467,6 +467,26 @@ void CpuShotFields::do_allocate_image(const Box& box) {
   illumination_.assign(size_t(box.cells()), 0.0f);
 }
 
+void CpuShotFields::do_allocate_offset_gathers(const OffsetGatherLayout& layout) {
+  gathers_.assign(size_t(layout.values()), 0.0f);
+}
+
+// The contract's per-value arithmetic (solvers/contracts/offset_gathers.h), shared with the CUDA
+// kernel; timed with the imaging, on the receiver field's clock.
+void CpuShotFields::do_accumulate_offset_gathers(float weight) {
+  const OpClock timed(receiver_.timing_on_, receiver_.timing_.imaging_ms);
+  const OffsetGatherLayout l = gather_layout();
+  const GridLayout& g = receiver_.layout();
+  const float* s = source_.cur_.data();
+  const float* r = receiver_.cur_.data();
+  float* gathers = gathers_.data();
+  const auto load = [](const float* p, int64_t c) { return p[c]; };
+  const int64_t count = l.values();
+#pragma omp parallel for
+  for (int64_t e = 0; e < count; ++e)
+    gathers[e] += offset_gather_increment(l, g, e, s, r, weight, load);
+}
+
 void CpuShotFields::do_accumulate_image(float weight) {
   // Timed on the receiver field's clock, like the other receiver-side operations.
   const OpClock timed(receiver_.timing_on_, receiver_.timing_.imaging_ms);

@@ -94,10 +94,15 @@ private:
   void do_inject_born_source() override;
   bool do_supports_imaging_condition(ImagingCondition) const override { return true; }
   void accumulate_derivative_condition(float weight); // the conditions other than cross
+  bool do_supports_offset_gathers() const override { return true; }
+  void do_allocate_offset_gathers(const OffsetGatherLayout& layout) override;
+  void do_accumulate_offset_gathers(float weight) override;
+  std::vector<float> do_download_offset_gathers() const override { return gathers_; }
 
   CpuWavefield source_, receiver_;
   std::vector<float> image_, illumination_; // dense over image_box()
   std::vector<float> born_m_;               // dense over born_box()
+  std::vector<float> gathers_;              // as gather_layout() says
 };
 
 } // namespace rtm

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "solvers/contracts/imaging_condition.h"
+#include "solvers/contracts/offset_gathers.h"
 #include "solvers/contracts/wavefield.h"
 
 namespace rtm {
@@ -62,7 +63,8 @@ public:
   // field's:  image += weight * S * R,   illumination += weight * S * S  (cross, the default);
   // the other conditions of solvers/contracts/imaging_condition.h replace S * R by their value
   // (their derivatives read only cells of `box`; separated reads both fields' previous fields too).
-  // allocate_image zeroes both (replacing earlier ones). std::invalid_argument for a condition
+  // allocate_image zeroes both (replacing earlier ones; earlier offset gathers are dropped).
+  // std::invalid_argument for a condition
   // this backend does not offer (the drivers refuse those first, naming the option).
   void allocate_image(const Box& box, ImagingCondition condition = ImagingCondition::cross) {
     source_->check_box(box, "allocate_image");
@@ -74,11 +76,35 @@ public:
     image_box_ = box;
     imaging_condition_ = condition;
     has_image_ = true;
+    has_gathers_ = false; // they were over the box before
   }
   ImagingCondition imaging_condition() const { return imaging_condition_; }
+  // Also accumulates the offset gathers where allocate_offset_gathers made them (same S, R, weight).
   void accumulate_image(float weight) {
     require_image("accumulate_image");
     do_accumulate_image(weight);
+    if (has_gathers_) do_accumulate_offset_gathers(weight);
+  }
+
+  // Subsurface-offset gathers (solvers/contracts/offset_gathers.h) over the image box, accumulated
+  // by every accumulate_image (and step_both's imaging) from now on; zeroed here. Call after
+  // allocate_image. std::invalid_argument where this backend does not offer them (the drivers
+  // refuse those first, naming the option) or the spec is not valid.
+  void allocate_offset_gathers(const OffsetGatherSpec& spec) {
+    require_image("allocate_offset_gathers");
+    const OffsetGatherLayout layout = offset_gather_layout(image_box_, spec);
+    if (!do_supports_offset_gathers())
+      throw std::invalid_argument(name() + "::allocate_offset_gathers: offset gathers are not "
+                                           "implemented here");
+    do_allocate_offset_gathers(layout);
+    gather_layout_ = layout;
+    has_gathers_ = true;
+  }
+  bool has_offset_gathers() const { return has_gathers_; }
+  const OffsetGatherLayout& gather_layout() const { return gather_layout_; }
+  // Dense as OffsetGatherLayout says; empty before allocate_offset_gathers.
+  std::vector<float> download_offset_gathers() const {
+    return has_gathers_ ? do_download_offset_gathers() : std::vector<float>();
   }
   // Empty before allocate_image.
   std::vector<float> download_image() const {
@@ -139,11 +165,12 @@ public:
   // caller. The result is that of the three separate calls; a backend may do it in one pass over
   // memory (the CUDA backend: one kernel that reads the model term once and images in the same
   // pass, where its kernel allows). The CPU reference and the z-slab split make the separate calls.
-  // Conditions other than cross image through the separate calls (no fused kernel has them yet).
+  // Conditions other than cross, and offset gathers, image through the separate calls (no fused
+  // kernel has them yet).
   void step_both(float image_weight) {
     if (image_weight > 0) require_image("step_both");
-    if (image_weight > 0 && imaging_condition_ != ImagingCondition::cross) {
-      do_accumulate_image(image_weight);
+    if (image_weight > 0 && (imaging_condition_ != ImagingCondition::cross || has_gathers_)) {
+      accumulate_image(image_weight);
       receiver_->step();
       source_->step();
       return;
@@ -204,6 +231,11 @@ protected:
     return std::make_unique<ReadyImageSnapshot>(std::move(sums));
   }
   virtual void do_prepare_snapshots() {}
+  // Offset gathers: none by default (the z-slab split and TTI have none).
+  virtual bool do_supports_offset_gathers() const { return false; }
+  virtual void do_allocate_offset_gathers(const OffsetGatherLayout&) {}
+  virtual void do_accumulate_offset_gathers(float) {}
+  virtual std::vector<float> do_download_offset_gathers() const { return {}; }
   // Whether do_accumulate_image computes `condition` (cross always).
   virtual bool do_supports_imaging_condition(ImagingCondition) const { return false; }
   // The whole box; the z-slab split overrides them with its own planes.
@@ -231,7 +263,8 @@ private:
   Wavefield* receiver_ = nullptr;
   Box image_box_, born_box_;
   ImagingCondition imaging_condition_ = ImagingCondition::cross;
-  bool has_image_ = false, has_born_ = false;
+  OffsetGatherLayout gather_layout_;
+  bool has_image_ = false, has_born_ = false, has_gathers_ = false;
 };
 
 } // namespace rtm

@@ -18,10 +18,14 @@ void mute_image_top(std::vector<float>& image, const VelocityModel& grid, double
   for (int k = 0; k < grid.nz; ++k) {
     const double z = k * grid.dz;
     if (z > depth && z >= depth + taper) break;
-    const float gain =
-        z <= depth ? 0.0f : float(0.5 - 0.5 * std::cos(M_PI * (z - depth) / taper));
+    const float gain = float(image_mute_gain(z, depth, taper));
     for (size_t c = size_t(k) * plane; c < size_t(k + 1) * plane; ++c) image[c] *= gain;
   }
+}
+
+double image_mute_gain(double z, double depth, double taper) {
+  if (!(depth > 0) || (z > depth && z >= depth + taper)) return 1.0;
+  return z <= depth ? 0.0 : 0.5 - 0.5 * std::cos(M_PI * (z - depth) / taper);
 }
 
 } // namespace rtm

@@ -16,4 +16,8 @@ namespace rtm {
 void mute_image_top(std::vector<float>& image, const VelocityModel& grid, double depth,
                     double taper);
 
+// The gain mute_image_top applies at z metres below the grid's top (1 where depth <= 0): the
+// offset gathers take the same mute (solvers/drivers/migration.cpp).
+double image_mute_gain(double z, double depth, double taper);
+
 } // namespace rtm

@@ -261,6 +261,8 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     e.device.push_back({"image and illumination", 2 * box_cells * f32});
     if (plan.least_squares_vectors > 0)
       e.device.push_back({"Born perturbation (least-squares RTM)", box_cells * f32});
+    if (plan.offset_gather_values > 0)
+      e.device.push_back({"offset gathers", uint64_t(plan.offset_gather_values) * f32});
     if (plan.storage == SourceWavefieldStorage::boundary_saving) {
       const uint64_t ring = plan.tti ? 2 * uint64_t(tti_ring_cells(box)) : uint64_t(boundary_ring_cells(box));
       const uint64_t steps = nt > 1 ? nt - 1 : 1; // the last state is the forward run's own
@@ -292,6 +294,9 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
                         uint64_t(plan.least_squares_vectors) * box_cells * f32});
       e.host.push_back({"least-squares RTM: one shot's Born data", 2 * receivers * nt * f32});
     }
+    if (plan.offset_gather_values > 0 || plan.angle_gather_values > 0)
+      e.host.push_back({"offset and angle gathers",
+                        uint64_t(plan.offset_gather_values + plan.angle_gather_values) * f32});
   } else {
     e.host.push_back({"shot gathers", shots * receivers * nt * f32});
   }

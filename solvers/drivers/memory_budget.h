@@ -78,6 +78,11 @@ struct RunMemoryPlan {
   // four image arrays on the host at the end; without them two (the image finished in their
   // memory).
   bool keep_sums = true;
+  // Migration with subsurface-offset gathers (--offset-lags; one rank per shot only): their values
+  // (OffsetGatherLayout::values, float32 on the device beside the image, and on the host when
+  // downloaded) and those of the angle gathers made from them on the host (0: none).
+  int64_t offset_gather_values = 0;
+  int64_t angle_gather_values = 0;
   // The CPU backend computes where the host keeps its memory: its wavefields, model term, C-PML
   // memory, image sums, point series and boundary store are host memory, beside the host items.
   // check_run_memory sets it for every backend but CUDA; estimate_run_memory then adds those

@@ -83,6 +83,26 @@ void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per
                      "(shots in parallel) or --imaging-condition cross");
 }
 
+void check_offset_gathers(const MigrationParams& params, bool tti, int ranks_per_shot, bool resume) {
+  if (!params.offset_gathers.enabled()) return;
+  const std::string option = "--offset-lags " + std::to_string(params.offset_gathers.lags);
+  if (tti)
+    throw InputError(option + " is not offered with --physics tti (the TTI fields have no offset "
+                              "gathers yet); leave --offset-lags out");
+  if (ranks_per_shot > 1)
+    throw InputError(option + " is not offered with --ranks-per-shot " +
+                     std::to_string(ranks_per_shot) + " (a grid split into z-slabs: a lag reaches "
+                     "across the slabs); use --ranks-per-shot 1 (shots in parallel)");
+  if (resume)
+    throw InputError(option + " cannot be used with --resume: the checkpoints hold the image "
+                              "and the illumination, not the gathers, so the gathers would miss "
+                              "the shots migrated before the stop; resume without --offset-lags, "
+                              "or run again from the first shot");
+  if (params.make_angle_gathers && !angle_gathers_available())
+    throw InputError("angle gathers: " + angle_gathers_unavailable_reason() +
+                     "; write only the offset gathers (--datasets ...,offset_gathers)");
+}
+
 namespace {
 // The Laplacian post-filter: asked for, and part of the imaging condition's row.
 bool applies_laplacian_filter(const MigrationParams& params) {
@@ -400,6 +420,12 @@ RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& s
   plan.checkpoint_staging = checkpoints;
   plan.keep_sums = params.keep_sums;
   plan.least_squares_vectors = params.least_squares_vectors;
+  if (params.offset_gathers.enabled()) {
+    const OffsetGatherLayout gathers = offset_gather_layout(plan.box, params.offset_gathers);
+    plan.offset_gather_values = gathers.values();
+    if (params.make_angle_gathers)
+      plan.angle_gather_values = gathers.values() / gathers.nlag * params.angle_gathers.angles;
+  }
   return plan;
 }
 
@@ -971,6 +997,7 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box, params.imaging_condition);
+  if (params.offset_gathers.enabled()) run.fields->allocate_offset_gathers(params.offset_gathers);
   // The checkpoints' pinned buffers on the GPU (the memory check counted them), here before
   // the loop rather than at its first checkpoint (docs/rtm.md, section 11b).
   if (checkpoints) run.fields->prepare_snapshots();
@@ -1393,6 +1420,36 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
   mute_image_top(result.image, model, run.params.image_mute_depth, run.params.image_mute_taper);
 }
 
+// The groups' offset gathers summed on world rank 0, which top-mutes them as the image and makes
+// the angle gathers from them (solvers/drivers/angle_gathers.h). Nothing without gathers (the z-slab split has none).
+void finish_gathers(const MigrationRun& run, MigrationResult& result) {
+  if (!run.fields->has_offset_gathers()) return;
+  const ParallelContext& parallel = run.parallel;
+  result.gather_layout = run.fields->gather_layout();
+  result.offset_gathers = run.fields->download_offset_gathers();
+  if (parallel.is_leader() && parallel.group_count() > 1)
+    sum_to_root(result.offset_gathers, parallel.leaders_comm());
+  if (!parallel.is_root()) {
+    result.offset_gathers.clear();
+    return;
+  }
+  // The image's top mute (--image-mute-depth): the residue next to the sources and receivers
+  // would otherwise reach the larger angles through the slant stack (a lag of h reads h tan(theta)
+  // shallower). Gather depth z is the model's plane z (the image box is the model).
+  const OffsetGatherLayout& l = result.gather_layout;
+  for (int z = 0; z < l.nz; ++z) {
+    const float gain = float(image_mute_gain(z * run.model.dz, run.params.image_mute_depth,
+                                             run.params.image_mute_taper));
+    if (gain == 1.0f) continue;
+    for (int64_t panel = 0; panel < int64_t(l.axes) * l.ngy * l.ngx; ++panel)
+      for (int lag = 0; lag < l.nlag; ++lag)
+        result.offset_gathers[size_t((panel * l.nz + z) * l.nlag + lag)] *= gain;
+  }
+  if (run.params.make_angle_gathers)
+    result.angle_gathers = angle_gathers(result.offset_gathers, result.gather_layout, run.model.dz,
+                                         run.model.dx, run.model.dy, run.params.angle_gathers);
+}
+
 } // namespace
 
 namespace {
@@ -1446,6 +1503,8 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   check_migration_inputs(model, extremes.vmax, shots, params);
   check_imaging_condition(params.imaging_condition, part ? part->tti : !model.anisotropy.empty(),
                           part ? int(part->slabs.size()) : parallel.ranks_per_shot());
+  check_offset_gathers(params, part ? part->tti : !model.anisotropy.empty(),
+                       part ? int(part->slabs.size()) : parallel.ranks_per_shot(), control.resume);
   // TTI on slabs: the shape has no anisotropy; the CFL check takes the part's fastest velocity,
   // as make_simulation_grid takes fastest_velocity of a whole TTI model.
   ModelExtremes grid_extremes = extremes;
@@ -1512,6 +1571,7 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   if (params.profile) measure_profile(run, loop, setup_start, result.profile);
   const double finish_start = steady_seconds();
   finish_image(run, result);
+  finish_gathers(run, result);
   const double release_start = steady_seconds();
   result.profile.finish_s = release_start - finish_start;
   run.release_fields();

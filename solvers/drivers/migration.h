@@ -15,6 +15,8 @@
 #include "io/checkpoint_file.h"
 #include "io/shot_file.h"
 #include "solvers/contracts/imaging_condition.h"
+#include "solvers/contracts/offset_gathers.h"
+#include "solvers/drivers/angle_gathers.h"
 #include "solvers/drivers/backend.h"
 #include "solvers/drivers/checkpoint_policy.h"
 #include "solvers/drivers/data_phase_filter.h"
@@ -57,6 +59,13 @@ ImagingCondition parse_imaging_condition(const std::string& name);
 // TTI fields, or on a grid split over `ranks_per_shot` > 1 ranks.
 void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per_shot);
 
+// Refuses (InputError naming --offset-lags and why) offset gathers the run cannot make: on TTI
+// fields, on a grid split over `ranks_per_shot` > 1 ranks, or with `resume` (the checkpoints hold
+// the image and the illumination, not the gathers, so a resumed run's gathers would miss the
+// shots before the stop); and angle gathers where this build has no FFTW. Nothing without gathers.
+struct MigrationParams;
+void check_offset_gathers(const MigrationParams& params, bool tti, int ranks_per_shot, bool resume);
+
 struct MigrationParams {
   Reconstruction reconstruction = Reconstruction::automatic;
   // Snapshot reconstruction: how the snapshots are coded (int16 with a scale per block of 256
@@ -74,6 +83,13 @@ struct MigrationParams {
   double illumination_eps = 1e-2;
   // The imaging condition (solvers/contracts/imaging_condition.h; docs/rtm.md, section 5c).
   ImagingCondition imaging_condition = ImagingCondition::cross;
+  // Subsurface-offset gathers (solvers/contracts/offset_gathers.h; docs/rtm.md, section 5d):
+  // none unless offset_gathers.lags > 0; always the cross-correlation S(x - h) R(x + h), whatever
+  // the image's condition. With make_angle_gathers also the angle gathers made from them
+  // (solvers/drivers/angle_gathers.h).
+  OffsetGatherSpec offset_gathers;
+  bool make_angle_gathers = false;
+  AngleGatherSpec angle_gathers;
   // The Laplacian post-filter, where the imaging condition's row has it (not with ISIC, which
   // weights the image by |k|^2 itself); false: never.
   bool laplacian_filter = true;
@@ -327,6 +343,11 @@ struct MigrationResult {
   MigrationProfile profile;        // measured when MigrationParams::profile
   DataPhaseFilter data_phase_filter = DataPhaseFilter::none; // as asked (automatic: chosen)
   double data_phase_order = 0;                               // the order applied
+  // With params.offset_gathers: the stacked offset gathers (raw sums, like raw_image), dense as
+  // gather_layout says, and with params.make_angle_gathers the angle gathers ([axis][gy][gx][z]
+  // [angle]); world rank 0 only, like the image.
+  std::vector<float> offset_gathers, angle_gathers;
+  OffsetGatherLayout gather_layout;
   // With several ranks only world rank 0 holds the image, raw image and illumination (the other
   // ranks' are empty). A run stopped by MigrationControl::stop_requested returns no image and the
   // signal here (every rank the same), its checkpoints written.
