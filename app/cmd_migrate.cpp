@@ -26,6 +26,7 @@
 #include "io/volume_file.h"
 #include "io/write_rate.h"
 #include "solvers/drivers/checkpoint_policy.h"
+#include "solvers/drivers/gather_datasets.h"
 #include "solvers/drivers/image_datasets.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/progress.h"
@@ -57,6 +58,7 @@ struct MigrateArgs {
   bool no_shot_overlap = false;
   std::string output;
   std::string datasets = kDefaultImageDatasets; // --datasets, parsed into `written`
+  std::string gather_stride = "10";             // --gather-stride SX[,SY]
   ImageDatasets written;
   std::string png_dir;
   double clip_percentile = 99;
@@ -69,6 +71,26 @@ struct MigrateArgs {
   MigrationParams params;
   ParallelOptions parallel;
 };
+
+// --gather-stride: "SX" (both axes) or "SX,SY", whole numbers of cells >= 1.
+void parse_gather_stride(const std::string& text, OffsetGatherSpec& spec) {
+  const size_t comma = text.find(',');
+  auto cells = [&](const std::string& part) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || v < 1)
+      throw InputError("--gather-stride: expected SX or SX,SY, whole numbers of cells >= 1, got '" +
+                       text + "'");
+    return v;
+  };
+  spec.stride_x = cells(text.substr(0, comma));
+  spec.stride_y = comma == std::string::npos ? spec.stride_x : cells(text.substr(comma + 1));
+}
 
 // The figures --png-dir draws: of the image and the illumination, those the output holds.
 std::vector<std::string> figure_names(const MigrateArgs& a) {
@@ -412,7 +434,27 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.params.imaging_condition = parse_imaging_condition(a.imaging_condition);
   check_imaging_condition(a.params.imaging_condition, a.physics == "tti", a.parallel.ranks_per_shot);
   a.params.overlap_shots = !a.no_shot_overlap;
-  a.written = parse_image_datasets(a.datasets);
+  const bool gathers = a.params.offset_gathers.lags > 0;
+  if (gathers) parse_gather_stride(a.gather_stride, a.params.offset_gathers);
+  a.written = parse_image_datasets(a.datasets, "--datasets", gathers);
+  if (gathers && cmd->count("--datasets") == 0) { // the default list, and the gathers
+    a.written.offset_gathers = true;
+    a.written.angle_gathers = angle_gathers_available();
+    if (!a.written.angle_gathers)
+      std::cerr << "rtm: warning: no angle gathers: " << angle_gathers_unavailable_reason() << "\n";
+  }
+  if (a.written.gathers() && !gathers)
+    throw InputError("--datasets " + a.datasets + " lists gathers, which need --offset-lags N "
+                     "(N >= 1 lags each side)");
+  if (gathers && !a.written.gathers())
+    throw InputError("--offset-lags " + std::to_string(a.params.offset_gathers.lags) +
+                     " makes gathers that --datasets " + a.datasets +
+                     " does not write; add offset_gathers or angle_gathers");
+  if (a.written.count() == 0 && !a.written.gathers())
+    throw InputError("--datasets " + a.datasets + " writes nothing");
+  a.params.make_angle_gathers = a.written.angle_gathers;
+  if (a.written.angle_gathers) check_angle_gather_spec(a.params.angle_gathers, "--gather-angles");
+  check_offset_gathers(a.params, a.physics == "tti", a.parallel.ranks_per_shot, a.resume);
   // The sums come back beside the image only when they are written (the figures draw what is).
   a.params.keep_sums = a.written.image_raw || a.written.illumination;
   if (!a.png_dir.empty() && figure_names(a).empty())
@@ -505,6 +547,8 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     if (parallel.is_root())
       check_disk_space(a.output,
                        uint64_t(a.written.count()) * volume +
+                           gather_bytes(shape, a.params.offset_gathers, a.written.offset_gathers,
+                                        a.written.angle_gathers, a.params.angle_gathers) +
                            (checkpoints ? uint64_t(parallel.group_count()) * 2 * 2 * volume : 0),
                        "-o " + a.output + " (" + describe(a.written) + ")" +
                            (checkpoints ? " and its checkpoints" : ""));
@@ -576,8 +620,15 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   if (a.written.illumination)
     volumes.push_back({"illumination", &result.illumination, kIlluminationUnits});
   if (a.written.image_raw) volumes.push_back({"image_raw", &result.raw_image, kRawImageUnits});
+  const GatherArrays gather_output =
+      a.written.gathers()
+          ? gather_arrays(model, result.gather_layout, result.offset_gathers,
+                          a.written.angle_gathers ? result.angle_gathers : std::vector<float>(),
+                          a.params.angle_gathers, a.written.offset_gathers)
+          : GatherArrays();
   write_volumes(a.output, model, volumes,
-                {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}});
+                {{"data_phase_filter", describe_data_phase_filter(result.data_phase_filter, result.data_phase_order)}},
+                gather_output.arrays);
   whole.phases.add("output", steady_seconds() - start, file_bytes(a.output), "-o " + a.output);
   if (a.params.profile) add_write_rate_probe(a.output, whole);
   remove_checkpoints(a.output); // the image is safe
@@ -710,8 +761,32 @@ void register_migrate(CLI::App& rtm) {
   cmd->add_option("--datasets", args->datasets,
                   "Volumes written into -o, comma-separated: image (the final image), "
                   "illumination (the stacked source illumination), image_raw (the stacked "
-                  "unnormalised cross-correlation), or all; each is as large as the model "
-                  "(docs/rtm.md, section 5)")
+                  "unnormalised cross-correlation), each as large as the model, offset_gathers, "
+                  "angle_gathers (with --offset-lags), or all (docs/rtm.md, sections 5 and 5d)")
+      ->capture_default_str();
+  cmd->add_option("--offset-lags", args->params.offset_gathers.lags,
+                  "Subsurface-offset gathers: N horizontal lags each side of zero (along x, and along "
+                  "y where the model has more than one cell along y), I(x, h) = sum S(x - h) R(x + h); "
+                  "0: none. Written as /offset_gathers_x (_y) and the angle gathers made from them as "
+                  "/angle_gathers_x (_y) unless --datasets says otherwise. Not with --resume, "
+                  "--ranks-per-shot > 1 or --physics tti (docs/rtm.md, section 5d)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--offset-lag-step", args->params.offset_gathers.lag_step,
+                  "Offset gathers: cells between lags")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--gather-stride", args->gather_stride,
+                  "Offset gathers: cells between gather positions along x and y (SX or SX,SY), from "
+                  "the model's first cell; every depth")
+      ->capture_default_str();
+  cmd->add_option("--gather-angles", args->params.angle_gathers.angles,
+                  "Angle gathers: angles from -max to +max (--gather-max-angle) in equal steps")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  cmd->add_option("--gather-max-angle", args->params.angle_gathers.max_degrees,
+                  "Angle gathers: the largest reflection angle (degrees, below 90)")
+      ->check(CLI::Range(0.0, 90.0))
       ->capture_default_str();
   cmd->add_option("--png-dir", args->png_dir,
                   "Also write figures (PNG: inline, crossline and depth slices through the middle, in "

@@ -12,14 +12,36 @@
 
 namespace rtm {
 
+namespace {
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : ",") + part;
+  return text;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+} // namespace
+
 void write_volumes(const std::string& path, const VelocityModel& grid,
                    const std::vector<NamedVolume>& volumes,
-                   const std::vector<std::pair<std::string, std::string>>& attributes) {
+                   const std::vector<std::pair<std::string, std::string>>& attributes,
+                   const std::vector<NamedArray>& arrays) {
   // Anything the reader would refuse is the caller's bug: say so before creating the file.
   auto refuse = [](const std::string& why) { throw std::invalid_argument("write_volumes: " + why); };
   if (grid.nx < 1 || grid.ny < 1 || grid.nz < 1) refuse("grid dimensions must be >= 1");
   if (!(grid.dx > 0 && grid.dy > 0 && grid.dz > 0)) refuse("grid spacing must be positive");
-  if (volumes.empty()) refuse("no volumes to write");
+  if (volumes.empty() && arrays.empty()) refuse("no volumes to write");
   std::set<std::string> names;
   for (const NamedVolume& volume : volumes) {
     if (volume.name.empty() || volume.name.find('/') != std::string::npos)
@@ -31,17 +53,42 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
     for (float value : *volume.data)
       if (!std::isfinite(value)) refuse("volume '" + volume.name + "' has non-finite values");
   }
+  for (const NamedArray& array : arrays) {
+    if (array.name.empty() || array.name.find('/') != std::string::npos)
+      refuse("array name '" + array.name + "' must be non-empty and contain no '/'");
+    if (!names.insert(array.name).second) refuse("array name '" + array.name + "' repeats");
+    const size_t rank = array.dims.size();
+    long long values = rank ? 1 : 0;
+    for (long long d : array.dims) values *= d;
+    if (rank == 0 || array.axes.size() != rank || array.axis_units.size() != rank ||
+        array.spacing.size() != rank || array.origin.size() != rank)
+      refuse("array '" + array.name + "' needs a name, unit, spacing and origin per dimension");
+    if (!array.data || array.data->size() != size_t(values))
+      refuse("array '" + array.name + "' does not have the product of its dimensions' values");
+    for (float value : *array.data)
+      if (!std::isfinite(value)) refuse("array '" + array.name + "' has non-finite values");
+  }
 
   h5::write_hdf5_atomically(path, [&](hid_t file) {
     for (const NamedVolume& volume : volumes) {
       const h5::Dataset dataset = h5::write_grid_dataset(file, volume.name, grid, *volume.data, path);
       if (!volume.units.empty()) h5::write_string_attribute(dataset, "units", volume.units, path);
     }
+    for (const NamedArray& array : arrays) {
+      const std::vector<hsize_t> dims(array.dims.begin(), array.dims.end());
+      const h5::Dataset dataset =
+          h5::write_dataset(file, array.name, dims, array.data->data(), path);
+      h5::write_string_attribute(dataset, "axes", joined(array.axes), path);
+      h5::write_string_attribute(dataset, "axis_units", joined(array.axis_units), path);
+      h5::write_doubles_attribute(dataset, "spacing", array.spacing, path);
+      h5::write_doubles_attribute(dataset, "origin", array.origin, path);
+      if (!array.units.empty()) h5::write_string_attribute(dataset, "units", array.units, path);
+    }
     for (const auto& [name, value] : attributes) h5::write_string_attribute(file, name, value, path);
   });
   std::vector<std::string> datasets;
   for (const NamedVolume& volume : volumes) datasets.push_back(volume.name);
-  write_xdmf_sidecar(path, grid, datasets);
+  if (!datasets.empty()) write_xdmf_sidecar(path, grid, datasets);
 }
 
 void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
@@ -154,6 +201,33 @@ bool hdf5_has_member(const std::string& path, const std::string& name) {
   h5::ErrorStackSilencer silence;
   const h5::File file = h5::open_file_for_reading(path);
   return h5::link_exists(file, name);
+}
+
+std::vector<float> read_array(const std::string& path, const std::string& name, ArrayInfo& info) {
+  h5::ErrorStackSilencer silence;
+  const h5::File file = h5::open_file_for_reading(path);
+  const h5::Dataset dataset = h5::open_dataset(file, path, name);
+  h5::require_float_dataset(dataset, path, name);
+  const std::vector<hsize_t> dims = h5::dataset_shape(dataset, path, name);
+  const std::string object = h5::absolute_name(name);
+  info = ArrayInfo();
+  for (hsize_t d : dims) info.dims.push_back((long long)d);
+  const size_t rank = dims.size();
+  auto subject = [&](const char* attribute) { return h5::attribute_subject(path, object, attribute); };
+  info.axes = split_commas(h5::read_string_attribute(dataset, "axes", subject("axes")));
+  info.axis_units =
+      split_commas(h5::read_string_attribute(dataset, "axis_units", subject("axis_units")));
+  if (info.axes.size() != rank || info.axis_units.size() != rank)
+    throw InputError(path + ": dataset " + object + " has rank " + std::to_string(rank) +
+                     " but its axes attribute names " + std::to_string(info.axes.size()) +
+                     " axes and axis_units " + std::to_string(info.axis_units.size()));
+  info.spacing = h5::read_double_attribute(dataset, "spacing", rank, subject("spacing"),
+                                           "one spacing per dimension");
+  info.origin = h5::read_double_attribute(dataset, "origin", rank, subject("origin"),
+                                          "one origin per dimension");
+  if (h5::has_attribute(dataset, "units"))
+    info.units = h5::read_string_attribute(dataset, "units", subject("units"));
+  return h5::read_floats(dataset, path, name);
 }
 
 std::vector<float> read_volume(const std::string& path, const std::string& name,

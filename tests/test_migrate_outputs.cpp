@@ -17,6 +17,7 @@
 #include "io/figure.h"
 #include "io/volume_file.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/drivers/angle_gathers.h"
 #include "solvers/drivers/image_datasets.h"
 
 namespace rtm {
@@ -38,6 +39,11 @@ TEST(ImageDatasets, ParsesListsAndAll) {
   EXPECT_EQ(two.names(), (std::vector<std::string>{"illumination", "image_raw"})); // file order
   EXPECT_EQ(describe(two), "/illumination, /image_raw");
   EXPECT_EQ(parse_image_datasets("all").count(), 3);
+  EXPECT_FALSE(parse_image_datasets("all").gathers());
+  const ImageDatasets with_gathers = parse_image_datasets("all", "--datasets", true);
+  EXPECT_TRUE(with_gathers.offset_gathers && with_gathers.angle_gathers);
+  const ImageDatasets angles = parse_image_datasets("image,angle_gathers");
+  EXPECT_EQ(angles.names(), (std::vector<std::string>{"image", "angle_gathers"}));
 }
 
 TEST(ImageDatasets, RefusesUnknownRepeatedAndEmptyNames) {
@@ -140,6 +146,64 @@ TEST_F(MigrateOutputs, BadListsAreRefusedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(dir_ / "refused.h5"));
   EXPECT_EQ(run(migrate("--datasets image_raw --png-dir figures2", "refused.h5"), out), 2);
   EXPECT_THAT(out, HasSubstr("writes neither; add image or illumination"));
+  EXPECT_FALSE(fs::exists(dir_ / "refused.h5"));
+}
+
+// --offset-lags: the gathers of both lag axes with their axes' attributes; the zero lag of either
+// is the raw image at the gathers' positions (docs/rtm.md, section 5d).
+TEST_F(MigrateOutputs, OffsetLagsWriteGathersWithTheirAxes) {
+  std::string out;
+  ASSERT_EQ(run(migrate("--offset-lags 3 --offset-lag-step 2 --gather-stride 6,8 --gather-angles 7 "
+                        "--gather-max-angle 30 --datasets image_raw,offset_gathers",
+                        "gathers.h5"),
+                out),
+            0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("wrote gathers.h5: /image_raw, /offset_gathers 24x20x24"));
+  VelocityModel grid;
+  const std::vector<float> raw = read_volume((dir_ / "gathers.h5").string(), "image_raw", grid);
+  EXPECT_FALSE(has("gathers.h5", "angle_gathers_x"));
+  for (const char* name : {"offset_gathers_x", "offset_gathers_y"}) {
+    ArrayInfo info;
+    const std::vector<float> g = read_array((dir_ / "gathers.h5").string(), name, info);
+    EXPECT_EQ(info.dims, (std::vector<long long>{3, 4, 24, 7})) << name; // y 0,8,16; x 0,6,12,18
+    EXPECT_EQ(info.axes, (std::vector<std::string>{"y", "x", "z", "h"}));
+    EXPECT_EQ(info.axis_units, (std::vector<std::string>{"m", "m", "m", "m"}));
+    EXPECT_EQ(info.spacing, (std::vector<double>{80, 60, 10, 20}));
+    EXPECT_EQ(info.origin[3], -60);
+    for (int gy = 0; gy < 3; ++gy)
+      for (int gx = 0; gx < 4; ++gx)
+        for (int z = 0; z < 24; ++z)
+          ASSERT_EQ(g[((size_t(gy) * 4 + gx) * 24 + z) * 7 + 3],
+                    raw[(size_t(z) * 20 + gy * 8) * 24 + gx * 6])
+              << name << " at gather (" << gy << ", " << gx << "), z " << z;
+  }
+  if (angle_gathers_available()) { // a build with FFTW
+    ASSERT_EQ(run(migrate("--offset-lags 2 --gather-stride 12 --gather-angles 5", "angles.h5"), out),
+              0)
+        << out;
+    EXPECT_THAT(out, HasSubstr("/image, /offset_gathers, /angle_gathers"));
+    ArrayInfo info;
+    read_array((dir_ / "angles.h5").string(), "angle_gathers_x", info);
+    EXPECT_EQ(info.dims, (std::vector<long long>{2, 2, 24, 5}));
+    EXPECT_EQ(info.axes.back(), "angle");
+    EXPECT_EQ(info.axis_units.back(), "degrees");
+    EXPECT_EQ(info.origin.back(), -60);
+    EXPECT_EQ(info.spacing.back(), 30);
+  }
+}
+
+TEST_F(MigrateOutputs, GatherOptionsThatCannotWorkAreRefusedBeforeAnyWork) {
+  std::string out;
+  EXPECT_EQ(run(migrate("--datasets image,offset_gathers", "refused.h5"), out), 2);
+  EXPECT_THAT(out, HasSubstr("need --offset-lags"));
+  EXPECT_EQ(run(migrate("--offset-lags 2 --datasets image", "refused.h5"), out), 2);
+  EXPECT_THAT(out, HasSubstr("does not write; add offset_gathers or angle_gathers"));
+  EXPECT_EQ(run(migrate("--offset-lags 2 --resume", "refused.h5"), out), 2);
+  EXPECT_THAT(out, HasSubstr("cannot be used with --resume"));
+  EXPECT_EQ(run(migrate("--offset-lags 2 --gather-stride 4,x", "refused.h5"), out), 2);
+  EXPECT_THAT(out, HasSubstr("--gather-stride: expected SX or SX,SY"));
+  EXPECT_THAT(out, Not(HasSubstr("rtm: migrating")));
   EXPECT_FALSE(fs::exists(dir_ / "refused.h5"));
 }
 

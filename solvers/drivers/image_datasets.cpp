@@ -10,14 +10,17 @@ std::vector<std::string> ImageDatasets::names() const {
   if (image) out.push_back("image");
   if (illumination) out.push_back("illumination");
   if (image_raw) out.push_back("image_raw");
+  if (offset_gathers) out.push_back("offset_gathers");
+  if (angle_gathers) out.push_back("angle_gathers");
   return out;
 }
 
-ImageDatasets parse_image_datasets(const std::string& list, const std::string& option) {
+ImageDatasets parse_image_datasets(const std::string& list, const std::string& option,
+                                   bool gathers) {
   const std::string expected = "expected a comma-separated list of image, illumination, image_raw, "
-                               "or all";
-  if (list == "all") return {true, true, true};
-  ImageDatasets chosen{false, false, false};
+                               "offset_gathers, angle_gathers, or all";
+  if (list == "all") return {true, true, true, gathers, gathers};
+  ImageDatasets chosen{false, false, false, false, false};
   size_t start = 0;
   for (;;) {
     const size_t comma = list.find(',', start);
@@ -25,9 +28,12 @@ ImageDatasets parse_image_datasets(const std::string& list, const std::string& o
     bool* flag = name == "image"          ? &chosen.image
                  : name == "illumination" ? &chosen.illumination
                  : name == "image_raw"    ? &chosen.image_raw
+                 : name == "offset_gathers" ? &chosen.offset_gathers
+                 : name == "angle_gathers"  ? &chosen.angle_gathers
                                           : nullptr;
     if (!flag) {
-      const std::string close = closest_name(name, {"image", "illumination", "image_raw", "all"});
+      const std::string close = closest_name(name, {"image", "illumination", "image_raw", "offset_gathers",
+                                                     "angle_gathers", "all"});
       throw InputError(option + " " + list + ": '" + name + "' is no dataset of a migration" +
                        (close.empty() ? "" : " (did you mean " + close + "?)") + "; " + expected);
     }
