@@ -262,6 +262,61 @@ TEST_P(RtmOps, IsicAndSeparatedConditionsMatchTheReference) {
     }
 }
 
+// Subsurface-offset gathers (solvers/contracts/offset_gathers.h): the contract's per-value
+// arithmetic on both sides, each product and sum rounded, so the sums agree to 1e-6 of the
+// largest value (bit for bit where both round alike); a wrong shift, position or lag is off by
+// O(1). Lags along x and y with a step of 2, strides that leave a remainder, boxes off the origin
+// and on the grid's faces (where the shifted cells leave the box and contribute 0); the third
+// imaging through step_both, which takes the separate calls when gathers are on. allocate_image
+// drops them.
+TEST_P(RtmOps, OffsetGathersMatchTheReference) {
+  SKIP_WITHOUT_GPU();
+  FRESH_RNG(rng);
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu = cuda::make_shot_fields(setup, GetParam(), {}, 0);
+  CpuShotFields cpu(setup);
+  OffsetGatherSpec spec;
+  spec.lags = 4;
+  spec.lag_step = 2;
+  spec.stride_x = 5;
+  spec.stride_y = 3;
+  std::uniform_real_distribution<float> weight(0.5f, 10.0f);
+  for (const Box& box : {kBoxes[0], kBoxes[1]}) {
+    SCOPED_TRACE("box x " + std::to_string(box.x0) + ".." + std::to_string(box.x1) + ", y " +
+                 std::to_string(box.y0) + ".." + std::to_string(box.y1));
+    gpu->allocate_image(box);
+    cpu.allocate_image(box);
+    gpu->allocate_offset_gathers(spec);
+    cpu.allocate_offset_gathers(spec);
+    for (int n = 0; n < 3; ++n) {
+      const State s = set_random_state(gpu->source(), rng);
+      const State r = set_random_state(gpu->receiver(), rng);
+      cpu.source().set_state(s.prev, s.cur);
+      cpu.receiver().set_state(r.prev, r.cur);
+      const float w = weight(rng);
+      if (n < 2) {
+        gpu->accumulate_image(w);
+        cpu.accumulate_image(w);
+      } else {
+        gpu->step_both(w);
+        cpu.step_both(w);
+      }
+    }
+    const std::vector<float> gathers = gpu->download_offset_gathers();
+    const std::vector<float> cpu_gathers = cpu.download_offset_gathers();
+    ASSERT_EQ(int64_t(gathers.size()), gpu->gather_layout().values());
+    ASSERT_EQ(gathers.size(), cpu_gathers.size());
+    const double e = max_relative_difference(gathers, cpu_gathers);
+    std::printf("%s: offset gathers vs CPU (%zu values), max relative difference %.3g%s\n",
+                GetParam().c_str(), gathers.size(), e, gathers == cpu_gathers ? " (bitwise equal)" : "");
+    EXPECT_GT(max_abs(gathers), 0.0);
+    EXPECT_LE(e, 1e-6);
+  }
+  gpu->allocate_image(kBoxes[0]);
+  EXPECT_FALSE(gpu->has_offset_gathers());
+  EXPECT_TRUE(gpu->download_offset_gathers().empty());
+}
+
 // snapshot_image (a checkpoint's copy of the sums): the GPU queues the copy into pinned host memory
 // on a stream of its own and returns, so it must follow the imaging queued before it and precede
 // the imaging queued after it. The accumulations here are queued without the host waiting in

@@ -135,6 +135,7 @@ void CudaShotFields::do_allocate_image(const Box& box) {
   copy_pending_ = false;
   image_ = DeviceBuffer();
   illumination_ = DeviceBuffer();
+  gathers_ = DeviceBuffer(); // offset gathers belong to the image before (ShotFields drops them)
   const size_t bytes = size_t(box.cells()) * sizeof(float);
   r.require_free_memory(2 * bytes,
                         "the image and the illumination (2 x " + std::to_string(box.cells()) +
@@ -157,6 +158,42 @@ void CudaShotFields::do_accumulate_image(float weight) {
                            image_.as<float>(), illumination_.as<float>(), r.stream_);
   r.end_timed(CudaWavefield::TimedOp::imaging);
   end_handoff();
+}
+
+void CudaShotFields::do_allocate_offset_gathers(const OffsetGatherLayout& layout) {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  CUDA_CHECK(cudaStreamSynchronize(r.stream_)); // queued imaging may still use the old array
+  gathers_ = DeviceBuffer();
+  const size_t bytes = size_t(layout.bytes());
+  r.require_free_memory(bytes,
+                        "the offset gathers (" + std::to_string(layout.values()) + " values x 4 B)",
+                        "fewer --offset-lags or a larger --gather-stride");
+  gathers_ = DeviceBuffer(bytes, AllocationKind::plain, r.device_);
+  CUDA_CHECK(cudaMemsetAsync(gathers_.data(), 0, bytes, r.stream_));
+}
+
+// After do_accumulate_image, on the receiver's stream: the handoff there already made it wait
+// for the source field's stream, and this reads the same two fields.
+void CudaShotFields::do_accumulate_offset_gathers(float weight) {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  begin_handoff();
+  r.begin_timed();
+  accumulate_offset_gathers(r.layout(), gather_layout(), source_->cur_, r.cur_, r.row_->storage,
+                            weight, gathers_.as<float>(), r.stream_);
+  r.end_timed(CudaWavefield::TimedOp::imaging);
+  end_handoff();
+}
+
+std::vector<float> CudaShotFields::do_download_offset_gathers() const {
+  std::vector<float> host(gathers_.bytes() / sizeof(float));
+  if (host.empty()) return host;
+  CUDA_CHECK(cudaSetDevice(receiver_->device_));
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), gathers_.data(), gathers_.bytes(),
+                             cudaMemcpyDeviceToHost, receiver_->stream_));
+  CUDA_CHECK(cudaStreamSynchronize(receiver_->stream_));
+  return host;
 }
 
 std::vector<float> CudaShotFields::do_download_image(bool illumination) const {

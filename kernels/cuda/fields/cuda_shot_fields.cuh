@@ -35,6 +35,10 @@ private:
   void do_inject_born_source() override;
   // Every condition of solvers/contracts/imaging_condition.h (float32 and half storage).
   bool do_supports_imaging_condition(ImagingCondition) const override { return true; }
+  bool do_supports_offset_gathers() const override { return true; }
+  void do_allocate_offset_gathers(const OffsetGatherLayout& layout) override;
+  void do_accumulate_offset_gathers(float weight) override;
+  std::vector<float> do_download_offset_gathers() const override;
   // The copy into pinned host buffers (made by prepare_snapshots before the loop, or else at the
   // first snapshot; kept for the run), queued on copy_stream_ behind the imaging queued so far; the
   // host does not wait.
@@ -59,6 +63,7 @@ private:
   // Imaging (float [z][y][x] over image_box()) and the Born perturbation (float over born_box()),
   // on the receiver's device.
   DeviceBuffer image_, illumination_, born_m_;
+  DeviceBuffer gathers_; // the offset gathers (float, as gather_layout() says)
   cudaEvent_t source_ready_ = nullptr, receiver_done_ = nullptr;
   // Snapshots: sums_ready_ marks the imaging a copy must follow; copy_pending_ says the receiver's
   // stream has not waited for the last copy yet.

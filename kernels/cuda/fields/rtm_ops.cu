@@ -92,6 +92,20 @@ __global__ void accumulate_condition_kernel(const GridLayout g, const Box b, con
   });
 }
 
+// One thread per gather value (grid-stride): consecutive threads take consecutive lags of one
+// depth, whose shifted cells are neighbours along the lag's axis, so the loads of a warp fall on
+// few cache lines. The adds are the only writes of each value: no atomics.
+template <class T>
+__global__ void offset_gathers_kernel(const GridLayout g, const OffsetGatherLayout l,
+                                      const T* __restrict__ s, const T* __restrict__ r,
+                                      float weight, float* __restrict__ gathers) {
+  const auto load = [](const T* p, int64_t c) { return to_float(p[c]); };
+  const int64_t count = l.values();
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count;
+       e += int64_t(gridDim.x) * blockDim.x)
+    gathers[e] = __fadd_rn(gathers[e], offset_gather_increment(l, g, e, s, r, weight, load));
+}
+
 // `background` may be `field` itself (a propagator used as its own background), so neither is
 // __restrict__; each cell is read and written by one thread only.
 template <class T>
@@ -191,6 +205,22 @@ void accumulate_condition_box(const GridLayout& g, const Box& box, ImagingCondit
         static_cast<const __half*>(receiver), static_cast<const __half*>(receiver_prev), w, condition,
         weight, image, illumination);
   CUDA_CHECK_LAUNCH("accumulate_condition_kernel");
+}
+
+void accumulate_offset_gathers(const GridLayout& g, const OffsetGatherLayout& layout,
+                               const void* source, const void* receiver, Storage storage,
+                               float weight, float* gathers, cudaStream_t stream) {
+  const int64_t count = layout.values();
+  if (count <= 0) return;
+  if (storage == Storage::fp32)
+    offset_gathers_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
+        g, layout, static_cast<const float*>(source), static_cast<const float*>(receiver), weight,
+        gathers);
+  else
+    offset_gathers_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
+        g, layout, static_cast<const __half*>(source), static_cast<const __half*>(receiver),
+        weight, gathers);
+  CUDA_CHECK_LAUNCH("offset_gathers_kernel");
 }
 
 void add_born_source(const GridLayout& g, const Box& box, const void* background,

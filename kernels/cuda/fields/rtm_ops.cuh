@@ -15,6 +15,7 @@
 
 #include "solvers/contracts/grid_layout.h"
 #include "solvers/contracts/imaging_condition.h"
+#include "solvers/contracts/offset_gathers.h"
 #include "solvers/contracts/propagator.h"
 #include "kernels/cuda/steps/wave_step.cuh"
 
@@ -48,6 +49,13 @@ void accumulate_condition_box(const GridLayout& g, const Box& box, ImagingCondit
                               const void* source_prev, const void* receiver,
                               const void* receiver_prev, Storage storage, float weight,
                               float* image, float* illumination, cudaStream_t stream);
+
+// The subsurface-offset gathers (solvers/contracts/offset_gathers.h): every value e of `layout`
+// gains offset_gather_increment(layout, g, e, S, R, weight), the contract's arithmetic that the CPU
+// reference runs too, rounded alike. `gathers` dense as the layout says.
+void accumulate_offset_gathers(const GridLayout& g, const OffsetGatherLayout& layout,
+                               const void* source, const void* receiver, Storage storage,
+                               float weight, float* gathers, cudaStream_t stream);
 
 // Over `box`: field += (v2dt2 * m) * background, m dense over the box.
 void add_born_source(const GridLayout& g, const Box& box, const void* background,
