@@ -997,7 +997,15 @@ void make_wavefields(MigrationRun& run, bool checkpoints) {
   if (!run.receivers.empty())
     run.receiver_set = run.fields->receiver().add_points(run.receivers, run.nt);
   run.fields->allocate_image(run.box, params.imaging_condition);
-  if (params.offset_gathers.enabled()) run.fields->allocate_offset_gathers(params.offset_gathers);
+  if (params.offset_gathers.enabled()) {
+    run.fields->allocate_offset_gathers(params.offset_gathers);
+    const OffsetGatherLayout& l = run.fields->gather_layout();
+    run.info << "rtm: offset gathers: " << l.ngx << " x " << l.ngy << " positions (every "
+             << l.stride_x << " x " << l.stride_y << " cells) x " << l.nz << " depths x " << l.nlag
+             << " lags (every " << l.lag_step << " cells) x " << l.axes
+             << (l.axes == 2 ? " axes (x, y)" : " axis (x)") << " = "
+             << format_bytes(uint64_t(l.bytes())) << "\n";
+  }
   // The checkpoints' pinned buffers on the GPU (the memory check counted them), here before
   // the loop rather than at its first checkpoint (docs/rtm.md, section 11b).
   if (checkpoints) run.fields->prepare_snapshots();
