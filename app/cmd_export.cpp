@@ -57,6 +57,25 @@ void run_export(const ExportArgs& a) {
                 shots.shots.size(), describe_receiver_counts(shots).c_str(), shots.nt, shots.dt);
     return;
   }
+  if (dataset.rfind("offset_gathers_", 0) == 0 || dataset.rfind("angle_gathers_", 0) == 0) {
+    // Common-image gathers (rtm migrate --offset-lags): their own axes, no survey frame.
+    if (!a.survey.empty())
+      throw InputError("--survey " + a.survey + ": gathers are exported in the model's "
+                       "coordinates; leave --survey out");
+    ArrayInfo info;
+    const std::vector<float> values = read_array(a.input, dataset, info);
+    if (info.dims.size() != 4)
+      throw InputError(a.input + ": /" + dataset + " has rank " + std::to_string(info.dims.size()) +
+                       "; expected 4 ([gather y][gather x][z][lag or angle])");
+    if (target == Target::segy)
+      write_segy_gathers(a.output, info, values, dataset);
+    else
+      write_npy(a.output, values, info.dims);
+    std::printf("wrote %s: /%s, %lld x %lld positions (x, y), %lld depths, %lld %s values\n",
+                a.output.c_str(), dataset.c_str(), info.dims[1], info.dims[0], info.dims[2],
+                info.dims[3], info.axes[3].c_str());
+    return;
+  }
   VelocityModel grid;
   std::vector<float> values;
   std::string description;
@@ -111,8 +130,9 @@ void register_export(CLI::App& rtm) {
   cmd->add_option("input", a->input, "rtm HDF5 file (model, image or shots)")->required();
   cmd->add_option("-o,--output", a->output, "Output file: .sgy/.segy or .npy")->required();
   cmd->add_option("--dataset", a->dataset,
-                  "What to export: vp, image, illumination, image_raw, shots, or auto (shots, "
-                  "else vp, else image)")
+                  "What to export: vp, image, illumination, image_raw, shots, the gathers of "
+                  "`rtm migrate --offset-lags` (offset_gathers_x, angle_gathers_x, ... : one trace "
+                  "per position and lag or angle), or auto (shots, else vp, else image)")
       ->capture_default_str();
   cmd->add_option("--survey", a->survey,
                   "SEG-Y: number and place a volume's traces as this model's survey (a model "

@@ -172,12 +172,24 @@ std::vector<float> read_raw_float32(const std::string& path, const ArrayShape& s
 }
 
 void write_npy(const std::string& path, const std::vector<float>& values, const ArrayShape& shape) {
-  if (values.size() != size_t(shape.cells()))
+  write_npy(path, values, std::vector<long long>{shape.nz, shape.ny, shape.nx});
+}
+
+void write_npy(const std::string& path, const std::vector<float>& values,
+               const std::vector<long long>& dims) {
+  long long count = dims.empty() ? 0 : 1;
+  std::string shape_text;
+  for (long long d : dims) {
+    count *= d;
+    shape_text += std::to_string(d) + ", ";
+  }
+  if (values.size() != size_t(count))
     throw std::invalid_argument("write_npy: " + std::to_string(values.size()) +
-                                " values for a shape of " + std::to_string(shape.cells()));
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
-                       std::to_string(shape.nz) + ", " + std::to_string(shape.ny) + ", " +
-                       std::to_string(shape.nx) + "), }";
+                                " values for a shape of " + std::to_string(count));
+  // "(4, 5, 6)", and "(3,)" for one dimension, as NumPy writes them.
+  if (!shape_text.empty()) shape_text.resize(shape_text.size() - (dims.size() > 1 ? 2 : 1));
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape_text +
+                       "), }";
   // Version 1.0: magic (6) + version (2) + length (2) + header padded with spaces to a multiple
   // of 64 bytes, ending in a newline.
   const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;

@@ -42,5 +42,8 @@ std::vector<float> read_raw_float32(const std::string& path, const ArrayShape& s
 // Writes [nz][ny][nx] floats as a .npy array of shape (nz, ny, nx), little-endian float32, C
 // order (numpy.load gives arr[z, y, x]). Atomic: written under a temporary name.
 void write_npy(const std::string& path, const std::vector<float>& values, const ArrayShape& shape);
+// The same for an array of any rank: `dims` slowest first (NumPy's C order).
+void write_npy(const std::string& path, const std::vector<float>& values,
+               const std::vector<long long>& dims);
 
 } // namespace rtm

@@ -779,6 +779,60 @@ VelocityModel read_segy_volume(const std::string& path, const SegyVolumeReadOpti
   return read_segy_survey_volume(path, options).grid;
 }
 
+void write_segy_gathers(const std::string& path, const ArrayInfo& info,
+                        const std::vector<float>& values, const std::string& description) {
+  if (info.dims.size() != 4 || info.spacing.size() != 4 || info.origin.size() != 4 ||
+      info.axes.size() != 4 || info.axis_units.size() != 4)
+    throw std::invalid_argument("write_segy_gathers: expected [gather y][gather x][z][lag or angle]");
+  const long long ngy = info.dims[0], ngx = info.dims[1], nz = info.dims[2], nc = info.dims[3];
+  if (values.size() != size_t(ngy * ngx * nz * nc))
+    throw std::invalid_argument("write_segy_gathers: the values do not fill the dimensions");
+  const int interval = int(std::lround(info.spacing[2] * 1000.0));
+  if (interval < 1 || interval > 32767)
+    throw InputError(path + ": the depth step " + number(info.spacing[2]) +
+                     " m does not fit SEG-Y's sample-interval field as millimetres (1 to 32767 mm)");
+  const long long traces = ngy * ngx * nc;
+  if (traces > INT32_MAX)
+    throw InputError(path + ": " + std::to_string(traces) + " traces are more than a SEG-Y file can count");
+  std::vector<double> coordinates;
+  for (long long gx : {0LL, ngx - 1})
+    for (long long gy : {0LL, ngy - 1})
+      coordinates.insert(coordinates.end(), {info.origin[1] + gx * info.spacing[1],
+                                             info.origin[0] + gy * info.spacing[0]});
+  const int32_t divisor = coordinate_divisor(coordinates);
+  const std::string axis = info.axes[3] + " (" + info.axis_units[3] + ")";
+  const std::string text = text_header(
+      {"rtm " + description + ", common-image gathers",
+       "one trace per (gather y, gather x, " + info.axes[3] + "), in that order",
+       "inline (byte 189) = gather y + 1, crossline (byte 193) = gather x + 1",
+       "CDP_X/CDP_Y (bytes 181/185) = the gather's position in metres, scalar in byte 71",
+       "offset (byte 37) = " + axis + ", rounded; exact axes below",
+       "sample interval field = depth step in millimetres; IEEE float samples",
+       "gathers: " + std::to_string(ngx) + " x " + std::to_string(ngy) + " positions (x, y), " +
+           std::to_string(nz) + " depths, " + std::to_string(nc) + " " + info.axes[3] + " values"},
+      "dx=" + exact_number(info.spacing[1]) + " dy=" + exact_number(info.spacing[0]) +
+          " dz=" + exact_number(info.spacing[2]) + " ox=" + exact_number(info.origin[1]) +
+          " oy=" + exact_number(info.origin[0]) + " oz=" + exact_number(info.origin[2]) + " d" +
+          info.axes[3] + "=" + exact_number(info.spacing[3]) + " o" + info.axes[3] + "=" +
+          exact_number(info.origin[3]));
+  write_segy(
+      path, text, int(nz), int(traces), interval, SEGY_UNKNOWN_SORTING,
+      [&](int t, char* h) {
+        const long long c = t % nc, gx = (t / nc) % ngx, gy = t / nc / ngx;
+        segy_set_field(h, SEGY_TR_INLINE, int32_t(gy + 1));
+        segy_set_field(h, SEGY_TR_CROSSLINE, int32_t(gx + 1));
+        segy_set_field(h, SEGY_TR_SOURCE_GROUP_SCALAR, -divisor);
+        segy_set_field(h, SEGY_TR_CDP_X, scaled(info.origin[1] + gx * info.spacing[1], divisor));
+        segy_set_field(h, SEGY_TR_CDP_Y, scaled(info.origin[0] + gy * info.spacing[0], divisor));
+        segy_set_field(h, SEGY_TR_OFFSET,
+                       int32_t(std::lround(info.origin[3] + c * info.spacing[3])));
+      },
+      [&](int t, float* samples) {
+        const long long c = t % nc, position = t / nc;
+        for (long long k = 0; k < nz; ++k) samples[k] = values[size_t((position * nz + k) * nc + c)];
+      });
+}
+
 void write_segy_volume(const std::string& path, const VelocityModel& grid,
                        const std::vector<float>& values, const std::string& description,
                        const SurveyFrame& frame_in) {

@@ -20,6 +20,7 @@
 #include "io/shot_file.h"
 #include "io/survey_frame.h"
 #include "io/velocity_model.h"
+#include "io/volume_file.h"
 
 namespace rtm {
 
@@ -103,5 +104,14 @@ ShotFile read_segy_shots(const std::string& path, const SegyShotReadOptions& opt
 // coordinates (turned back from shots.survey_rotation). The sample interval field holds dt in
 // whole microseconds; the exact dt is kept in the text header.
 void write_segy_shots(const std::string& path, const ShotFile& shots);
+
+// Common-image gathers (`rtm migrate --offset-lags`, docs/rtm.md section 5d): `values` dense
+// [gather y][gather x][z][lag or angle] as io/volume_file.h's ArrayInfo describes them (rank 4,
+// axes y, x, z and the gather's own). One trace per (gather y, gather x, lag or angle), in that
+// order, samples along z: inline (byte 189) = gather y + 1, crossline (193) = gather x + 1, CDP_X/
+// CDP_Y (181/185) the position in metres (scalar byte 71), offset (byte 37) the lag in metres or the
+// angle in degrees, rounded (the exact axes in the text header); depth step as in volumes.
+void write_segy_gathers(const std::string& path, const ArrayInfo& info,
+                        const std::vector<float>& values, const std::string& description);
 
 } // namespace rtm

@@ -20,5 +20,9 @@ void write_segy_volume(const std::string& path, const VelocityModel&, const std:
 }
 ShotFile read_segy_shots(const std::string& path, const SegyShotReadOptions&) { unavailable(path); }
 void write_segy_shots(const std::string& path, const ShotFile&) { unavailable(path); }
+void write_segy_gathers(const std::string& path, const ArrayInfo&, const std::vector<float>&,
+                        const std::string&) {
+  unavailable(path);
+}
 
 } // namespace rtm

@@ -6,18 +6,28 @@
 // z(theta) = z0 sqrt(rho^2 + (rho^2 - 1) tan^2 theta), rho = migration / true velocity).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "io/array_file.h"
+#include "io/segy_file.h"
+#include "io/volume_file.h"
 #include "kernels/cpu/cpu_propagator.h"
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/offset_gathers.h"
 #include "solvers/drivers/angle_gathers.h"
+#include "solvers/drivers/gather_datasets.h"
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/migration.h"
 #include "tests/rtm_test_problem.h"
@@ -277,6 +287,72 @@ TEST(AngleGathers, ASlopedEventStacksAtItsAngleAndDepth) {
     EXPECT_NEAR(best_z, 40, 1);
     EXPECT_GT(a[size_t(best_z) * spec.angles + best_a], 0.8 * (2 * lags + 1));
   }
+}
+
+// ---- the output file and the exports ----------------------------------------------------------
+
+// The arrays of gather_arrays written by write_volumes and read back by read_array with their axes;
+// exported to NumPy (the shape in the header) and SEG-Y (one trace per position and lag, read here
+// byte by byte: big-endian headers and IEEE samples).
+TEST(GatherFiles, WrittenWithTheirAxesAndExported) {
+  const std::string dir = ::testing::TempDir() + "gather_files_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  VelocityModel grid;
+  grid.nx = 9, grid.ny = 4, grid.nz = 5, grid.dx = 10, grid.dy = 12.5, grid.dz = 8;
+  grid.ox = 100, grid.oy = 50;
+  OffsetGatherSpec spec;
+  spec.lags = 2;
+  spec.lag_step = 3;
+  spec.stride_x = 4;
+  spec.stride_y = 2;
+  const OffsetGatherLayout l = offset_gather_layout(Box{0, 9, 0, 4, 0, 5}, spec);
+  std::vector<float> offsets(size_t(l.values()));
+  for (size_t n = 0; n < offsets.size(); ++n) offsets[n] = float(n) * 0.5f - 3.0f;
+  const GatherArrays out = gather_arrays(grid, l, offsets, {}, AngleGatherSpec{}, true);
+  ASSERT_EQ(out.arrays.size(), 2u); // x and y lags
+  const std::vector<float> image(size_t(grid.cells()), 1.0f);
+  const std::string path = dir + "/gathers.h5";
+  write_volumes(path, grid, {{"image", &image, ""}}, {}, out.arrays);
+  ArrayInfo info;
+  const std::vector<float> y = read_array(path, "offset_gathers_y", info);
+  EXPECT_EQ(info.dims, (std::vector<long long>{2, 3, 5, 5}));
+  EXPECT_EQ(info.axes, (std::vector<std::string>{"y", "x", "z", "h"}));
+  EXPECT_EQ(info.spacing, (std::vector<double>{25, 40, 8, 37.5}));
+  EXPECT_EQ(info.origin, (std::vector<double>{50, 100, 0, -75}));
+  EXPECT_EQ(y, std::vector<float>(offsets.begin() + l.per_axis(), offsets.end()));
+  EXPECT_THROW(read_array(path, "angle_gathers_x", info), InputError);
+
+  write_npy(dir + "/y.npy", y, info.dims);
+  std::ifstream npy(dir + "/y.npy", std::ios::binary);
+  std::string header(128, '\0');
+  npy.read(&header[0], 128);
+  EXPECT_NE(header.find("'shape': (2, 3, 5, 5)"), std::string::npos) << header;
+
+  if (!segy_supported()) GTEST_SKIP() << "this build has no libsegyio";
+  write_segy_gathers(dir + "/y.sgy", info, y, "offset_gathers_y");
+  std::ifstream segy(dir + "/y.sgy", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(segy)), std::istreambuf_iterator<char>());
+  const size_t trace_bytes = 240 + 4 * 5, traces = 2 * 3 * 5;
+  ASSERT_EQ(bytes.size(), 3600 + traces * trace_bytes);
+  auto int32_at = [&](size_t at) {
+    uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) v = (v << 8) | uint8_t(bytes[at + size_t(b)]);
+    return int32_t(v);
+  };
+  auto float_at = [&](size_t at) {
+    const uint32_t v = uint32_t(int32_at(at));
+    float f;
+    std::memcpy(&f, &v, 4);
+    return f;
+  };
+  const size_t t = (1 * 3 + 2) * 5 + 4; // gather y 1, gather x 2, lag 4 (h = +75 m)
+  const size_t at = 3600 + t * trace_bytes;
+  EXPECT_EQ(int32_at(at + 188), 2); // inline = gather y + 1
+  EXPECT_EQ(int32_at(at + 192), 3); // crossline = gather x + 1
+  EXPECT_EQ(int32_at(at + 36), 75); // offset: the lag in metres
+  for (int k = 0; k < 5; ++k)
+    EXPECT_EQ(float_at(at + 240 + 4 * size_t(k)), y[((size_t(1) * 3 + 2) * 5 + size_t(k)) * 5 + 4]);
+  std::filesystem::remove_all(dir);
 }
 
 // ---- a flat reflector ---------------------------------------------------------------------------
