@@ -66,8 +66,9 @@ void register_plot(CLI::App& rtm) {
                   "PNG to write; default: next to the input, <name>_<dataset>.png or "
                   "<name>_shot<N>.png");
   cmd->add_option("--dataset", a->request.dataset,
-                  "What to draw: vp, image, illumination, image_raw, shots, or auto (shots, else "
-                  "vp, else image)")
+                  "What to draw: vp, image, illumination, image_raw, shots, a gather of `rtm "
+                  "migrate --offset-lags` (offset_gathers_x, angle_gathers_x, ...: the one nearest "
+                  "--slice x=..,y=..), or auto (shots, else vp, else image)")
       ->capture_default_str();
   cmd->add_option("--beside", a->beside,
                   "Volumes: a second file (e.g. another migration of the same data) whose same "
@@ -75,7 +76,8 @@ void register_plot(CLI::App& rtm) {
                   "their own --clip-percentile");
   cmd->add_option("--slice", a->request.slice,
                   "Volumes: where the slices cut, in metres, e.g. x=600,y=300,z=450 (any of the "
-                  "three; the others through the middle)");
+                  "three; the others through the middle); image gathers: the position x=..,y=.. "
+                  "(the nearest gather; the first where not given)");
   cmd->add_option("--shot", a->request.shot, "Shot files: which gather (0 = the first in the file)")
       ->capture_default_str();
   cmd->add_option("--axis", a->axis,

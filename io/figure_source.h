@@ -10,10 +10,12 @@
 
 namespace rtm {
 
-enum class PlotKind { volume, gather };
+// image_gather: a common-image gather of `rtm migrate --offset-lags` (offset_gathers_x,
+// angle_gathers_y, ...), drawn at the gather position nearest --slice's x and y.
+enum class PlotKind { volume, gather, image_gather };
 struct PlotSubject {
   PlotKind kind = PlotKind::volume;
-  std::string dataset; // "shots" for a gather; else the volume's dataset (vp, image, ...)
+  std::string dataset; // "shots" for a gather; else the volume's or gathers' dataset
 };
 
 // `dataset` "auto": /shots (a shot file: a gather), else /vp (a model), else /image (a migration's

@@ -399,4 +399,44 @@ Figure gather_figure(const std::vector<float>& traces, int nrec, int nt, double 
   return f;
 }
 
+Figure image_gather_figure(const std::vector<float>& panel, int nz, int nc, double oz, double dz,
+                           double oc, double dc, const std::string& axis_label,
+                           const std::string& units, const std::string& title,
+                           const GatherOptions& options) {
+  if (nz < 1 || nc < 1 || panel.size() != size_t(nz) * nc || !(dz > 0) || !(dc > 0))
+    throw std::invalid_argument("image_gather_figure: the panel is not [nz][nc] on positive steps");
+  Figure f;
+  const double clip = percentile_clip(panel, options.clip_percentile);
+  f.scale.map = options.colours;
+  f.scale.lo = -clip, f.scale.hi = clip;
+  f.scale.label = units.empty() ? "amplitude" : units;
+  f.scale.caption = "clip \u00b1" + format_number(clip, 4) + " = " +
+                    format_number(options.clip_percentile, 4) +
+                    "th percentile of |amplitude| over the gather" +
+                    (options.wiggles ? " (one trace spacing)" : "");
+  f.title = title;
+  View v;
+  v.box = {kLeft, kTop, double(options.width), double(options.height)};
+  v.title = std::to_string(nc) + (axis_label.rfind("angle", 0) == 0 ? " angles, " : " lags, ") +
+std::to_string(nz) +
+            " depths of " + format_number(dz, 4) + " m";
+  // Each sample covers half a step either side.
+  v.top = oz - 0.5 * dz, v.bottom = oz + (nz - 0.5) * dz;
+  v.left = oc - 0.5 * dc, v.right = oc + (nc - 0.5) * dc;
+  v.vertical_label = "depth (m)";
+  v.horizontal_label = axis_label;
+  v.columns = nc, v.rows = nz;
+  v.values = panel;
+  v.wiggles = options.wiggles;
+  for (int c = 0; c < nc; ++c) v.column_centres.push_back(oc + c * dc);
+  f.views.push_back(std::move(v));
+  const View& view = f.views.back();
+  if (!options.wiggles)
+    f.colour_bar = {view.box.x + view.box.w + kColourBarGap, kTop, kColourBarWidth, view.box.h};
+  f.width = int(std::ceil(std::max(view.box.x + view.box.w + kColourBarGap + kColourBarWidth + kRight,
+                                   kMinPageWidth)));
+  f.height = int(std::ceil(view.box.y + view.box.h + kBottom));
+  return f;
+}
+
 } // namespace rtm

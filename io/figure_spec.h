@@ -166,4 +166,13 @@ Figure gather_figure(const std::vector<float>& traces, int nrec, int nt, double 
                      const Position& source, const std::vector<Position>& receivers,
                      const std::string& title, const GatherOptions& options = {});
 
+// One common-image gather of `rtm migrate --offset-lags` (docs/rtm.md, section 5d): depth (m)
+// down against the lag (m) or the angle (degrees) across; `panel` [nz][nc], sample k at depth
+// oz + k dz, column c at oc + c dc; `axis_label` names the horizontal axis. Signed colours clipped
+// at the options' percentile over the panel, or wiggles.
+Figure image_gather_figure(const std::vector<float>& panel, int nz, int nc, double oz, double dz,
+                           double oc, double dc, const std::string& axis_label,
+                           const std::string& units, const std::string& title,
+                           const GatherOptions& options = {});
+
 } // namespace rtm

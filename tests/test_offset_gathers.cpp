@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "io/array_file.h"
+#include "io/figure_source.h"
 #include "io/segy_file.h"
 #include "io/volume_file.h"
 #include "kernels/cpu/cpu_propagator.h"
@@ -321,6 +322,24 @@ TEST(GatherFiles, WrittenWithTheirAxesAndExported) {
   EXPECT_EQ(info.origin, (std::vector<double>{50, 100, 0, -75}));
   EXPECT_EQ(y, std::vector<float>(offsets.begin() + l.per_axis(), offsets.end()));
   EXPECT_THROW(read_array(path, "angle_gathers_x", info), InputError);
+
+  // rtm plot's panel: the gather nearest x = 190, y = 70 m is (gx 2, gy 1) at (180, 75) m.
+  PlotRequest request;
+  request.dataset = "offset_gathers_y";
+  request.slice = "x=190,y=70";
+  const Figure figure = plot_figure(path, request);
+  ASSERT_EQ(figure.views.size(), 1u);
+  const View& panel = figure.views[0];
+  EXPECT_NE(figure.title.find("at x = 180, y = 75 m"), std::string::npos) << figure.title;
+  EXPECT_EQ(panel.columns, 5);
+  EXPECT_EQ(panel.rows, 5);
+  EXPECT_DOUBLE_EQ(panel.left, -75 - 18.75);
+  EXPECT_DOUBLE_EQ(panel.bottom, 36);
+  EXPECT_EQ(panel.values, std::vector<float>(y.begin() + (1 * 3 + 2) * 25, y.begin() + (1 * 3 + 3) * 25));
+  request.slice = "x=190,z=8";
+  EXPECT_THROW(plot_figure(path, request), InputError);
+  request.slice = "x=900";
+  EXPECT_THROW(plot_figure(path, request), InputError);
 
   write_npy(dir + "/y.npy", y, info.dims);
   std::ifstream npy(dir + "/y.npy", std::ios::binary);
