@@ -70,7 +70,7 @@ void run_export(const ExportArgs& a) {
     if (target == Target::segy)
       write_segy_gathers(a.output, info, values, dataset);
     else
-      write_npy(a.output, values, info.dims);
+      write_npy_array(a.output, values, info.dims);
     std::printf("wrote %s: /%s, %lld x %lld positions (x, y), %lld depths, %lld %s values\n",
                 a.output.c_str(), dataset.c_str(), info.dims[1], info.dims[0], info.dims[2],
                 info.dims[3], info.axes[3].c_str());

@@ -172,11 +172,11 @@ std::vector<float> read_raw_float32(const std::string& path, const ArrayShape& s
 }
 
 void write_npy(const std::string& path, const std::vector<float>& values, const ArrayShape& shape) {
-  write_npy(path, values, std::vector<long long>{shape.nz, shape.ny, shape.nx});
+  write_npy_array(path, values, {shape.nz, shape.ny, shape.nx});
 }
 
-void write_npy(const std::string& path, const std::vector<float>& values,
-               const std::vector<long long>& dims) {
+void write_npy_array(const std::string& path, const std::vector<float>& values,
+                     const std::vector<long long>& dims) {
   long long count = dims.empty() ? 0 : 1;
   std::string shape_text;
   for (long long d : dims) {

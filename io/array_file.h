@@ -43,7 +43,7 @@ std::vector<float> read_raw_float32(const std::string& path, const ArrayShape& s
 // order (numpy.load gives arr[z, y, x]). Atomic: written under a temporary name.
 void write_npy(const std::string& path, const std::vector<float>& values, const ArrayShape& shape);
 // The same for an array of any rank: `dims` slowest first (NumPy's C order).
-void write_npy(const std::string& path, const std::vector<float>& values,
-               const std::vector<long long>& dims);
+void write_npy_array(const std::string& path, const std::vector<float>& values,
+                     const std::vector<long long>& dims);
 
 } // namespace rtm

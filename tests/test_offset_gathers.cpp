@@ -341,7 +341,7 @@ TEST(GatherFiles, WrittenWithTheirAxesAndExported) {
   request.slice = "x=900";
   EXPECT_THROW(plot_figure(path, request), InputError);
 
-  write_npy(dir + "/y.npy", y, info.dims);
+  write_npy_array(dir + "/y.npy", y, info.dims);
   std::ifstream npy(dir + "/y.npy", std::ios::binary);
   std::string header(128, '\0');
   npy.read(&header[0], 128);
