@@ -84,33 +84,15 @@ void parse_options(LsrtmArgs& a) {
   p.snapshot_precision = parse_ring_precision(a.snapshot_precision, "--snapshot-precision");
   p.snapshot_memory = parse_snapshot_memory(a.snapshot_memory);
   p.overlap_shots = true;
-  if (a.imaging_interval != "auto") {
-    std::size_t used = 0;
-    int k = 0;
-    try {
-      k = std::stoi(a.imaging_interval, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != a.imaging_interval.size() || k < 1)
-      throw InputError("--imaging-interval: expected auto or a whole number of steps >= 1, got '" +
-                       a.imaging_interval + "'");
-    p.imaging_interval = k;
-  }
+  p.imaging_interval = parse_imaging_interval(a.imaging_interval);
   a.params.iterations = a.iterations;
   if (a.iterations < 1)
     throw InputError("--iterations must be at least 1, got " + std::to_string(a.iterations));
   a.params.preconditioner = parse_lsrtm_preconditioner(a.preconditioner);
   if (!(p.illumination_eps > 0))
     throw InputError("--illumination-eps must be positive, got " + format_number(p.illumination_eps));
-  if (a.model_path.empty() == a.migration_model_path.empty())
-    throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
-                     "--migration-model (used as is)");
-  if (!a.migration_model_path.empty() && a.smooth != 0)
-    throw InputError("--smooth applies to --model; --migration-model is used as it is");
-  if (!(a.clip_percentile > 0))
-    throw InputError("--clip-percentile " + format_number(a.clip_percentile) +
-                     ": must be above 0 (and at most 100)");
+  check_migration_model_choice(a.model_path, a.migration_model_path, a.smooth);
+  check_clip_percentile(a.clip_percentile);
 }
 
 // The records must reach past the wavelet (and the mute): otherwise there is nothing to fit.

@@ -460,36 +460,18 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   if (!a.png_dir.empty() && figure_names(a).empty())
     throw InputError("--png-dir " + a.png_dir + " draws the image and the illumination, but "
                      "--datasets " + a.datasets + " writes neither; add image or illumination");
-  if (a.imaging_interval != "auto") {
-    std::size_t used = 0;
-    int k = 0;
-    try {
-      k = std::stoi(a.imaging_interval, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != a.imaging_interval.size() || k < 1)
-      throw InputError("--imaging-interval: expected auto or a whole number of steps >= 1, got '" +
-                       a.imaging_interval + "'");
-    a.params.imaging_interval = k;
-  }
+  a.params.imaging_interval = parse_imaging_interval(a.imaging_interval);
   a.params.fused_backward = a.backward_step == "fused";
   a.params.ring_precision = parse_ring_precision(a.ring_precision);
   a.params.snapshot_precision = parse_ring_precision(a.snapshot_precision, "--snapshot-precision");
   a.params.snapshot_memory = parse_snapshot_memory(a.snapshot_memory);
-  if (a.model_path.empty() == a.migration_model_path.empty())
-    throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
-                     "--migration-model (used as is)");
-  if (!a.migration_model_path.empty() && a.smooth != 0)
-    throw InputError("--smooth applies to --model; --migration-model is used as it is");
+  check_migration_model_choice(a.model_path, a.migration_model_path, a.smooth);
 
   const ParallelContext parallel(a.parallel.ranks_per_shot);
   std::ostream& info = parallel.is_root() ? std::cerr : null_stream(); // one copy of each message
   // Said before the run, which goes on: the figures are a by-product of the HDF5 image.
   const bool figures = !a.png_dir.empty() && figures_supported();
-  if (!(a.clip_percentile > 0))
-    throw InputError("--clip-percentile " + format_number(a.clip_percentile) +
-                     ": must be above 0 (and at most 100)");
+  check_clip_percentile(a.clip_percentile);
   if (!a.png_dir.empty() && !figures)
     info << "rtm: warning: --png-dir " << a.png_dir << ": no figures: " << no_figure_support_message()
          << "\n";
