@@ -23,25 +23,6 @@ namespace {
 constexpr const char* kFormat = "rtm-migration-checkpoint 2";
 constexpr const char* kSuffix = ".checkpoint-";
 
-std::string hex(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-uint64_t parse_hex(const std::string& text, const std::string& subject) {
-  size_t used = 0;
-  unsigned long long value = 0;
-  try {
-    value = std::stoull(text, &used, 16);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    throw InputError(subject + " is '" + text + "'; expected a hexadecimal number");
-  return value;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
@@ -115,7 +96,26 @@ std::string new_checkpoint_id() {
   static std::mt19937_64 generator{
       (uint64_t(std::random_device{}()) << 32) ^
       uint64_t(std::chrono::steady_clock::now().time_since_epoch().count())};
-  return hex(generator());
+  return fingerprint_hex(generator());
+}
+
+std::string fingerprint_hex(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+uint64_t parse_fingerprint_hex(const std::string& text, const std::string& subject) {
+  size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used, 16);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw InputError(subject + " is '" + text + "'; expected a hexadecimal number");
+  return value;
 }
 
 uint64_t fingerprint(const void* data, size_t bytes, uint64_t hash) {
@@ -190,8 +190,8 @@ void write_header(hid_t file, const MigrationCheckpoint& c, const std::string& p
   h5::write_string_attribute(file, "shot_file", i.shot_file, path);
   h5::write_integer_attribute(file, "shot_file_bytes", i.shot_file_bytes, path);
   h5::write_integer_attribute(file, "shot_count", i.shot_count, path);
-  h5::write_string_attribute(file, "shots_fingerprint", hex(i.shots_fingerprint), path);
-  h5::write_string_attribute(file, "model_fingerprint", hex(i.model_fingerprint), path);
+  h5::write_string_attribute(file, "shots_fingerprint", fingerprint_hex(i.shots_fingerprint), path);
+  h5::write_string_attribute(file, "model_fingerprint", fingerprint_hex(i.model_fingerprint), path);
   h5::write_string_attribute(file, "parameters", i.parameters, path);
 }
 
@@ -279,9 +279,9 @@ MigrationCheckpoint read_checkpoint_planes(const std::string& path, int z_begin,
   i.shot_file_bytes = integer("shot_file_bytes");
   i.shot_count = integer("shot_count");
   i.shots_fingerprint =
-      parse_hex(text("shots_fingerprint"), h5::attribute_subject(path, "/", "shots_fingerprint"));
+      parse_fingerprint_hex(text("shots_fingerprint"), h5::attribute_subject(path, "/", "shots_fingerprint"));
   i.model_fingerprint =
-      parse_hex(text("model_fingerprint"), h5::attribute_subject(path, "/", "model_fingerprint"));
+      parse_fingerprint_hex(text("model_fingerprint"), h5::attribute_subject(path, "/", "model_fingerprint"));
   i.parameters = text("parameters");
 
   std::vector<hsize_t> dims;
@@ -323,14 +323,14 @@ void check_same_run(const CheckpointIdentity& saved, const CheckpointIdentity& n
     throw InputError(path + " was written for shot file " + saved.shot_file + " (" +
                      std::to_string(saved.shot_file_bytes) + " bytes, " +
                      shots_string(size_t(saved.shot_count)) + ", fingerprint " +
-                     hex(saved.shots_fingerprint) + "), but this run migrates " + now.shot_file +
+                     fingerprint_hex(saved.shots_fingerprint) + "), but this run migrates " + now.shot_file +
                      " (" + std::to_string(now.shot_file_bytes) + " bytes, " +
                      shots_string(size_t(now.shot_count)) + ", fingerprint " +
-                     hex(now.shots_fingerprint) + ")" + advice);
+                     fingerprint_hex(now.shots_fingerprint) + ")" + advice);
   if (saved.model_fingerprint != now.model_fingerprint)
     throw InputError(path + " was written with other migration velocities (fingerprint " +
-                     hex(saved.model_fingerprint) + "; this run's model gives " +
-                     hex(now.model_fingerprint) + ": another model file or --smooth)" + advice);
+                     fingerprint_hex(saved.model_fingerprint) + "; this run's model gives " +
+                     fingerprint_hex(now.model_fingerprint) + ": another model file or --smooth)" + advice);
   if (saved.parameters != now.parameters) {
     const std::vector<std::string> before = split(saved.parameters, '\n'),
                                    after = split(now.parameters, '\n');

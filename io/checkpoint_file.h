@@ -56,6 +56,10 @@ std::string new_checkpoint_id();
 // 64-bit FNV-1a over bytes, continuing from `hash` (start with kFingerprintSeed).
 constexpr uint64_t kFingerprintSeed = 14695981039346656037ull;
 uint64_t fingerprint(const void* data, size_t bytes, uint64_t hash = kFingerprintSeed);
+// A fingerprint as the files hold it (16 hex digits), and back (InputError naming `subject` for
+// anything else); the migration and least-squares checkpoints share them.
+std::string fingerprint_hex(uint64_t value);
+uint64_t parse_fingerprint_hex(const std::string& text, const std::string& subject);
 
 // The fingerprint of a volume's values (a model, its anisotropy), continuing from `hash`: each of
 // the `planes` planes of `plane_bytes` gets a digest of its own, computed on every core at once,

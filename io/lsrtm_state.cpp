@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "io/checkpoint_file.h"
 #include "io/hdf5_util.h"
 #include "solvers/contracts/errors.h"
 
@@ -15,25 +16,6 @@ constexpr const char* kVolumes[] = {"model", "gradient", "direction", "illuminat
 
 std::vector<float>& volume(LsrtmState& s, int k) {
   return k == 0 ? s.model : k == 1 ? s.gradient : k == 2 ? s.direction : s.illumination;
-}
-
-std::string hex(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-uint64_t parse_hex(const std::string& text, const std::string& subject) {
-  size_t used = 0;
-  unsigned long long value = 0;
-  try {
-    value = std::stoull(text, &used, 16);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    throw InputError(subject + " is '" + text + "'; expected a hexadecimal number");
-  return value;
 }
 
 } // namespace
@@ -61,8 +43,8 @@ void write_lsrtm_state(const std::string& path, const LsrtmState& s) {
     h5::write_string_attribute(file, "shot_file", i.shot_file, path);
     h5::write_integer_attribute(file, "shot_file_bytes", i.shot_file_bytes, path);
     h5::write_integer_attribute(file, "shot_count", i.shot_count, path);
-    h5::write_string_attribute(file, "shots_fingerprint", hex(i.shots_fingerprint), path);
-    h5::write_string_attribute(file, "model_fingerprint", hex(i.model_fingerprint), path);
+    h5::write_string_attribute(file, "shots_fingerprint", fingerprint_hex(i.shots_fingerprint), path);
+    h5::write_string_attribute(file, "model_fingerprint", fingerprint_hex(i.model_fingerprint), path);
     h5::write_string_attribute(file, "parameters", i.parameters, path);
   });
 }
@@ -99,9 +81,9 @@ LsrtmState read_lsrtm_state(const std::string& path) {
   i.shot_file_bytes = whole("shot_file_bytes");
   i.shot_count = whole("shot_count");
   i.shots_fingerprint =
-      parse_hex(text("shots_fingerprint"), h5::attribute_subject(path, "/", "shots_fingerprint"));
+      parse_fingerprint_hex(text("shots_fingerprint"), h5::attribute_subject(path, "/", "shots_fingerprint"));
   i.model_fingerprint =
-      parse_hex(text("model_fingerprint"), h5::attribute_subject(path, "/", "model_fingerprint"));
+      parse_fingerprint_hex(text("model_fingerprint"), h5::attribute_subject(path, "/", "model_fingerprint"));
   i.parameters = text("parameters");
   std::vector<hsize_t> dims;
   for (int k = 0; k < 4; ++k) {
