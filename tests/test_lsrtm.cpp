@@ -113,7 +113,8 @@ TEST(Lsrtm, TenIterationsFitTheDataAndImageBetterThanRtm) {
   // After 10 iterations m correlates better with m_true than the RTM image of the same data,
   // every product of it (raw, normalised, filtered).
   const std::vector<float> normalised =
-      normalise_image(rtm.raw_image, rtm.illumination, p.params.migration.illumination_eps);
+      normalise_image(rtm.raw_image, rtm.illumination, p.background.nx,
+                      p.params.migration.illumination_eps);
   const double c_raw = cosine(rtm.raw_image, p.truth);
   const double c_normalised = cosine(normalised, p.truth);
   const double c_final = cosine(rtm.image, p.truth);

@@ -13,6 +13,7 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/drivers/born.h"
 #include "kernels/cpu/cpu_propagator.h"
+#include "solvers/contracts/image_finish.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/smoothing.h"
@@ -474,11 +475,30 @@ TEST(ImageFilters, LaplacianOfAQuadraticIsConstant) {
 TEST(ImageFilters, NormalisationDividesByIlluminationPlusEps) {
   const std::vector<float> image = {2, 4, 0, -3};
   const std::vector<float> illumination = {1, 4, 0, 3};
-  const std::vector<float> out = normalise_image(image, illumination, 0.5); // eps = 0.5 * 2 = 1
+  const std::vector<float> out = normalise_image(image, illumination, 2, 0.5); // eps = 0.5 * 2 = 1
   EXPECT_FLOAT_EQ(out[0], 1.0f);
   EXPECT_FLOAT_EQ(out[1], 0.8f);
   EXPECT_FLOAT_EQ(out[2], 0.0f);
   EXPECT_FLOAT_EQ(out[3], -0.75f);
+}
+
+// Subnormal floats are read and written as zero whatever the thread's floating-point mode
+// (solvers/contracts/image_finish.h), so a GPU's finish gives the host's bits.
+TEST(ImageFilters, SubnormalValuesCountAsZero) {
+  const float tiny = 1e-39f;
+  ASSERT_NE(tiny, 0.0f);
+  const std::vector<float> image = {tiny, 2, 4e-39f, 1};
+  const std::vector<float> illumination = {1, tiny, 1, 1e38f};
+  const std::vector<float> out = normalise_image(image, illumination, 2, 0.0);
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_EQ(out[1], 0.0f); // 2 / 0: the denominator is not positive
+  EXPECT_EQ(out[2], 0.0f);
+  EXPECT_EQ(out[3], 0.0f); // 1e-38: a subnormal float
+  EXPECT_EQ(flush_subnormal(-tiny), 0.0f);
+  EXPECT_TRUE(std::signbit(flush_subnormal(-tiny)));
+  EXPECT_EQ(flush_subnormal(1.2e-38f), 1.2e-38f);
+  const std::vector<float> volume(27, tiny);
+  for (float v : laplacian_filter(volume, 3, 3, 3, 1, 1, 1)) EXPECT_EQ(v, 0.0f);
 }
 
 TEST(Acquisition, ShotAndReceiverGrids) {

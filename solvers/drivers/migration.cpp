@@ -10,6 +10,7 @@
 
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
+#include "solvers/contracts/image_finish.h"
 #include "io/provenance.h"
 #include "solvers/drivers/born.h"
 #include "solvers/drivers/checkpoint_writer.h"
@@ -318,27 +319,39 @@ void mute_direct_wave(std::vector<float>& traces, const Position& source,
 }
 
 std::vector<float> normalise_image(const std::vector<float>& image,
-                                   const std::vector<float>& illumination, double eps_fraction) {
+                                   const std::vector<float>& illumination, int nx,
+                                   double eps_fraction) {
   std::vector<float> out = image;
-  normalise_image_in_place(out, illumination, eps_fraction);
+  normalise_image_in_place(out, illumination, nx, eps_fraction);
   return out;
 }
 
+double illumination_sum(const std::vector<float>& illumination, int nx) {
+  if (nx <= 0 || illumination.size() % size_t(nx) != 0)
+    throw std::invalid_argument("illumination_sum: the volume is not whole rows of " +
+                                std::to_string(nx) + " cells");
+  // Threaded by rows, then the rows' sums in order: image_finish.h's order, whatever the threads.
+  const auto rows = int64_t(illumination.size() / size_t(nx));
+  std::vector<double> row_sums(static_cast<size_t>(rows));
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r)
+    row_sums[size_t(r)] = image_row_sum(illumination.data() + size_t(r) * size_t(nx), nx);
+  double sum = 0;
+  for (double s : row_sums) sum += s;
+  return sum;
+}
+
 void normalise_image_in_place(std::vector<float>& image, const std::vector<float>& illumination,
-                              double eps_fraction) {
+                              int nx, double eps_fraction) {
   if (image.size() != illumination.size())
     throw std::invalid_argument("normalise_image: image and illumination differ in size");
-  double mean = 0;
-  for (float v : illumination) mean += v;
-  mean /= std::max<size_t>(1, illumination.size());
+  const double mean = illumination_sum(illumination, nx) / double(std::max<size_t>(1, illumination.size()));
   const double eps = eps_fraction * mean;
   const auto n = int64_t(image.size());
   // Threaded: a 512^3 image takes a second on one core.
 #pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < n; ++c) {
-    const double denominator = double(illumination[size_t(c)]) + eps;
-    image[size_t(c)] = denominator > 0 ? float(image[size_t(c)] / denominator) : 0.0f;
-  }
+  for (int64_t c = 0; c < n; ++c)
+    image[size_t(c)] = normalised_image_value(image[size_t(c)], illumination[size_t(c)], eps);
 }
 
 std::vector<float> laplacian_filter(const std::vector<float>& v, int nx, int ny, int nz, double dx,
@@ -358,19 +371,16 @@ void laplacian_filter_into(const std::vector<float>& v, int nx, int ny, int nz, 
     i = std::clamp(i, 0, nx - 1);
     j = std::clamp(j, 0, ny - 1);
     k = std::clamp(k, 0, nz - 1);
-    return double(v[(size_t(k) * ny + j) * nx + i]);
+    return v[(size_t(k) * ny + j) * nx + i];
   };
   out.resize(v.size());
 #pragma omp parallel for collapse(2)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
-      for (int i = 0; i < nx; ++i) {
-        const double c = at(i, j, k);
-        const double lap = ix * (at(i - 1, j, k) - 2 * c + at(i + 1, j, k)) +
-                           iy * (at(i, j - 1, k) - 2 * c + at(i, j + 1, k)) +
-                           iz * (at(i, j, k - 1) - 2 * c + at(i, j, k + 1));
-        out[(size_t(k) * ny + j) * nx + i] = float(-lap);
-      }
+      for (int i = 0; i < nx; ++i)
+        out[(size_t(k) * ny + j) * nx + i] =
+            laplacian_filter_value(at(i, j, k), at(i - 1, j, k), at(i + 1, j, k), at(i, j - 1, k),
+                                   at(i, j + 1, k), at(i, j, k - 1), at(i, j, k + 1), ix, iy, iz);
 }
 
 namespace {
@@ -1389,6 +1399,22 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
     result.image = std::move(mine.image);
     return;
   }
+  if (!run.params.keep_sums && parallel.group_count() == 1 && run.fields->supports_image_finish()) {
+    // Finished where the sums lie (the GPU): one download, of the finished image alone.
+    ImageFinish finish;
+    finish.eps_fraction = run.params.illumination_eps;
+    finish.laplacian = applies_laplacian_filter(run.params);
+    finish.dx = model.dx;
+    finish.dy = model.dy;
+    finish.dz = model.dz;
+    run.fields->finish_image(finish);
+    const double download_start = steady_seconds();
+    result.image = run.fields->download_image();
+    result.profile.download_s = steady_seconds() - download_start;
+    result.data_norm2 = run.data_norm2;
+    mute_image_top(result.image, model, run.params.image_mute_depth, run.params.image_mute_taper);
+    return;
+  }
   const double download_start = steady_seconds();
   result.raw_image = run.fields->download_image();
   result.illumination = run.fields->download_illumination();
@@ -1409,14 +1435,16 @@ void finish_image(const MigrationRun& run, MigrationResult& result) {
     return;
   }
   if (run.params.keep_sums) {
-    result.image = normalise_image(result.raw_image, result.illumination, run.params.illumination_eps);
+    result.image = normalise_image(result.raw_image, result.illumination, model.nx,
+                                   run.params.illumination_eps);
     if (applies_laplacian_filter(run.params))
       result.image = laplacian_filter(result.image, model.nx, model.ny, model.nz, model.dx,
                                       model.dy, model.dz);
   } else {
     // In the sums' memory: the raw image becomes the image, the illumination's takes the filter's.
     result.image = std::move(result.raw_image);
-    normalise_image_in_place(result.image, result.illumination, run.params.illumination_eps);
+    normalise_image_in_place(result.image, result.illumination, model.nx,
+                             run.params.illumination_eps);
     if (applies_laplacian_filter(run.params)) {
       laplacian_filter_into(result.image, model.nx, model.ny, model.nz, model.dx, model.dy,
                             model.dz, result.illumination);

@@ -230,12 +230,16 @@ void mute_direct_wave(std::vector<float>& traces, const Position& source,
                       const std::vector<Position>& receivers, int nt, double dt, double t0, double f0,
                       double velocity);
 
-// image / (illumination + eps), eps = eps_fraction * mean(illumination).
+// image / (illumination + eps), eps = eps_fraction * mean(illumination), by
+// solvers/contracts/image_finish.h's arithmetic (the mean summed by rows of nx cells).
 std::vector<float> normalise_image(const std::vector<float>& image,
-                                   const std::vector<float>& illumination, double eps_fraction);
+                                   const std::vector<float>& illumination, int nx,
+                                   double eps_fraction);
 // The same in place: `image` becomes the normalised image.
 void normalise_image_in_place(std::vector<float>& image, const std::vector<float>& illumination,
-                              double eps_fraction);
+                              int nx, double eps_fraction);
+// The sum of an illumination of rows of nx cells, in image_finish.h's order (threaded by rows).
+double illumination_sum(const std::vector<float>& illumination, int nx);
 // -lap of a [nz][ny][nx] volume, 2nd-order 7-point stencil with the grid spacings, edge values
 // repeated outside the volume. Suppresses the low-wavenumber backscatter RTM leaves.
 std::vector<float> laplacian_filter(const std::vector<float>& volume, int nx, int ny, int nz,

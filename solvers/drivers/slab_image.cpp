@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "io/volume_file.h"
+#include "solvers/contracts/image_finish.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/shot_parallel.h"
 
@@ -21,14 +22,16 @@ int size_of(MPI_Comm comm) {
   return n;
 }
 
-// sum over every value of every rank's part in rank (= z) order, as one pass over the whole:
-// each rank goes on from the sum of the ranks before it.
-double ordered_sum(const std::vector<float>& mine, MPI_Comm group) {
+// The illumination's sum over every rank's part as one pass over the whole would take it
+// (solvers/contracts/image_finish.h's order: whole rows, then the rows' sums in order): each rank
+// goes on from the sum of the ranks before it with its own rows' sums.
+double ordered_sum(const std::vector<float>& mine, int nx, MPI_Comm group) {
   const int rank = rank_in(group), size = size_of(group);
   double sum = 0;
   if (rank > 0)
     check_mpi(MPI_Recv(&sum, 1, MPI_DOUBLE, rank - 1, 1, group, MPI_STATUS_IGNORE), "MPI_Recv (sum)");
-  for (float v : mine) sum += v;
+  for (size_t row = 0; row + size_t(nx) <= mine.size(); row += size_t(nx))
+    sum += image_row_sum(mine.data() + row, nx);
   if (rank + 1 < size) check_mpi(MPI_Send(&sum, 1, MPI_DOUBLE, rank + 1, 1, group), "MPI_Send (sum)");
   check_mpi(MPI_Bcast(&sum, 1, MPI_DOUBLE, size - 1, group), "MPI_Bcast (sum)");
   return sum;
@@ -103,13 +106,12 @@ SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
   if (parallel.group_index() != 0) return SlabImage{};
   const MPI_Comm group = parallel.group_comm();
   // normalise_image's arithmetic: the mean over every cell, then image / (illumination + eps).
-  const double mean = ordered_sum(out.illumination, group) / double(std::max<int64_t>(1, part.shape.cells()));
+  const double mean = ordered_sum(out.illumination, part.shape.nx, group) /
+                      double(std::max<int64_t>(1, part.shape.cells()));
   const double eps = eps_fraction * mean;
   out.image.resize(out.raw_image.size());
-  for (size_t c = 0; c < out.image.size(); ++c) {
-    const double denominator = double(out.illumination[c]) + eps;
-    out.image[c] = denominator > 0 ? float(out.raw_image[c] / denominator) : 0.0f;
-  }
+  for (size_t c = 0; c < out.image.size(); ++c)
+    out.image[c] = normalised_image_value(out.raw_image[c], out.illumination[c], eps);
   if (laplacian) out.image = filter_planes(out.image, out.planes, part.shape, group);
   return out;
 }
