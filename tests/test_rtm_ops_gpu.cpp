@@ -26,6 +26,7 @@
 
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cpu/cpu_propagator.h"
+#include "solvers/drivers/migration.h"
 #include "tests/support/cuda_test_support.h"
 
 namespace rtm {
@@ -315,6 +316,59 @@ TEST_P(RtmOps, OffsetGathersMatchTheReference) {
   gpu->allocate_image(kBoxes[0]);
   EXPECT_FALSE(gpu->has_offset_gathers());
   EXPECT_TRUE(gpu->download_offset_gathers().empty());
+}
+
+// finish_image on the GPU (normalised, then filtered, where the sums lie) against the drivers'
+// host finish of the downloaded sums: bit for bit (solvers/contracts/image_finish.h gives both the
+// same order of every operation and the GPU no contracted multiply-add), with the filter and
+// without, on a box off the origin and on the whole grid. The CPU fields offer no such finish.
+TEST_P(RtmOps, ImageFinishedOnTheDeviceIsTheHostsFinish) {
+  SKIP_WITHOUT_GPU();
+  FRESH_RNG(rng);
+  const PropagatorSetup setup = make_setup(rng);
+  auto gpu = cuda::make_shot_fields(setup, GetParam(), {}, 0);
+  std::uniform_real_distribution<float> weight(0.5f, 10.0f);
+  for (const Box& box : {kBoxes[0], kBoxes[2]})
+    for (const bool laplacian : {true, false}) {
+      SCOPED_TRACE("box x " + std::to_string(box.x0) + ".." + std::to_string(box.x1) +
+                   (laplacian ? ", filtered" : ", not filtered"));
+      gpu->allocate_image(box);
+      for (int n = 0; n < 3; ++n) {
+        set_random_state(gpu->source(), rng);
+        set_random_state(gpu->receiver(), rng);
+        gpu->accumulate_image(weight(rng));
+      }
+      std::vector<float> raw = gpu->download_image();
+      std::vector<float> illumination = gpu->download_illumination();
+      // Subnormal sums, as a real image's far corners hold: the host may flush them in its
+      // arithmetic, the GPU must give the same bits.
+      for (size_t c = 0; c < raw.size(); c += 7) raw[c] = (c % 2 ? 1 : -1) * 3e-39f * float(c % 5);
+      for (size_t c = 3; c < illumination.size(); c += 11) illumination[c] = 2e-40f;
+      gpu->set_image(raw, illumination);
+      ImageFinish finish;
+      finish.eps_fraction = 0.05;
+      finish.laplacian = laplacian;
+      finish.dx = 10;
+      finish.dy = 12.5;
+      finish.dz = 7;
+      std::vector<float> host = normalise_image(raw, illumination, box.nx(), finish.eps_fraction);
+      if (laplacian)
+        host = laplacian_filter(host, box.nx(), box.ny(), box.nz(), finish.dx, finish.dy, finish.dz);
+      ASSERT_TRUE(gpu->supports_image_finish());
+      gpu->finish_image(finish);
+      const std::vector<float> device = gpu->download_image();
+      ASSERT_EQ(device.size(), host.size());
+      EXPECT_GT(max_abs(host), 0.0);
+      size_t differ = 0;
+      for (size_t c = 0; c < host.size(); ++c) differ += device[c] != host[c];
+      std::printf("%s: finished image vs host (%zu values%s): %zu differ\n", GetParam().c_str(),
+                  host.size(), laplacian ? ", filtered" : "", differ);
+      EXPECT_EQ(differ, 0u);
+    }
+  CpuShotFields cpu(setup);
+  cpu.allocate_image(kBoxes[0]);
+  EXPECT_FALSE(cpu.supports_image_finish());
+  EXPECT_THROW(cpu.finish_image(ImageFinish{}), std::logic_error);
 }
 
 // snapshot_image (a checkpoint's copy of the sums): the GPU queues the copy into pinned host memory

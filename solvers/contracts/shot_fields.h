@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "solvers/contracts/image_finish.h"
 #include "solvers/contracts/imaging_condition.h"
 #include "solvers/contracts/offset_gathers.h"
 #include "solvers/contracts/wavefield.h"
@@ -112,6 +113,20 @@ public:
   }
   std::vector<float> download_illumination() const {
     return has_image_ ? do_download_image(true) : std::vector<float>();
+  }
+  // The image finished where the sums lie, for a caller that needs neither sum afterwards: each
+  // cell normalised by its illumination and then, with finish.laplacian, the Laplacian filter, by
+  // solvers/contracts/image_finish.h's arithmetic (the bits a host finish of the downloaded sums
+  // gives). download_image then gives the finished image; the illumination is used up (its
+  // values undefined until the next allocate_image). Only where supports_image_finish() says
+  // so (the CUDA backend: it spares the download of the illumination and the host's passes);
+  // std::logic_error elsewhere, so a caller asks first and finishes on the host otherwise.
+  bool supports_image_finish() const { return has_image_ && do_supports_image_finish(); }
+  void finish_image(const ImageFinish& finish) {
+    require_image("finish_image");
+    if (!do_supports_image_finish())
+      throw std::logic_error(name() + "::finish_image: not offered here; finish the downloaded sums");
+    do_finish_image(finish);
   }
   // Both, as download_image and download_illumination give them now, for a checkpoint; the
   // operations after the return may change the sums without changing the snapshot. The CUDA
@@ -231,6 +246,9 @@ protected:
     return std::make_unique<ReadyImageSnapshot>(std::move(sums));
   }
   virtual void do_prepare_snapshots() {}
+  // The image's finish where the sums lie: none by default.
+  virtual bool do_supports_image_finish() const { return false; }
+  virtual void do_finish_image(const ImageFinish&) {}
   // Offset gathers: none by default (the z-slab split and TTI have none).
   virtual bool do_supports_offset_gathers() const { return false; }
   virtual void do_allocate_offset_gathers(const OffsetGatherLayout&) {}

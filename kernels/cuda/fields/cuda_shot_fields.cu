@@ -9,6 +9,7 @@
 
 #include "kernels/cuda/util/cuda_check.cuh"
 #include "kernels/cuda/steps/fused_backward.cuh"
+#include "kernels/cuda/fields/image_finish.cuh"
 #include "kernels/cuda/fields/rtm_ops.cuh"
 
 namespace rtm::cuda {
@@ -245,6 +246,17 @@ void CudaShotFields::ensure_pinned_sums() {
   // the only way to another box, waited for the copy stream.
   pinned_.reset();
   pinned_ = make_pinned_sums(receiver_->device_, count);
+}
+
+void CudaShotFields::do_finish_image(const ImageFinish& finish) {
+  CudaWavefield& r = *receiver_;
+  CUDA_CHECK(cudaSetDevice(r.device_));
+  wait_for_snapshot_copy(); // a checkpoint's copy may still read the sums
+  const Box& box = image_box();
+  bool filtered_in_illumination = false;
+  finish_image_on_device(image_.as<float>(), illumination_.as<float>(), box.nx(), box.ny(), box.nz(),
+                         finish, r.stream_, filtered_in_illumination);
+  if (filtered_in_illumination) std::swap(image_, illumination_);
 }
 
 void CudaShotFields::do_set_image(const std::vector<float>& image,

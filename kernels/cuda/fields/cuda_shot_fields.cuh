@@ -39,6 +39,9 @@ private:
   void do_allocate_offset_gathers(const OffsetGatherLayout& layout) override;
   void do_accumulate_offset_gathers(float weight) override;
   std::vector<float> do_download_offset_gathers() const override;
+  // On the receiver's stream, behind its imaging (kernels/cuda/fields/image_finish.cuh).
+  bool do_supports_image_finish() const override { return true; }
+  void do_finish_image(const ImageFinish& finish) override;
   // The copy into pinned host buffers (made by prepare_snapshots before the loop, or else at the
   // first snapshot; kept for the run), queued on copy_stream_ behind the imaging queued so far; the
   // host does not wait.
