@@ -1,6 +1,8 @@
 #include "io/volume_file.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <stdexcept>
 
@@ -31,6 +33,24 @@ std::vector<std::string> split_commas(const std::string& text) {
   }
 }
 
+// Whether every value is finite: blocks of values over the threads, each block's test free of
+// branches so that it vectorises (value by value on one core, a 512^3 image's check took 0.11 s
+// of the build machine's time before its write).
+bool all_finite(const std::vector<float>& values) {
+  constexpr int64_t kBlock = 4096;
+  const auto n = int64_t(values.size());
+  const float* v = values.data();
+  bool finite = true;
+#pragma omp parallel for schedule(static) reduction(&& : finite)
+  for (int64_t first = 0; first < n; first += kBlock) {
+    const int64_t last = std::min(n, first + kBlock);
+    unsigned bad = 0;
+    for (int64_t c = first; c < last; ++c) bad |= !(std::fabs(v[c]) <= 3.40282347e38f);
+    finite = finite && bad == 0;
+  }
+  return finite;
+}
+
 } // namespace
 
 void write_volumes(const std::string& path, const VelocityModel& grid,
@@ -50,8 +70,7 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
     if (!volume.data || volume.data->size() != size_t(grid.cells()))
       refuse("volume '" + volume.name + "' does not have nz*ny*nx = " +
              std::to_string(grid.cells()) + " values");
-    for (float value : *volume.data)
-      if (!std::isfinite(value)) refuse("volume '" + volume.name + "' has non-finite values");
+    if (!all_finite(*volume.data)) refuse("volume '" + volume.name + "' has non-finite values");
   }
   for (const NamedArray& array : arrays) {
     if (array.name.empty() || array.name.find('/') != std::string::npos)
@@ -65,8 +84,7 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
       refuse("array '" + array.name + "' needs a name, unit, spacing and origin per dimension");
     if (!array.data || array.data->size() != size_t(values))
       refuse("array '" + array.name + "' does not have the product of its dimensions' values");
-    for (float value : *array.data)
-      if (!std::isfinite(value)) refuse("array '" + array.name + "' has non-finite values");
+    if (!all_finite(*array.data)) refuse("array '" + array.name + "' has non-finite values");
   }
 
   h5::write_hdf5_atomically(path, [&](hid_t file) {
@@ -148,9 +166,8 @@ void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
 
 void write_volume_planes(const std::string& temporary, const std::string& name, int z_first,
                          const std::vector<float>& values) {
-  for (float value : values)
-    if (!std::isfinite(value))
-      throw std::invalid_argument("write_volume_planes: volume '" + name + "' has non-finite values");
+  if (!all_finite(values))
+    throw std::invalid_argument("write_volume_planes: volume '" + name + "' has non-finite values");
   h5::ErrorStackSilencer silence;
   h5::File file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
   if (!file.valid()) throw InputError(temporary + ": cannot open the file to write planes (HDF5)");

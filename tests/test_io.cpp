@@ -607,6 +607,26 @@ TEST_F(IoTest, FilesCarryWhatViewersAndPythonToolsNeed) {
   H5Fclose(sf);
 }
 
+// A volume with a non-finite value anywhere (the check runs in blocks over threads: the first
+// value, one deep in a later block, the last) is refused before any file is made.
+TEST_F(IoTest, VolumeWithANonFiniteValueIsRefusedBeforeAnyFile) {
+  rtm::VelocityModel grid = small_model();
+  grid.nx = 100, grid.ny = 90, grid.nz = 3; // 27,000 values: several blocks
+  const size_t cells = size_t(grid.cells());
+  for (const size_t at : {size_t(0), size_t(12345), cells - 1})
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::infinity()}) {
+      std::vector<float> image(cells, 1.0f);
+      image[at] = bad;
+      EXPECT_THROW(rtm::write_volumes(path("bad.h5"), grid, {{"image", &image, ""}}),
+                   std::invalid_argument);
+    }
+  std::vector<float> largest(cells, std::numeric_limits<float>::max());
+  largest[7] = -std::numeric_limits<float>::max();
+  rtm::write_volumes(path("finite.h5"), grid, {{"image", &largest, ""}});
+  EXPECT_EQ(files_in_directory(), (std::vector<std::string>{"finite.h5", "finite.xmf"}));
+}
+
 TEST_F(IoTest, VolumeRoundTrip) {
   const rtm::VelocityModel grid = small_model();
   std::vector<float> image(60), illumination(60);
