@@ -24,7 +24,6 @@ namespace rtm::cuda {
 class CudaPointSet;
 class CudaBfp16PointSet;
 class CudaBoundaryStore;
-class CudaSnapshotStore;
 class CudaShotFields;
 
 // One wavefield on one GPU (solvers/contracts/wavefield.h): the wave step of a variant row, its point sets
@@ -78,7 +77,6 @@ private:
   friend class CudaPointSet;
   friend class CudaBfp16PointSet;
   friend class CudaBoundaryStore;
-  friend class CudaSnapshotStore;
   friend class CudaShotFields;
 
   void do_set_state(const std::vector<float>& p_prev, const std::vector<float>& p_cur) override;

@@ -5,6 +5,8 @@
 // (SnapshotPlace::device) or in pinned host memory (host), reached through two device staging
 // slots and a copy stream of the store's own, so that a save's copy out and the next restore's
 // copy in run beside the wave steps.
+#include "kernels/cuda/fields/cuda_snapshot_store.cuh"
+
 #include <string>
 
 #include "kernels/cuda/fields/block_codec.cuh"
@@ -113,41 +115,41 @@ RingPrecision effective_precision(Storage storage, RingPrecision asked) {
 class CudaSnapshotStore final : public SnapshotStore {
 public:
   // Refused up front (std::runtime_error with both numbers) when device slots do not fit.
-  CudaSnapshotStore(CudaWavefield& field, const Box& box, int slots, RingPrecision precision,
-                    SnapshotPlace place)
-      : SnapshotStore(field, box, slots, effective_precision(field.row_->storage, precision), place),
+  CudaSnapshotStore(const SnapshotFieldAccess& field, const Box& box, int slots,
+                    RingPrecision precision, SnapshotPlace place)
+      : SnapshotStore(*field.owner, box, slots, effective_precision(field.storage, precision), place),
         field_(field), cells_(box.cells()),
         per_row_(int((box.nx() + kRingBlock - 1) / kRingBlock)),
         slot_bytes_(size_t(coded_rows_bytes(box.nx(), cells_ / box.nx(), this->precision()))) {
-    CUDA_CHECK(cudaSetDevice(field_.device_));
+    CUDA_CHECK(cudaSetDevice(field_.device));
     const std::string what = std::to_string(slots) + " snapshots of " + std::to_string(cells_) +
                              " cells (" + std::to_string(slot_bytes_ >> 20) + " MiB each)";
     if (place == SnapshotPlace::device) {
       field_.require_free_memory(slot_bytes_ * size_t(slots), "the source field's " + what,
                                  "keep them in host memory (--snapshot-memory host) or use "
                                  "boundary reconstruction (--reconstruction boundary)");
-      store_ = DeviceBuffer(slot_bytes_ * size_t(slots), AllocationKind::plain, field_.device_,
+      store_ = DeviceBuffer(slot_bytes_ * size_t(slots), AllocationKind::plain, field_.device,
                             "the source field's snapshots");
     } else {
       field_.require_free_memory(2 * slot_bytes_, "the staging of the source field's " + what, "");
       for (DeviceBuffer& staging : staging_)
-        staging = DeviceBuffer(slot_bytes_, AllocationKind::plain, field_.device_,
+        staging = DeviceBuffer(slot_bytes_, AllocationKind::plain, field_.device,
                                "the snapshots' staging");
       const cudaError_t status =
           cudaHostAlloc(&host_, slot_bytes_ * size_t(slots), cudaHostAllocDefault);
       if (status != cudaSuccess) {
         (void)cudaGetLastError();
         host_ = nullptr;
-        throw std::runtime_error(field_.name() + ": pinned host memory for the source field's " +
-                                 what + " could not be allocated (" + cudaGetErrorString(status) +
+        throw std::runtime_error(field_.owner->name() +
+                                 ": pinned host memory for the source field's " + what + " could not be allocated (" + cudaGetErrorString(status) +
                                  "); use boundary reconstruction (--reconstruction boundary)");
       }
     }
   }
   ~CudaSnapshotStore() override {
     // Queued saves, restores and copies may still use the slots.
-    cudaSetDevice(field_.device_);
-    cudaStreamSynchronize(field_.stream_);
+    cudaSetDevice(field_.device);
+    cudaStreamSynchronize(field_.stream);
     cudaStreamSynchronize(copy_);
     if (host_) cudaFreeHost(host_);
   }
@@ -158,9 +160,9 @@ private:
 
   // The current field inside the box, coded into `out` (device memory), on the field's stream.
   void encode(void* out) const {
-    const GridLayout& g = field_.layout();
+    const GridLayout& g = field_.owner->layout();
     if (precision() == RingPrecision::full) {
-      pack_box(g, box(), field_.cur_, field_.row_->storage, static_cast<float*>(out), field_.stream_);
+      pack_box(g, box(), field_.current(), field_.storage, static_cast<float*>(out), field_.stream);
       return;
     }
     const int64_t blocks = coded_row_blocks(box().nx(), cells_ / box().nx());
@@ -168,16 +170,16 @@ private:
     auto* exponents = reinterpret_cast<int32_t*>(static_cast<char*>(out) + ring_half_bytes(cells_));
     const auto kernel = precision() == RingPrecision::fixed16 ? save_box_coded_kernel<true>
                                                               : save_box_coded_kernel<false>;
-    kernel<<<codec_grid(blocks), 32 * kCodecWarps, 0, field_.stream_>>>(
-        g, box(), per_row_, blocks, static_cast<const float*>(field_.cur_), codes, exponents);
+    kernel<<<codec_grid(blocks), 32 * kCodecWarps, 0, field_.stream>>>(
+        g, box(), per_row_, blocks, static_cast<const float*>(field_.current()), codes, exponents);
     CUDA_CHECK_LAUNCH("save_box_coded_kernel");
   }
   // `in` (device memory) decoded into the current field inside the box, on the field's stream.
   void decode(const void* in) {
-    const GridLayout& g = field_.layout();
+    const GridLayout& g = field_.owner->layout();
     if (precision() == RingPrecision::full) {
-      unpack_box(g, box(), static_cast<const float*>(in), field_.cur_, field_.row_->storage,
-                 field_.stream_);
+      unpack_box(g, box(), static_cast<const float*>(in), field_.current(), field_.storage,
+                 field_.stream);
       return;
     }
     const auto* codes = static_cast<const uint16_t*>(in);
@@ -186,8 +188,8 @@ private:
     const auto kernel = precision() == RingPrecision::fixed16 ? restore_box_coded_kernel<true>
                                                               : restore_box_coded_kernel<false>;
     const int64_t blocks = coded_row_blocks(box().nx(), cells_ / box().nx());
-    kernel<<<codec_grid(blocks), 32 * kCodecWarps, 0, field_.stream_>>>(
-        g, box(), per_row_, blocks, codes, exponents, static_cast<float*>(field_.cur_));
+    kernel<<<codec_grid(blocks), 32 * kCodecWarps, 0, field_.stream>>>(
+        g, box(), per_row_, blocks, codes, exponents, static_cast<float*>(field_.current()));
     CUDA_CHECK_LAUNCH("restore_box_coded_kernel");
   }
 
@@ -202,27 +204,27 @@ private:
   }
 
   void do_save(int slot) override {
-    CUDA_CHECK(cudaSetDevice(field_.device_));
+    CUDA_CHECK(cudaSetDevice(field_.device));
     field_.begin_timed();
     if (place() == SnapshotPlace::device) {
       encode(device_slot(slot));
     } else {
       const int b = next_;
       next_ = 1 - next_;
-      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b], 0));
+      CUDA_CHECK(cudaStreamWaitEvent(field_.stream, copied_[b], 0));
       encode(staging_[b].data());
-      CUDA_CHECK(cudaEventRecord(used_[b], field_.stream_));
+      CUDA_CHECK(cudaEventRecord(used_[b], field_.stream));
       CUDA_CHECK(cudaStreamWaitEvent(copy_, used_[b], 0));
       CUDA_CHECK(cudaMemcpyAsync(host_slot(slot), staging_[b].data(), slot_bytes_,
                                  cudaMemcpyDeviceToHost, copy_));
       CUDA_CHECK(cudaEventRecord(copied_[b], copy_));
       holds_[b] = -1;
     }
-    field_.end_timed(CudaWavefield::TimedOp::box_copy);
+    field_.end_timed();
   }
 
   void do_restore(int slot) override {
-    CUDA_CHECK(cudaSetDevice(field_.device_));
+    CUDA_CHECK(cudaSetDevice(field_.device));
     field_.begin_timed();
     if (place() == SnapshotPlace::device) {
       decode(device_slot(slot));
@@ -232,18 +234,18 @@ private:
         b = next_;
         copy_in(slot, b);
       }
-      CUDA_CHECK(cudaStreamWaitEvent(field_.stream_, copied_[b], 0));
+      CUDA_CHECK(cudaStreamWaitEvent(field_.stream, copied_[b], 0));
       decode(staging_[b].data());
-      CUDA_CHECK(cudaEventRecord(used_[b], field_.stream_));
+      CUDA_CHECK(cudaEventRecord(used_[b], field_.stream));
       holds_[b] = -1;
       next_ = 1 - b;
       // The backward sweep's next slot, fetched while the steps in between run.
       if (slot > 0) copy_in(slot - 1, next_);
     }
-    field_.end_timed(CudaWavefield::TimedOp::box_copy);
+    field_.end_timed();
   }
 
-  CudaWavefield& field_;
+  SnapshotFieldAccess field_;
   int64_t cells_ = 0;
   int per_row_ = 1; // coded blocks per row of the box
   size_t slot_bytes_ = 0;
@@ -256,11 +258,29 @@ private:
   int next_ = 0;            // the staging buffer the next save (or an unfetched restore) takes
 };
 
+std::unique_ptr<SnapshotStore> make_cuda_snapshot_store(const SnapshotFieldAccess& field,
+                                                        const Box& box, int slots,
+                                                        RingPrecision precision,
+                                                        SnapshotPlace place) {
+  return std::make_unique<CudaSnapshotStore>(field, box, slots, precision, place);
+}
+
 std::unique_ptr<SnapshotStore> CudaWavefield::do_make_snapshot_store(const Box& box, int slots,
                                                                     RingPrecision precision,
                                                                     SnapshotPlace place) {
   if (row_->storage == Storage::bfp16) refuse_for_bfp16("snapshot stores (migration)");
-  return std::make_unique<CudaSnapshotStore>(*this, box, slots, precision, place);
+  SnapshotFieldAccess field;
+  field.owner = this;
+  field.device = device_;
+  field.stream = stream_;
+  field.storage = row_->storage;
+  field.current = [this] { return cur_; };
+  field.require_free_memory = [this](size_t bytes, const std::string& what, const std::string& hint) {
+    require_free_memory(bytes, what, hint);
+  };
+  field.begin_timed = [this] { begin_timed(); };
+  field.end_timed = [this] { end_timed(TimedOp::box_copy); };
+  return make_cuda_snapshot_store(field, box, slots, precision, place);
 }
 
 } // namespace rtm::cuda

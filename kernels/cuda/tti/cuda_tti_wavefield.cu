@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernels/cuda/util/cuda_check.cuh"
+#include "kernels/cuda/fields/cuda_snapshot_store.cuh"
 #include "kernels/cuda/fields/health.cuh"
 #include "kernels/cuda/fields/rtm_ops.cuh"
 #include "kernels/cuda/tti_backend.h"
@@ -164,6 +165,23 @@ void CudaTtiWavefield::do_set_current(const Box& box, const std::vector<float>& 
   unpack_box(layout(), box, staging, cur(), Storage::fp32, stream_);
   end_timed(TimedOp::box_copy);
   // `dense` is pageable: the copy is staged before the call returns, so the caller may free it.
+}
+
+std::unique_ptr<SnapshotStore> CudaTtiWavefield::do_make_snapshot_store(const Box& box, int slots,
+                                                                       RingPrecision precision,
+                                                                       SnapshotPlace place) {
+  SnapshotFieldAccess field;
+  field.owner = this;
+  field.device = device_;
+  field.stream = stream_;
+  field.storage = Storage::fp32;
+  field.current = [this] { return static_cast<void*>(cur()); }; // p's cells: layout().index
+  field.require_free_memory = [this](size_t bytes, const std::string& what, const std::string& hint) {
+    require_free_memory(bytes, what, hint);
+  };
+  field.begin_timed = [this] { begin_timed(); };
+  field.end_timed = [this] { end_timed(TimedOp::box_copy); };
+  return make_cuda_snapshot_store(field, box, slots, precision, place);
 }
 
 // ---- profiling ----------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 // "tti-naive"). The same contract as the CPU reference (kernels/cpu/tti_propagator.h): layout() is
 // the TTI layout (its index(i, j, k) is p's cell); point sets inject into p and q with the weights
 // v2dt2 E and v2dt2 S and record p (cuda_tti_point_set.cu); the boundary store keeps the 8-cell
-// ring of both fields in float32 (cuda_tti_boundary_store.cu); copy_current / set_current move p;
+// ring of both fields in float32 (cuda_tti_boundary_store.cu); copy_current / set_current and the
+// snapshot store move p;
 // check_health looks at both. Host code reaches it through tti_backend.h. Every operation is
 // queued on the field's own non-blocking stream.
 #pragma once
@@ -60,6 +61,11 @@ private:
   // Float32 rings only, as on the CPU: a 16-bit ring is refused (std::invalid_argument).
   std::unique_ptr<BoundaryStore> do_make_boundary_store(const Box& box, int steps,
                                                          RingPrecision precision) override;
+  // Snapshots of p (two-sweep migration: the source field is restored, never stepped back), the
+  // acoustic field's store (kernels/cuda/fields/cuda_snapshot_store.cuh) on p's cells.
+  std::unique_ptr<SnapshotStore> do_make_snapshot_store(const Box& box, int slots,
+                                                         RingPrecision precision,
+                                                         SnapshotPlace place) override;
 
   using TimedOp = WavefieldTimer::Op;
   void begin_timed() const;
