@@ -55,14 +55,18 @@ void write_volumes(const std::string& path, const VelocityModel& grid,
 // write_volumes for volumes held in parts (each rank of a z-slab decomposition its own planes):
 // the file is made under a temporary name with every dataset [nz][ny][nx] of `grid`, its grid and
 // units attributes and `attributes`, no values yet; then write_parts(temporary) fills them (plane
-// ranges by write_volume_planes, in turn, from whichever processes hold them); then the file is
+// ranges by write_volume_planes, from whichever processes hold them, at once); then the file is
 // renamed into place and the XDMF sidecar written. Only `volumes`' names and units are read.
 void write_volumes_in_parts(const std::string& path, const VelocityModel& grid,
                             const std::vector<NamedVolume>& volumes,
                             const std::vector<std::pair<std::string, std::string>>& attributes,
                             const std::function<void(const std::string& temporary)>& write_parts);
 // Writes planes z_first.. of volume `name` (values [planes][ny][nx], finite) into the file made by
-// write_volumes_in_parts (an HDF5 hyperslab; the file is opened, written and closed).
+// write_volumes_in_parts. Its datasets are contiguous float32, allocated when the file was made, so
+// on a little-endian host the planes go straight to their bytes (pwrite at the dataset's offset,
+// which HDF5 gives read-only): no HDF5 metadata changes, and processes holding other planes may
+// write theirs at the same time. Any other dataset takes an HDF5 hyperslab write (one writer at a
+// time).
 void write_volume_planes(const std::string& temporary, const std::string& name, int z_first,
                          const std::vector<float>& values);
 

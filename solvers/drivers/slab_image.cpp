@@ -1,9 +1,11 @@
 #include "solvers/drivers/slab_image.h"
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
 
 #include "io/volume_file.h"
+#include "solvers/contracts/errors.h"
 #include "solvers/contracts/image_finish.h"
 #include "solvers/drivers/migration.h"
 #include "solvers/drivers/shot_parallel.h"
@@ -151,6 +153,52 @@ void write_file_in_rank_order(
   }
 }
 
+void write_file_concurrently(
+    MPI_Comm group,
+    const std::function<void(const std::function<void(const std::string&)>& write_parts)>& make_file,
+    const std::function<void(const std::string& temporary)>& write_mine) {
+  const int rank = rank_in(group);
+  // The temporary file's name from rank 0, empty when it could not make the file.
+  auto share_name = [&](std::string name) {
+    int length = int(name.size());
+    check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, group), "MPI_Bcast (file)");
+    name.resize(size_t(length));
+    if (length > 0) check_mpi(MPI_Bcast(name.data(), length, MPI_CHAR, 0, group), "MPI_Bcast (file)");
+    return name;
+  };
+  // Each rank writes its part, then all learn whether every rank did; a rank that failed throws
+  // its own error, the others say that one failed (rank 0's throw removes the temporary file).
+  auto write_and_agree = [&](const std::string& temporary) {
+    std::exception_ptr mine;
+    try {
+      write_mine(temporary);
+    } catch (...) {
+      mine = std::current_exception();
+    }
+    int failed = mine ? 1 : 0, any = 0;
+    check_mpi(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, group), "MPI_Allreduce (file)");
+    if (mine) std::rethrow_exception(mine);
+    if (any) throw InputError(temporary + ": another rank of the group could not write its planes");
+  };
+  if (rank == 0) {
+    bool shared = false;
+    try {
+      make_file([&](const std::string& temporary) {
+        share_name(temporary);
+        shared = true;
+        write_and_agree(temporary);
+      });
+    } catch (...) {
+      if (!shared) share_name(""); // the others are waiting for the name
+      throw;
+    }
+  } else {
+    const std::string temporary = share_name("");
+    if (temporary.empty()) throw InputError("rank 0 of the group could not make the output file");
+    write_and_agree(temporary);
+  }
+}
+
 void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
                       const ImageDatasets& datasets,
                       const std::vector<std::pair<std::string, std::string>>& attributes,
@@ -167,7 +215,7 @@ void write_slab_image(const std::string& path, const VelocityModel& shape, const
   if (datasets.image_raw) parts.push_back({"image_raw", kRawImageUnits, mine.raw_image});
   std::vector<NamedVolume> volumes;
   for (const Part& part : parts) volumes.push_back({part.name, nullptr, part.units});
-  write_file_in_rank_order(
+  write_file_concurrently(
       parallel.group_comm(),
       [&](const std::function<void(const std::string&)>& write_parts) {
         write_volumes_in_parts(path, shape, volumes, attributes, write_parts);

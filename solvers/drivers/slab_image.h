@@ -32,12 +32,23 @@ SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
                             const ParallelContext& parallel, double eps_fraction, bool laplacian);
 
 // write_volumes of the `datasets` asked for (/image, /illumination, /image_raw) from the ranks of
-// group 0, each writing its planes by HDF5 hyperslab in rank order into the file world rank 0 made
-// (serial HDF5: one process writes at a time). Collective over every rank.
+// group 0, all writing their planes at once into the file world rank 0 made (write_volume_planes:
+// raw bytes at each dataset's place, no HDF5 metadata touched). Collective over every rank.
 void write_slab_image(const std::string& path, const VelocityModel& shape, const SlabImage& mine,
                       const ImageDatasets& datasets,
                       const std::vector<std::pair<std::string, std::string>>& attributes,
                       const ParallelContext& parallel);
+
+// One file written by every rank of `group` at once: rank 0 calls make_file(write_parts), which
+// makes the file under a temporary name, calls write_parts(temporary) and then renames it into
+// place (write_volumes_in_parts); through write_parts every rank writes its part with
+// write_mine(temporary) at the same time, for parts that touch no HDF5 metadata
+// (write_volume_planes). A rank that fails throws its error and the others an InputError saying
+// so, rank 0 having removed the temporary file. Collective over `group`.
+void write_file_concurrently(
+    MPI_Comm group,
+    const std::function<void(const std::function<void(const std::string&)>& write_parts)>& make_file,
+    const std::function<void(const std::string& temporary)>& write_mine);
 
 // One file written by every rank of `group`, one at a time in rank order (serial HDF5): rank 0
 // calls make_file(write_parts), which makes the file under a temporary name, calls
