@@ -136,13 +136,8 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
     add(gather.receivers.data(), gather.receivers.size() * sizeof(Position));
   }
   id.shots_fingerprint = h;
-  h = kFingerprintSeed;
-  for (int n : {model.nx, model.ny, model.nz}) add(&n, sizeof n);
-  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz}) add(&x, sizeof x);
   // The planes the model holds: none for a slab run's shape (its caller adds them rank by rank).
-  const size_t plane = size_t(model.nx) * size_t(model.ny);
-  h = fingerprint_planes(model.vp.data(), plane * sizeof(float), model.vp.size() / plane, h);
-  id.model_fingerprint = h;
+  id.model_fingerprint = model_fingerprint(model);
 
   // The phase filter as it decides the data: a number for `order`; `auto` names its rule, so that
   // a checkpoint made under the receivers-only rule (auto = none, half or full) is not resumed.

@@ -118,17 +118,6 @@ void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelConte
 
 // What makes two modeling runs the same computation, for the checkpoint: the velocities and their
 // grid, the sources and receivers, the time axis and wavelet, the absorbing boundary.
-// The fingerprint of the whole model's grid and values (model_fingerprint in
-// solvers/drivers/slab_model.h gives the same from a model split over ranks).
-uint64_t whole_model_fingerprint(const VelocityModel& model) {
-  uint64_t grid = kFingerprintSeed;
-  for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
-  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
-    grid = fingerprint(&x, sizeof x, grid);
-  const size_t plane = size_t(model.nx) * size_t(model.ny);
-  return fingerprint_planes(model.vp.data(), plane * sizeof(float), model.vp.size() / plane, grid);
-}
-
 // `model` gives the grid's shape; `grid` is the model's fingerprint.
 std::string modeling_identity(const VelocityModel& model, uint64_t grid, const Acquisition& acq,
                               const ModelingParams& params, const ShotFile& header) {
@@ -473,7 +462,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   if (checkpointing) {
     // Two collectives over the group in turn (not as operands of one expression: unsequenced).
     const uint64_t velocities = part ? model_fingerprint(*part, parallel.group_comm())
-                                     : whole_model_fingerprint(model);
+                                     : model_fingerprint(model);
     std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
                                   : anisotropy_identity(model); // TTI: a line of its own
     if (!anisotropy.empty()) anisotropy += shear_taper_identity(params.shear_taper, model);
