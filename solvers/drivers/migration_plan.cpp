@@ -157,13 +157,8 @@ SimulationGrid migration_grid(const VelocityModel& model, const ModelExtremes& e
 // A shot's own receivers placed on the grid (InputError naming the shot and the receiver when
 // one lies outside the model); none for a shot of the shared spread.
 std::vector<PointStencil> locate_shot_receivers(const MigrationRun& run, const ShotGather& gather) {
-  std::vector<PointStencil> points;
-  for (size_t r = 0; r < gather.receivers.size(); ++r)
-    points.push_back(locate_point(run.sim, gather.receivers[r],
-                                  "shot " + std::to_string(gather.id) + ": receiver " +
-                                      std::to_string(r),
-                                  run.params.point_interpolation));
-  return points;
+  return locate_points(run.sim, gather.receivers, "shot " + std::to_string(gather.id) + ": receiver",
+                       run.params.point_interpolation);
 }
 
 // The imaging interval, the memory of both reconstruction strategies (said before the run), and
@@ -196,10 +191,7 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   run.info << "), over the model's " << run.box.cells() << " cells\n";
 
   if (run.shots.uses_shared_receivers())
-    for (size_t r = 0; r < run.shots.receivers.size(); ++r)
-      run.receivers.push_back(locate_point(run.sim, run.shots.receivers[r],
-                                           "receiver " + std::to_string(r),
-                                           params.point_interpolation));
+    run.receivers = locate_points(run.sim, run.shots.receivers, "receiver", params.point_interpolation);
   // Per-shot spreads are placed with their shot; checked here, so that a receiver outside the
   // model is refused before any shot runs, naming the shot and the receiver.
   for (const ShotGather& gather : run.shots.shots)

@@ -227,15 +227,6 @@ SimulationGrid modeling_grid(const VelocityModel& model, const SlabModel* part,
   return sim;
 }
 
-std::vector<PointStencil> locate_points(const SimulationGrid& sim,
-                                        const std::vector<Position>& positions, const char* what,
-                                        PointInterpolation interpolation) {
-  std::vector<PointStencil> points;
-  for (size_t r = 0; r < positions.size(); ++r)
-    points.push_back(locate_point(sim, positions[r], what + (" " + std::to_string(r)), interpolation));
-  return points;
-}
-
 // The output's header: time axis, wavelet, receivers, grid. The wavelet the sources inject goes
 // to `source_wavelet`, and the transform the traces need to `remove_time_dispersion`.
 ShotFile shot_file_header(const VelocityModel& model, const ModelExtremes& extremes,
@@ -415,7 +406,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
       locate_points(sim, acq.receivers, "receiver", params.point_interpolation);
   size_t most_receivers = receivers.size();
   for (size_t s = 0; s < acq.shot_receivers.size(); ++s) {
-    locate_points(sim, acq.shot_receivers[s], ("shot " + std::to_string(s) + ": receiver").c_str(),
+    locate_points(sim, acq.shot_receivers[s], "shot " + std::to_string(s) + ": receiver",
                   params.point_interpolation);
     most_receivers = std::max(most_receivers, acq.shot_receivers[s].size());
   }
