@@ -4,7 +4,6 @@
 #include "solvers/drivers/migration.h"
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 
 #include "solvers/drivers/image_mute.h"
