@@ -118,17 +118,6 @@ void collect_shots_on_root(std::vector<ShotGather>& gathers, const ParallelConte
 
 // What makes two modeling runs the same computation, for the checkpoint: the velocities and their
 // grid, the sources and receivers, the time axis and wavelet, the absorbing boundary.
-// The fingerprint of the whole model's grid and values (model_fingerprint in
-// solvers/drivers/slab_model.h gives the same from a model split over ranks).
-uint64_t whole_model_fingerprint(const VelocityModel& model) {
-  uint64_t grid = kFingerprintSeed;
-  for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
-  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
-    grid = fingerprint(&x, sizeof x, grid);
-  const size_t plane = size_t(model.nx) * size_t(model.ny);
-  return fingerprint_planes(model.vp.data(), plane * sizeof(float), model.vp.size() / plane, grid);
-}
-
 // `model` gives the grid's shape; `grid` is the model's fingerprint.
 std::string modeling_identity(const VelocityModel& model, uint64_t grid, const Acquisition& acq,
                               const ModelingParams& params, const ShotFile& header) {
@@ -236,15 +225,6 @@ SimulationGrid modeling_grid(const VelocityModel& model, const SlabModel* part,
       dispersion_warning(extremes.vmin, params.wavelet.f0, model.dx, model.dy, model.dz);
   if (!warning.empty()) info << "rtm: " << warning << "\n";
   return sim;
-}
-
-std::vector<PointStencil> locate_points(const SimulationGrid& sim,
-                                        const std::vector<Position>& positions, const char* what,
-                                        PointInterpolation interpolation) {
-  std::vector<PointStencil> points;
-  for (size_t r = 0; r < positions.size(); ++r)
-    points.push_back(locate_point(sim, positions[r], what + (" " + std::to_string(r)), interpolation));
-  return points;
 }
 
 // The output's header: time axis, wavelet, receivers, grid. The wavelet the sources inject goes
@@ -426,7 +406,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
       locate_points(sim, acq.receivers, "receiver", params.point_interpolation);
   size_t most_receivers = receivers.size();
   for (size_t s = 0; s < acq.shot_receivers.size(); ++s) {
-    locate_points(sim, acq.shot_receivers[s], ("shot " + std::to_string(s) + ": receiver").c_str(),
+    locate_points(sim, acq.shot_receivers[s], "shot " + std::to_string(s) + ": receiver",
                   params.point_interpolation);
     most_receivers = std::max(most_receivers, acq.shot_receivers[s].size());
   }
@@ -473,7 +453,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   if (checkpointing) {
     // Two collectives over the group in turn (not as operands of one expression: unsequenced).
     const uint64_t velocities = part ? model_fingerprint(*part, parallel.group_comm())
-                                     : whole_model_fingerprint(model);
+                                     : model_fingerprint(model);
     std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
                                   : anisotropy_identity(model); // TTI: a line of its own
     if (!anisotropy.empty()) anisotropy += shear_taper_identity(params.shear_taper, model);

@@ -319,4 +319,13 @@ PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const 
   return p;
 }
 
+std::vector<PointStencil> locate_points(const SimulationGrid& sim,
+                                        const std::vector<Position>& positions,
+                                        const std::string& what, PointInterpolation kind) {
+  std::vector<PointStencil> points;
+  for (size_t r = 0; r < positions.size(); ++r)
+    points.push_back(locate_point(sim, positions[r], what + (" " + std::to_string(r)), kind));
+  return points;
+}
+
 } // namespace rtm

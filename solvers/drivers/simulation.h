@@ -117,5 +117,10 @@ Box model_box(const SimulationGrid& sim);
 // the position lies outside the model.
 PointStencil locate_point(const SimulationGrid& sim, const Position& zyx, const std::string& what,
                           PointInterpolation kind = PointInterpolation::sinc);
+// locate_point of each position in turn, named `what` and its index ("receiver 3").
+std::vector<PointStencil> locate_points(const SimulationGrid& sim,
+                                        const std::vector<Position>& positions,
+                                        const std::string& what,
+                                        PointInterpolation kind = PointInterpolation::sinc);
 
 } // namespace rtm

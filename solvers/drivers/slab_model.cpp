@@ -210,6 +210,15 @@ template <class Add> uint64_t fingerprint_over_ranks(MPI_Comm group, const char*
 
 } // namespace
 
+uint64_t model_fingerprint(const VelocityModel& model) {
+  uint64_t grid = kFingerprintSeed;
+  for (int n : {model.nx, model.ny, model.nz}) grid = fingerprint(&n, sizeof n, grid);
+  for (double x : {model.dx, model.dy, model.dz, model.ox, model.oy, model.oz})
+    grid = fingerprint(&x, sizeof x, grid);
+  const size_t plane = size_t(model.nx) * size_t(model.ny);
+  return fingerprint_planes(model.vp.data(), plane * sizeof(float), model.vp.size() / plane, grid);
+}
+
 uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group) {
   const VelocityModel& model = part.shape;
   return fingerprint_over_ranks(group, "model fingerprint", [&](int rank, uint64_t h) {

@@ -81,6 +81,9 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
 // FNV-1a goes byte by byte, so it equals one pass over the whole model, and a checkpoint resumes
 // with any rank count. Collective over `group`.
 uint64_t model_fingerprint(const SlabModel& part, MPI_Comm group);
+// The same of a whole model (modeling's and migration's identities); of a slab run's shape, which
+// holds no planes, the grid's part alone.
+uint64_t model_fingerprint(const VelocityModel& model);
 
 // The anisotropy's line of a checkpoint's identity (migration's parameters, modeling's identity):
 // "" for an isotropic model, so isotropic identities are unchanged; else
