@@ -420,9 +420,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.written = parse_image_datasets(a.datasets, "--datasets", gathers);
   if (gathers && cmd->count("--datasets") == 0) { // the default list, and the gathers
     a.written.offset_gathers = true;
-    a.written.angle_gathers = angle_gathers_available();
-    if (!a.written.angle_gathers)
-      std::cerr << "rtm: warning: no angle gathers: " << angle_gathers_unavailable_reason() << "\n";
+    a.written.angle_gathers = true;
   }
   if (a.written.gathers() && !gathers)
     throw InputError("--datasets " + a.datasets + " lists gathers, which need --offset-lags N "
