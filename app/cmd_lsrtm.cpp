@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/migration_options.h"
 #include "app/options.h"
 #include "app/stop_signals.h"
 #include "io/atomic_file.h"
@@ -34,30 +35,11 @@
 namespace rtm::app {
 namespace {
 
-struct LsrtmArgs {
-  std::string shots_path;
-  std::string model_path;           // true model, smoothed by --smooth
-  std::string migration_model_path; // used as is
-  double smooth = 0;
+// The options lsrtm shares with migrate (app/migration_options.h), and its own.
+struct LsrtmArgs : MigrationOptions {
   int iterations = 10;
   std::string preconditioner = "illumination";
-  std::string reconstruction = "auto";
-  std::string snapshot_precision = "int16";
-  std::string snapshot_memory = "auto";
-  std::string direct_wave = "mute";
-  std::string imaging_interval = "auto";
-  std::string backward_step = "fused";
-  std::string ring_precision = "float32";
-  std::string output;
-  std::string png_dir;
-  double clip_percentile = 99;
-  std::string colors = "seismic";
-  bool resume = false;
-  bool allow_unusual_velocities = false;
-  bool allow_other_grid = false;
-  double progress_s = 3;
   LsrtmParams params;
-  ParallelOptions parallel;
 };
 
 constexpr const char* kModelUnits =
@@ -76,23 +58,15 @@ std::vector<NamedPath> lsrtm_outputs(const LsrtmArgs& a) {
 // The options into the solver's parameters; InputError naming the option for a bad value.
 void parse_options(LsrtmArgs& a) {
   MigrationParams& p = a.params.migration;
-  p.reconstruction = parse_reconstruction(a.reconstruction);
-  p.direct_wave = parse_direct_wave_removal(a.direct_wave);
+  apply_migration_options(a, p);
   p.data_phase_filter = DataPhaseFilter::none;
-  p.fused_backward = a.backward_step == "fused";
-  p.ring_precision = parse_ring_precision(a.ring_precision);
-  p.snapshot_precision = parse_ring_precision(a.snapshot_precision, "--snapshot-precision");
-  p.snapshot_memory = parse_snapshot_memory(a.snapshot_memory);
   p.overlap_shots = true;
-  p.imaging_interval = parse_imaging_interval(a.imaging_interval);
   a.params.iterations = a.iterations;
   if (a.iterations < 1)
     throw InputError("--iterations must be at least 1, got " + std::to_string(a.iterations));
   a.params.preconditioner = parse_lsrtm_preconditioner(a.preconditioner);
   if (!(p.illumination_eps > 0))
     throw InputError("--illumination-eps must be positive, got " + format_number(p.illumination_eps));
-  check_migration_model_choice(a.model_path, a.migration_model_path, a.smooth);
-  check_clip_percentile(a.clip_percentile);
 }
 
 // The records must reach past the wavelet (and the mute): otherwise there is nothing to fit.
@@ -240,85 +214,48 @@ void register_lsrtm(CLI::App& rtm) {
   auto args = std::make_shared<LsrtmArgs>();
   CLI::App* cmd = rtm.add_subcommand(
       "lsrtm", "Least-squares RTM: conjugate gradients on Born modeling and migration (HDF5 + figures)");
-  cmd->add_option("-s,--shots", args->shots_path, "Shot gathers (HDF5, from `rtm model`)")->required();
-  auto* model = cmd->add_option("-m,--model", args->model_path,
-                                "Velocity model to smooth into the migration model (HDF5 /vp)");
-  auto* migration = cmd->add_option("--migration-model", args->migration_model_path,
-                                    "Migration velocity model, used as is (HDF5 /vp)");
-  model->excludes(migration);
-  cmd->add_option("--smooth", args->smooth,
-                  "With --model: smoothing length in metres (FWHM of a Gaussian on the slowness)")
-      ->capture_default_str();
-  cmd->add_option("--iterations", args->iterations,
-                  "Conjugate-gradient iterations in all (a resumed run's included); each is one "
-                  "pass of Born modeling and migration over every shot")
-      ->capture_default_str();
-  cmd->add_option("--preconditioner", args->preconditioner,
-                  "Diagonal preconditioner: illumination (1 / (sum S^2 + eps), eps from "
-                  "--illumination-eps) or none (plain CG on the normal equations)")
-      ->check(CLI::IsMember({"illumination", "none"}))
-      ->capture_default_str();
-  cmd->add_option("--illumination-eps", args->params.migration.illumination_eps,
-                  "The preconditioner's eps as a fraction of the mean illumination")
-      ->check(positive_finite())
-      ->capture_default_str();
-  cmd->add_option("--reconstruction", args->reconstruction,
-                  "Source wavefield backwards in time, as for rtm migrate: auto, snapshots or boundary")
-      ->check(CLI::IsMember({"auto", "boundary", "snapshots"}))
-      ->capture_default_str();
-  cmd->add_option("--snapshot-precision", args->snapshot_precision,
-                  "Snapshots: float32, int16 or float16, as for rtm migrate")
-      ->check(CLI::IsMember({"float32", "int16", "float16"}))
-      ->capture_default_str();
-  cmd->add_option("--snapshot-memory", args->snapshot_memory,
-                  "Snapshots: device, host or auto, as for rtm migrate")
-      ->check(CLI::IsMember({"auto", "device", "host"}))
-      ->capture_default_str();
-  cmd->add_option("--imaging-interval", args->imaging_interval,
-                  "Image every K-th backward step with weight K, as for rtm migrate; 1 (with "
-                  "--absorber sponge and float32 reconstruction) makes migration the exact adjoint "
-                  "of Born modeling")
-      ->capture_default_str();
-  cmd->add_option("--backward-step", args->backward_step, "fused or separate, as for rtm migrate")
-      ->check(CLI::IsMember({"fused", "separate"}))
-      ->capture_default_str();
-  cmd->add_option("--ring-precision", args->ring_precision,
-                  "Boundary reconstruction's rings: float32, int16 or float16, as for rtm migrate")
-      ->check(CLI::IsMember({"float32", "int16", "float16"}))
-      ->capture_default_str();
-  cmd->add_option("--direct-wave", args->direct_wave,
-                  "mute: the misfit weighs each sample by the direct-wave mute's weight (the data "
-                  "and the Born data alike); none")
-      ->check(CLI::IsMember({"mute", "none"}))
-      ->capture_default_str();
-  cmd->add_option("--direct-wave-velocity", args->params.migration.direct_wave_velocity,
-                  "Velocity (m/s) of the direct-wave mute; default: the migration velocity at each source");
-  cmd->add_option("-o,--output", args->output,
-                  "Output file (HDF5): /image (the perturbation m) and /residual_norm; the state "
-                  "for --resume beside it, <output>.lsrtm-state.h5")
-      ->required();
-  cmd->add_option("--png-dir", args->png_dir,
-                  "Also write figures here: image.png (slices of m) and residual.png (the data "
-                  "residual against the iteration)");
-  cmd->add_option("--clip-percentile", args->clip_percentile,
-                  "Image figure: colours clipped symmetrically at this percentile of |m|")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  cmd->add_option("--colors", args->colors, "Colour scale of the image figure: seismic or grey")
-      ->check(CLI::IsMember({"seismic", "grey"}))
-      ->capture_default_str();
-  cmd->add_flag("--resume", args->resume,
-                "Continue from the state <output>.lsrtm-state.h5 (written after the RTM pass and "
+  MigrationOptionHelp help;
+  help.smooth = "With --model: smoothing length in metres (FWHM of a Gaussian on the slowness)";
+  help.reconstruction =
+      "Source wavefield backwards in time, as for rtm migrate: auto, snapshots or boundary";
+  help.snapshot_precision = "Snapshots: float32, int16 or float16, as for rtm migrate";
+  help.snapshot_memory = "Snapshots: device, host or auto, as for rtm migrate";
+  help.imaging_interval =
+      "Image every K-th backward step with weight K, as for rtm migrate; 1 (with "
+      "--absorber sponge and float32 reconstruction) makes migration the exact adjoint "
+      "of Born modeling";
+  help.backward_step = "fused or separate, as for rtm migrate";
+  help.ring_precision =
+      "Boundary reconstruction's rings: float32, int16 or float16, as for rtm migrate";
+  help.direct_wave = "mute: the misfit weighs each sample by the direct-wave mute's weight (the data "
+                     "and the Born data alike); none";
+  help.output = "Output file (HDF5): /image (the perturbation m) and /residual_norm; the state "
+                "for --resume beside it, <output>.lsrtm-state.h5";
+  help.png_dir = "Also write figures here: image.png (slices of m) and residual.png (the data "
+                 "residual against the iteration)";
+  help.clip_percentile = "Image figure: colours clipped symmetrically at this percentile of |m|";
+  help.colors = "Colour scale of the image figure: seismic or grey";
+  help.resume = "Continue from the state <output>.lsrtm-state.h5 (written after the RTM pass and "
                 "every iteration) up to --iterations in all; the result equals an uninterrupted "
-                "run's. Same inputs and options required");
-  add_progress_option(cmd, args->progress_s);
-  add_boundary_options(cmd, args->params.migration.boundary);
-  add_point_interpolation_option(cmd, args->params.migration.point_interpolation);
-  add_backend_options(cmd, args->params.migration.backend);
-  add_parallel_options(cmd, args->parallel);
-  add_velocity_check_flag(cmd, args->allow_unusual_velocities);
-  cmd->add_flag("--allow-other-grid", args->allow_other_grid,
-                "Invert on a model grid other than the one the shots were modelled on");
+                "run's. Same inputs and options required";
+  help.allow_other_grid = "Invert on a model grid other than the one the shots were modelled on";
+  LsrtmArgs& a = *args;
+  add_migration_options(cmd, a, a.params.migration, help, [cmd, &a](OwnOptionsPlace place) {
+    if (place != OwnOptionsPlace::after_smooth) return;
+    cmd->add_option("--iterations", a.iterations,
+                    "Conjugate-gradient iterations in all (a resumed run's included); each is one "
+                    "pass of Born modeling and migration over every shot")
+        ->capture_default_str();
+    cmd->add_option("--preconditioner", a.preconditioner,
+                    "Diagonal preconditioner: illumination (1 / (sum S^2 + eps), eps from "
+                    "--illumination-eps) or none (plain CG on the normal equations)")
+        ->check(CLI::IsMember({"illumination", "none"}))
+        ->capture_default_str();
+    cmd->add_option("--illumination-eps", a.params.migration.illumination_eps,
+                    "The preconditioner's eps as a fraction of the mean illumination")
+        ->check(positive_finite())
+        ->capture_default_str();
+  });
   cmd->callback([args, cmd]() { run_lsrtm(*args, cmd); });
 }
 

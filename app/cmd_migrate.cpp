@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/migration_options.h"
 #include "app/options.h"
 #include "app/physics_option.h"
 #include "app/stop_signals.h"
@@ -39,37 +40,18 @@
 namespace rtm::app {
 namespace {
 
-struct MigrateArgs {
-  std::string shots_path;
-  std::string model_path;           // true model, smoothed by --smooth
-  std::string migration_model_path; // used as is
-  double smooth = 0;
-  std::string reconstruction = "auto";
-  std::string snapshot_precision = "int16";
-  std::string snapshot_memory = "auto";
+// The options migrate shares with lsrtm (app/migration_options.h), and its own.
+struct MigrateArgs : MigrationOptions {
   std::string physics = "iso"; // --physics iso|tti
-  std::string direct_wave = "mute";
   std::string data_phase_filter = "auto";
-  std::string imaging_interval = "auto";
   std::string imaging_condition = "cross";
-  std::string backward_step = "fused";
-  std::string ring_precision = "float32";
   bool no_laplacian = false;
   bool no_shot_overlap = false;
-  std::string output;
   std::string datasets = kDefaultImageDatasets; // --datasets, parsed into `written`
   std::string gather_stride = "10";             // --gather-stride SX[,SY]
   ImageDatasets written;
-  std::string png_dir;
-  double clip_percentile = 99;
-  std::string colors = "seismic";
-  bool resume = false;
   std::string checkpoint_every = "auto"; // --checkpoint-every: auto or K >= 0
-  bool allow_unusual_velocities = false;
-  bool allow_other_grid = false;
-  double progress_s = 3; // seconds between progress updates inside a shot; 0: none
   MigrationParams params;
-  ParallelOptions parallel;
 };
 
 // --gather-stride: "SX" (both axes) or "SX,SY", whole numbers of cells >= 1.
@@ -424,8 +406,7 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
 
 void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   WholeRun whole;
-  a.params.reconstruction = parse_reconstruction(a.reconstruction);
-  a.params.direct_wave = parse_direct_wave_removal(a.direct_wave);
+  apply_migration_options(a, a.params);
   if (parse_data_phase_order(a.data_phase_filter, a.params.data_phase_order))
     a.params.data_phase_filter = DataPhaseFilter::order;
   else
@@ -439,9 +420,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   a.written = parse_image_datasets(a.datasets, "--datasets", gathers);
   if (gathers && cmd->count("--datasets") == 0) { // the default list, and the gathers
     a.written.offset_gathers = true;
-    a.written.angle_gathers = angle_gathers_available();
-    if (!a.written.angle_gathers)
-      std::cerr << "rtm: warning: no angle gathers: " << angle_gathers_unavailable_reason() << "\n";
+    a.written.angle_gathers = true;
   }
   if (a.written.gathers() && !gathers)
     throw InputError("--datasets " + a.datasets + " lists gathers, which need --offset-lags N "
@@ -460,18 +439,11 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   if (!a.png_dir.empty() && figure_names(a).empty())
     throw InputError("--png-dir " + a.png_dir + " draws the image and the illumination, but "
                      "--datasets " + a.datasets + " writes neither; add image or illumination");
-  a.params.imaging_interval = parse_imaging_interval(a.imaging_interval);
-  a.params.fused_backward = a.backward_step == "fused";
-  a.params.ring_precision = parse_ring_precision(a.ring_precision);
-  a.params.snapshot_precision = parse_ring_precision(a.snapshot_precision, "--snapshot-precision");
-  a.params.snapshot_memory = parse_snapshot_memory(a.snapshot_memory);
-  check_migration_model_choice(a.model_path, a.migration_model_path, a.smooth);
 
   const ParallelContext parallel(a.parallel.ranks_per_shot);
   std::ostream& info = parallel.is_root() ? std::cerr : null_stream(); // one copy of each message
   // Said before the run, which goes on: the figures are a by-product of the HDF5 image.
   const bool figures = !a.png_dir.empty() && figures_supported();
-  check_clip_percentile(a.clip_percentile);
   if (!a.png_dir.empty() && !figures)
     info << "rtm: warning: --png-dir " << a.png_dir << ": no figures: " << no_figure_support_message()
          << "\n";
@@ -628,75 +600,73 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   print_whole_run(a, parallel, whole);
 }
 
-} // namespace
+// The shared options' help in migrate's words (lsrtm's refer to these).
+MigrationOptionHelp migrate_option_help() {
+  MigrationOptionHelp help;
+  help.smooth = "With --model: smoothing length in metres (FWHM of a Gaussian on the slowness); "
+                "0: the model as is";
+  help.reconstruction =
+      "Source wavefield backwards in time: snapshots (the model region kept at every "
+      "imaging step: two sweeps per shot), boundary (the model region's boundary ring "
+      "saved each step and the source field re-propagated: three sweeps, less memory) "
+      "or auto (snapshots where the memory estimate fits them, else boundary; "
+      "docs/rtm.md section 4)";
+  help.snapshot_precision =
+      "Snapshots: float32, or float16 / int16 (16 bits with a power-of-two scale per "
+      "256 cells: half the memory; docs/rtm.md section 4 gives their image errors)";
+  help.snapshot_memory =
+      "Snapshots: device (with the wavefields), host (pinned host memory, copied beside "
+      "the steps) or auto (the device where they fit, else the host)";
+  help.imaging_interval =
+      "Apply the imaging condition every K-th step of the backward sweep with weight K "
+      "(snapshots: one kept every K steps); auto: K from the Nyquist interval of 2.5 f0 "
+      "with a safety factor of 0.5 (docs/rtm.md, section 5); 1: every step";
+  help.backward_step =
+      "Boundary reconstruction: fused (the source and receiver fields' steps and the "
+      "imaging in one pass where the backend has one: CUDA regqueue_vec4, tma_ring) or "
+      "separate";
+  help.ring_precision =
+      "Boundary reconstruction: the saved boundary rings in float32 (exact), int16 or "
+      "float16 (16 bits with a power-of-two scale per 256 cells: half the memory; "
+      "int16 images within 2e-4 of float32, float16 within 1.5e-3; docs/rtm.md "
+      "section 4)";
+  help.direct_wave = "Direct-wave removal: mute (zero each trace until the direct arrival has passed) "
+                     "or none";
+  help.output = "Output image file (HDF5)";
+  help.png_dir =
+      "Also write figures (PNG: inline, crossline and depth slices through the middle, in "
+      "metres) of the image and the illumination, those --datasets writes, here: "
+      "image.png, illumination.png";
+  help.clip_percentile = "Image figure: colours clipped symmetrically at this percentile of |image|";
+  help.colors =
+      "Colour scale of the image figure, symmetric about zero: seismic (blue-white-red) or grey";
+  help.resume = "Continue an interrupted run from its checkpoints (<output>.checkpoint-*.h5): "
+                "finished shots are not migrated again, and the image equals an uninterrupted "
+                "run's. Same inputs and options required; any number of MPI ranks";
+  help.allow_other_grid =
+      "Migrate on a model grid other than the one the shots were modelled on (shape, "
+      "spacing or origin differ): every source and receiver must still lie in it and "
+      "the shots' dt must be stable in it";
+  return help;
+}
 
-void register_migrate(CLI::App& rtm) {
-  auto args = std::make_shared<MigrateArgs>();
-  CLI::App* cmd = rtm.add_subcommand("migrate", "Reverse time migration: image into HDF5 (+ figures)");
-  cmd->add_option("-s,--shots", args->shots_path, "Shot gathers (HDF5, from `rtm model`)")->required();
-  auto* model = cmd->add_option("-m,--model", args->model_path,
-                                "Velocity model to smooth into the migration model (HDF5 /vp)");
-  auto* migration = cmd->add_option("--migration-model", args->migration_model_path,
-                                    "Migration velocity model, used as is (HDF5 /vp)");
-  model->excludes(migration);
-  cmd->add_option("--smooth", args->smooth,
-                  "With --model: smoothing length in metres (FWHM of a Gaussian on the slowness); "
-                  "0: the model as is")
-      ->capture_default_str();
-  cmd->add_option("--reconstruction", args->reconstruction,
-                  "Source wavefield backwards in time: snapshots (the model region kept at every "
-                  "imaging step: two sweeps per shot), boundary (the model region's boundary ring "
-                  "saved each step and the source field re-propagated: three sweeps, less memory) "
-                  "or auto (snapshots where the memory estimate fits them, else boundary; "
-                  "docs/rtm.md section 4)")
-      ->check(CLI::IsMember({"auto", "boundary", "snapshots"}))
-      ->capture_default_str();
-  cmd->add_option("--snapshot-precision", args->snapshot_precision,
-                  "Snapshots: float32, or float16 / int16 (16 bits with a power-of-two scale per "
-                  "256 cells: half the memory; docs/rtm.md section 4 gives their image errors)")
-      ->check(CLI::IsMember({"float32", "int16", "float16"}))
-      ->capture_default_str();
-  cmd->add_option("--snapshot-memory", args->snapshot_memory,
-                  "Snapshots: device (with the wavefields), host (pinned host memory, copied beside "
-                  "the steps) or auto (the device where they fit, else the host)")
-      ->check(CLI::IsMember({"auto", "device", "host"}))
-      ->capture_default_str();
-  cmd->add_option("--imaging-interval", args->imaging_interval,
-                  "Apply the imaging condition every K-th step of the backward sweep with weight K "
-                  "(snapshots: one kept every K steps); auto: K from the Nyquist interval of 2.5 f0 "
-                  "with a safety factor of 0.5 (docs/rtm.md, section 5); 1: every step")
-      ->capture_default_str();
+void add_imaging_condition_option(CLI::App* cmd, MigrateArgs& a) {
   std::string conditions;
   std::vector<std::string> choices;
   for (const ImagingConditionInfo& row : imaging_condition_table()) {
     conditions += std::string(conditions.empty() ? "" : "; ") + row.name + ": " + row.description;
     choices.push_back(row.name);
   }
-  cmd->add_option("--imaging-condition", args->imaging_condition,
+  cmd->add_option("--imaging-condition", a.imaging_condition,
                   "The imaging condition: " + conditions +
                       ". Not with --ranks-per-shot > 1 or --physics tti except cross (docs/rtm.md, "
                       "section 5c)")
       ->check(CLI::IsMember(choices))
       ->capture_default_str();
-  cmd->add_option("--backward-step", args->backward_step,
-                  "Boundary reconstruction: fused (the source and receiver fields' steps and the "
-                  "imaging in one pass where the backend has one: CUDA regqueue_vec4, tma_ring) or "
-                  "separate")
-      ->check(CLI::IsMember({"fused", "separate"}))
-      ->capture_default_str();
-  cmd->add_option("--ring-precision", args->ring_precision,
-                  "Boundary reconstruction: the saved boundary rings in float32 (exact), int16 or "
-                  "float16 (16 bits with a power-of-two scale per 256 cells: half the memory; "
-                  "int16 images within 2e-4 of float32, float16 within 1.5e-3; docs/rtm.md "
-                  "section 4)")
-      ->check(CLI::IsMember({"float32", "int16", "float16"}))
-      ->capture_default_str();
-  cmd->add_option("--direct-wave", args->direct_wave,
-                  "Direct-wave removal: mute (zero each trace until the direct arrival has passed) "
-                  "or none")
-      ->check(CLI::IsMember({"mute", "none"}))
-      ->capture_default_str();
-  cmd->add_option("--data-phase-filter", args->data_phase_filter,
+}
+
+void add_data_phase_filter_option(CLI::App* cmd, MigrateArgs& a) {
+  cmd->add_option("--data-phase-filter", a.data_phase_filter,
                   "Phase correction of the data before back-propagation, (-i omega/omega0)^a: auto "
                   "(a = 1 + d/4 for d = 0, 1, 2 directions sampled densely by receivers and "
                   "sources: halfway between a point scatterer's a = 2 and a reflector's d/2), or "
@@ -713,40 +683,45 @@ void register_migrate(CLI::App& rtm) {
         return "expected auto, none, half, full or an order from 0 to 3, got '" + value + "'";
       })
       ->capture_default_str();
-  cmd->add_option("--direct-wave-velocity", args->params.direct_wave_velocity,
-                  "Velocity (m/s) of the direct-wave mute; default: the migration velocity at each source");
-  cmd->add_option("--illumination-eps", args->params.illumination_eps,
+}
+
+// The image's post-processing and the run's profile and overlap.
+void add_image_options(CLI::App* cmd, MigrateArgs& a) {
+  cmd->add_option("--illumination-eps", a.params.illumination_eps,
                   "Normalisation image / (illumination + eps), eps as a fraction of the mean "
                   "illumination")
       ->capture_default_str();
-  cmd->add_flag("--no-laplacian", args->no_laplacian,
+  cmd->add_flag("--no-laplacian", a.no_laplacian,
                 "Skip the Laplacian post-filter (never applied with --imaging-condition isic)");
-  cmd->add_option("--image-mute-depth", args->params.image_mute_depth,
+  cmd->add_option("--image-mute-depth", a.params.image_mute_depth,
                   "Zero the final image down to this depth (m below the model's top), where the "
                   "direct wave and the sources' own fields leave their residue; 0: no mute")
       ->check(non_negative_finite())
       ->capture_default_str();
-  cmd->add_option("--image-mute-taper", args->params.image_mute_taper,
+  cmd->add_option("--image-mute-taper", a.params.image_mute_taper,
                   "Half-cosine ramp (m) from the muted image below --image-mute-depth to the full "
                   "image")
       ->check(non_negative_finite())
       ->capture_default_str();
-  cmd->add_flag("--profile", args->params.profile,
+  cmd->add_flag("--profile", a.params.profile,
                 "Time every propagator operation and print where the shot loop's time went (wave "
                 "steps, imaging, boundary save/restore, injection, host) with RTM Gcells/s and a "
                 "PERFORMANCE line; timed operations are serialised, so the run may be a little slower");
-  cmd->add_flag("--no-shot-overlap", args->no_shot_overlap,
+  cmd->add_flag("--no-shot-overlap", a.no_shot_overlap,
                 "Make each shot's set-up (its traces, its points) between the shots instead of on a "
                 "thread of its own while the shot before steps; the image is the same (docs/rtm.md, "
                 "\"Many shots\")");
-  cmd->add_option("-o,--output", args->output, "Output image file (HDF5)")->required();
-  cmd->add_option("--datasets", args->datasets,
+}
+
+// --datasets and the gathers' options.
+void add_dataset_options(CLI::App* cmd, MigrateArgs& a) {
+  cmd->add_option("--datasets", a.datasets,
                   "Volumes written into -o, comma-separated: image (the final image), "
                   "illumination (the stacked source illumination), image_raw (the stacked "
                   "unnormalised cross-correlation), each as large as the model, offset_gathers, "
                   "angle_gathers (with --offset-lags), or all (docs/rtm.md, sections 5 and 5d)")
       ->capture_default_str();
-  cmd->add_option("--offset-lags", args->params.offset_gathers.lags,
+  cmd->add_option("--offset-lags", a.params.offset_gathers.lags,
                   "Subsurface-offset gathers: N horizontal lags each side of zero (along x, and along "
                   "y where the model has more than one cell along y), I(x, h) = sum S(x - h) R(x + h); "
                   "0: none. Written as /offset_gathers_x (_y) and the angle gathers made from them as "
@@ -754,39 +729,26 @@ void register_migrate(CLI::App& rtm) {
                   "--ranks-per-shot > 1 or --physics tti (docs/rtm.md, section 5d)")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  cmd->add_option("--offset-lag-step", args->params.offset_gathers.lag_step,
+  cmd->add_option("--offset-lag-step", a.params.offset_gathers.lag_step,
                   "Offset gathers: cells between lags")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--gather-stride", args->gather_stride,
+  cmd->add_option("--gather-stride", a.gather_stride,
                   "Offset gathers: cells between gather positions along x and y (SX or SX,SY), from "
                   "the model's first cell; every depth")
       ->capture_default_str();
-  cmd->add_option("--gather-angles", args->params.angle_gathers.angles,
+  cmd->add_option("--gather-angles", a.params.angle_gathers.angles,
                   "Angle gathers: angles from -max to +max (--gather-max-angle) in equal steps")
       ->check(CLI::Range(2, 100000))
       ->capture_default_str();
-  cmd->add_option("--gather-max-angle", args->params.angle_gathers.max_degrees,
+  cmd->add_option("--gather-max-angle", a.params.angle_gathers.max_degrees,
                   "Angle gathers: the largest reflection angle (degrees, below 90)")
       ->check(CLI::Range(0.0, 90.0))
       ->capture_default_str();
-  cmd->add_option("--png-dir", args->png_dir,
-                  "Also write figures (PNG: inline, crossline and depth slices through the middle, in "
-                  "metres) of the image and the illumination, those --datasets writes, here: "
-                  "image.png, illumination.png");
-  cmd->add_option("--clip-percentile", args->clip_percentile,
-                  "Image figure: colours clipped symmetrically at this percentile of |image|")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  cmd->add_option("--colors", args->colors,
-                  "Colour scale of the image figure, symmetric about zero: seismic (blue-white-red) or grey")
-      ->check(CLI::IsMember({"seismic", "grey"}))
-      ->capture_default_str();
-  cmd->add_flag("--resume", args->resume,
-                "Continue an interrupted run from its checkpoints (<output>.checkpoint-*.h5): "
-                "finished shots are not migrated again, and the image equals an uninterrupted "
-                "run's. Same inputs and options required; any number of MPI ranks");
-  cmd->add_option("--checkpoint-every", args->checkpoint_every,
+}
+
+void add_checkpoint_every_option(CLI::App* cmd, MigrateArgs& a) {
+  cmd->add_option("--checkpoint-every", a.checkpoint_every,
                   "Save the partial image every K finished shots (per shot group) next to the "
                   "output, for --resume; 0: only when stopped by SIGINT/SIGTERM; auto: as often as "
                   "costs at most 5% of the loop, from a checkpoint's measured time against a "
@@ -798,18 +760,28 @@ void register_migrate(CLI::App& rtm) {
                    : std::string(kCheckpointEveryExpected) + ", got '" + value + "'";
       })
       ->capture_default_str();
-  add_progress_option(cmd, args->progress_s);
-  add_boundary_options(cmd, args->params.boundary);
-  add_point_interpolation_option(cmd, args->params.point_interpolation);
-  add_backend_options(cmd, args->params.backend);
-  add_physics_option(cmd, args->physics);
-  add_shear_taper_options(cmd, args->params.shear_taper);
-  add_parallel_options(cmd, args->parallel);
-  add_velocity_check_flag(cmd, args->allow_unusual_velocities);
-  cmd->add_flag("--allow-other-grid", args->allow_other_grid,
-                "Migrate on a model grid other than the one the shots were modelled on (shape, "
-                "spacing or origin differ): every source and receiver must still lie in it and "
-                "the shots' dt must be stable in it");
+}
+
+} // namespace
+
+void register_migrate(CLI::App& rtm) {
+  auto args = std::make_shared<MigrateArgs>();
+  CLI::App* cmd = rtm.add_subcommand("migrate", "Reverse time migration: image into HDF5 (+ figures)");
+  MigrateArgs& a = *args;
+  add_migration_options(cmd, a, a.params, migrate_option_help(), [cmd, &a](OwnOptionsPlace place) {
+    switch (place) {
+    case OwnOptionsPlace::after_smooth: break;
+    case OwnOptionsPlace::after_imaging_interval: add_imaging_condition_option(cmd, a); break;
+    case OwnOptionsPlace::after_direct_wave: add_data_phase_filter_option(cmd, a); break;
+    case OwnOptionsPlace::after_direct_wave_velocity: add_image_options(cmd, a); break;
+    case OwnOptionsPlace::after_output: add_dataset_options(cmd, a); break;
+    case OwnOptionsPlace::after_resume: add_checkpoint_every_option(cmd, a); break;
+    case OwnOptionsPlace::after_backend:
+      add_physics_option(cmd, a.physics);
+      add_shear_taper_options(cmd, a.params.shear_taper);
+      break;
+    }
+  });
   cmd->callback([args, cmd]() { run_migrate(*args, cmd); });
 }
 

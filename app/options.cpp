@@ -190,34 +190,4 @@ CLI::Option* add_shape_option(CLI::App* cmd, const std::string& name, std::vecto
       ->check(positive_count());
 }
 
-int parse_imaging_interval(const std::string& value) {
-  if (value == "auto") return 0;
-  std::size_t used = 0;
-  int k = 0;
-  try {
-    k = std::stoi(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || k < 1)
-    throw InputError("--imaging-interval: expected auto or a whole number of steps >= 1, got '" +
-                     value + "'");
-  return k;
-}
-
-void check_migration_model_choice(const std::string& model_path,
-                                  const std::string& migration_model_path, double smooth) {
-  if (model_path.empty() == migration_model_path.empty())
-    throw InputError("give exactly one of --model (a model to smooth by --smooth) and "
-                     "--migration-model (used as is)");
-  if (!migration_model_path.empty() && smooth != 0)
-    throw InputError("--smooth applies to --model; --migration-model is used as it is");
-}
-
-void check_clip_percentile(double value) {
-  if (!(value > 0))
-    throw InputError("--clip-percentile " + format_number(value) +
-                     ": must be above 0 (and at most 100)");
-}
-
 } // namespace rtm::app

@@ -51,15 +51,6 @@ inline VelocityCheck velocity_check(bool allow_unusual) {
 NamedPath config_input(const CLI::App* cmd);
 
 // Value checks that, unlike CLI::PositiveNumber, also refuse "nan" and "inf".
-// What rtm migrate and rtm lsrtm read alike (InputError naming the option for a bad value):
-// --imaging-interval (0 for auto, else K >= 1);
-int parse_imaging_interval(const std::string& value);
-// exactly one of --model and --migration-model, and --smooth only with --model;
-void check_migration_model_choice(const std::string& model_path,
-                                  const std::string& migration_model_path, double smooth);
-// --clip-percentile above 0 (its validator keeps it at most 100).
-void check_clip_percentile(double value);
-
 const CLI::Validator& positive_finite();     // a finite number > 0
 const CLI::Validator& non_negative_finite(); // a finite number >= 0
 const CLI::Validator& finite_number();       // any finite number

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -236,6 +237,50 @@ TEST(HalfRing, StoreRestoresEachBlockWithinItsRounding) {
   EXPECT_EQ(ring_step_bytes(1001, RingPrecision::fixed16, 4), 2004 + 4 * 4);
   EXPECT_EQ(ring_step_bytes(1000, RingPrecision::half16, 2), 2000) << "a half field keeps its ring";
   EXPECT_EQ(ring_step_bytes(1000, RingPrecision::full, 4), 4000);
+}
+
+// The CPU store keeps what the contract's codec makes of the ring as one row (blocks of kRingBlock
+// cells from the ring's start), bit for bit: the CUDA store is checked against the CPU one, so
+// this pins both to solvers/contracts/ring_codec.h. A ring of several of the store's chunks with a
+// partial last block.
+TEST(HalfRing, CpuStoreHoldsTheCodecsBitsForTheRingAsOneRow) {
+  const test::RtmProblem p = test::layered_problem(60, 40, 50, 8, 4);
+  CpuShotFields fields(make_propagator_setup(p.sim));
+  Wavefield& w = fields.source();
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> prev(size_t(w.layout().size), 0.0f), cur(prev.size());
+  for (size_t c = 0; c < cur.size(); ++c) cur[c] = u(gen) * std::pow(10.0f, float(c % 37) - 30.0f);
+  const std::vector<int64_t> ring = boundary_ring_indices(w.layout(), p.box);
+  ASSERT_GT(ring.size(), size_t(2 * 64 * kRingBlock)) << "the ring should span several chunks";
+  ASSERT_NE(ring.size() % kRingBlock, 0u) << "the ring should end in a partial block";
+  std::vector<float> values(ring.size());
+  for (size_t r = 0; r < ring.size(); ++r) values[r] = cur[size_t(ring[r])];
+  for (const RingPrecision precision :
+       {RingPrecision::full, RingPrecision::half16, RingPrecision::fixed16}) {
+    const int64_t n = int64_t(ring.size());
+    std::vector<unsigned char> coded(size_t(coded_rows_bytes(n, 1, precision)));
+    std::vector<float> expected(ring.size());
+    encode_rows(values.data(), n, 1, precision, coded.data());
+    decode_rows(coded.data(), n, 1, precision, expected.data());
+    w.set_state(prev, cur);
+    const std::unique_ptr<BoundaryStore> store = w.make_boundary_store(p.box, 3, precision);
+    store->save(2);
+    w.set_state(prev, std::vector<float>(cur.size(), 0.0f));
+    store->restore(2);
+    std::vector<float> back_prev, back;
+    w.get_state(back_prev, back);
+    size_t differ = 0, rounded = 0;
+    for (size_t r = 0; r < ring.size(); ++r) {
+      uint32_t a = 0, b = 0;
+      std::memcpy(&a, &back[size_t(ring[r])], 4);
+      std::memcpy(&b, &expected[r], 4);
+      differ += a != b;
+      rounded += expected[r] != values[r];
+    }
+    EXPECT_EQ(differ, 0u) << "precision " << int(precision) << ", " << ring.size() << " ring cells";
+    EXPECT_EQ(rounded > 0, precision != RingPrecision::full) << "precision " << int(precision);
+  }
 }
 
 // The image with a 16-bit ring against the float32 ring's (automatic interval), relative L2 after

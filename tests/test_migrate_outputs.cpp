@@ -178,19 +178,17 @@ TEST_F(MigrateOutputs, OffsetLagsWriteGathersWithTheirAxes) {
                     raw[(size_t(z) * 20 + gy * 8) * 24 + gx * 6])
               << name << " at gather (" << gy << ", " << gx << "), z " << z;
   }
-  if (angle_gathers_available()) { // a build with FFTW
-    ASSERT_EQ(run(migrate("--offset-lags 2 --gather-stride 12 --gather-angles 5", "angles.h5"), out),
-              0)
-        << out;
-    EXPECT_THAT(out, HasSubstr("/image, /offset_gathers, /angle_gathers"));
-    ArrayInfo info;
-    read_array((dir_ / "angles.h5").string(), "angle_gathers_x", info);
-    EXPECT_EQ(info.dims, (std::vector<long long>{2, 2, 24, 5}));
-    EXPECT_EQ(info.axes.back(), "angle");
-    EXPECT_EQ(info.axis_units.back(), "degrees");
-    EXPECT_EQ(info.origin.back(), -60);
-    EXPECT_EQ(info.spacing.back(), 30);
-  }
+  ASSERT_EQ(run(migrate("--offset-lags 2 --gather-stride 12 --gather-angles 5", "angles.h5"), out),
+            0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("/image, /offset_gathers, /angle_gathers"));
+  ArrayInfo info;
+  read_array((dir_ / "angles.h5").string(), "angle_gathers_x", info);
+  EXPECT_EQ(info.dims, (std::vector<long long>{2, 2, 24, 5}));
+  EXPECT_EQ(info.axes.back(), "angle");
+  EXPECT_EQ(info.axis_units.back(), "degrees");
+  EXPECT_EQ(info.origin.back(), -60);
+  EXPECT_EQ(info.spacing.back(), 30);
 }
 
 TEST_F(MigrateOutputs, GatherOptionsThatCannotWorkAreRefusedBeforeAnyWork) {

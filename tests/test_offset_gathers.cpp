@@ -250,7 +250,6 @@ Panel sloped_event(int nz, int lags, double dz, double dh, double z0, double the
 }
 
 TEST(AngleGathers, AnEventAtZeroLagIsTheSameAtEveryAngle) {
-  if (!angle_gathers_available()) GTEST_SKIP() << angle_gathers_unavailable_reason();
   const int nz = 64;
   const Panel p = sloped_event(nz, 8, 10, 10, 300, 0, true);
   AngleGatherSpec spec;
@@ -268,7 +267,6 @@ TEST(AngleGathers, AnEventAtZeroLagIsTheSameAtEveryAngle) {
 }
 
 TEST(AngleGathers, ASlopedEventStacksAtItsAngleAndDepth) {
-  if (!angle_gathers_available()) GTEST_SKIP() << angle_gathers_unavailable_reason();
   const int nz = 80, lags = 10;
   AngleGatherSpec spec;
   spec.angles = 25; // 5 degree steps
@@ -500,7 +498,6 @@ std::vector<double> window_energy(const std::vector<double>& panel, int nz, int 
 }
 
 TEST(FlatReflector, TrueVelocityFocusesAtZeroLagAndIsFlatInAngle) {
-  if (!angle_gathers_available()) GTEST_SKIP() << angle_gathers_unavailable_reason();
   const MigrationResult run = migrate_flat(1.0);
   const OffsetGatherLayout& l = run.gather_layout;
   ASSERT_EQ(l.axes, 1);
@@ -547,7 +544,6 @@ TEST(FlatReflector, TrueVelocityFocusesAtZeroLagAndIsFlatInAngle) {
 // reflector's depth below the sources and receivers, summed over the illuminated angles from 20
 // degrees out (where the moveout is larger than the picks' error).
 TEST(FlatReflector, WrongVelocitiesCurveTheRightWayByTheFormulasMoveout) {
-  if (!angle_gathers_available()) GTEST_SKIP() << angle_gathers_unavailable_reason();
   const AngleGatherSpec a = flat_angles();
   const int zero = a.angles / 2;
   const double z0 = (kReflectorDepth - kDatum) / 10; // cells

@@ -2,6 +2,7 @@
 
 #include "kernels/cpu/denormals.h"
 #include "solvers/contracts/free_surface.h"
+#include "solvers/contracts/ring_codec.h"
 
 #include <algorithm>
 #include <chrono>
@@ -379,73 +380,64 @@ void CpuPointSet::do_record(int t) {
 
 // ---- boundary store ----------------------------------------------------------------------------
 
-// The ring cells' indices in the padded arrays, and one ring per step: float32, or 16-bit (half or
-// integer) with a scale per block (solvers/contracts/ring_codec.h).
+// The ring cells' indices in the padded arrays, and one ring per step coded by the contract's
+// encode_rows (solvers/contracts/ring_codec.h): float32, or 16-bit (half or integer) with a scale
+// per block of kRingBlock cells from the ring's start. Coded in chunks of whole blocks, in
+// parallel: a chunk starts at a block's start, so its blocks, exponents and codes are the whole
+// ring's; a step's slot holds the chunks one after the other, each as encode_rows lays it out.
 class CpuBoundaryStore final : public BoundaryStore {
 public:
   CpuBoundaryStore(CpuWavefield& field, const Box& box, int steps, RingPrecision precision)
       : BoundaryStore(field, box, steps), field_(field),
         index_(boundary_ring_indices(field.layout(), box)), precision_(precision),
-        half_(precision != RingPrecision::full),
-        blocks_((index_.size() + kRingBlock - 1) / kRingBlock) {
-    if (half_) {
-      half_store_.assign(index_.size() * size_t(steps), 0);
-      exponents_.assign(blocks_ * size_t(steps), 0);
-    } else {
-      store_.assign(index_.size() * size_t(steps), 0.0f);
-    }
+        cells_(int64_t(index_.size())), chunks_((cells_ + kChunk - 1) / kChunk),
+        chunk_bytes_(coded_rows_bytes(kChunk, 1, precision)),
+        step_bytes_(cells_ == 0 ? 0
+                                : (chunks_ - 1) * chunk_bytes_ +
+                                      coded_rows_bytes(cells_ - (chunks_ - 1) * kChunk, 1, precision)) {
+    store_.assign(size_t(step_bytes_) * size_t(steps), 0);
   }
 
 private:
+  static constexpr int64_t kChunk = 64 * kRingBlock; // cells coded by one thread at a time
+
   void do_save(int step) override {
     const OpClock timed(field_.timing_on_, field_.timing_.boundary_ms);
-    if (half_) return save_half(step);
-    float* slot = store_.data() + size_t(step) * index_.size();
+    unsigned char* slot = store_.data() + size_t(step) * size_t(step_bytes_);
     const float* cur = field_.cur_.data();
-#pragma omp parallel for
-    for (size_t c = 0; c < index_.size(); ++c) slot[c] = cur[index_[c]];
+#pragma omp parallel
+    {
+      std::vector<float> values(size_t(std::min(kChunk, cells_)));
+#pragma omp for
+      for (int64_t j = 0; j < chunks_; ++j) {
+        const int64_t c0 = j * kChunk, n = std::min(kChunk, cells_ - c0);
+        for (int64_t c = 0; c < n; ++c) values[size_t(c)] = cur[index_[size_t(c0 + c)]];
+        encode_rows(values.data(), n, 1, precision_, slot + j * chunk_bytes_);
+      }
+    }
   }
   void do_restore(int step) override {
     const OpClock timed(field_.timing_on_, field_.timing_.boundary_ms);
-    if (half_) return restore_half(step);
-    const float* slot = store_.data() + size_t(step) * index_.size();
+    const unsigned char* slot = store_.data() + size_t(step) * size_t(step_bytes_);
     float* cur = field_.cur_.data();
-#pragma omp parallel for
-    for (size_t c = 0; c < index_.size(); ++c) cur[index_[c]] = slot[c];
-  }
-  void save_half(int step) {
-    uint16_t* slot = half_store_.data() + size_t(step) * index_.size();
-    int32_t* exponents = exponents_.data() + size_t(step) * blocks_;
-    const float* cur = field_.cur_.data();
-    const int64_t cells = int64_t(index_.size());
-#pragma omp parallel for
-    for (int64_t b = 0; b < int64_t(blocks_); ++b) {
-      const int64_t c0 = b * kRingBlock, c1 = std::min<int64_t>(c0 + kRingBlock, cells);
-      float largest = 0.0f;
-      for (int64_t c = c0; c < c1; ++c) largest = std::max(largest, std::abs(cur[index_[c]]));
-      const int32_t e = ring_block_exponent(largest);
-      exponents[b] = e;
-      for (int64_t c = c0; c < c1; ++c)
-        slot[c] = encode_ring_value(cur[index_[c]], e, precision_);
+#pragma omp parallel
+    {
+      std::vector<float> values(size_t(std::min(kChunk, cells_)));
+#pragma omp for
+      for (int64_t j = 0; j < chunks_; ++j) {
+        const int64_t c0 = j * kChunk, n = std::min(kChunk, cells_ - c0);
+        decode_rows(slot + j * chunk_bytes_, n, 1, precision_, values.data());
+        for (int64_t c = 0; c < n; ++c) cur[index_[size_t(c0 + c)]] = values[size_t(c)];
+      }
     }
-  }
-  void restore_half(int step) {
-    const uint16_t* slot = half_store_.data() + size_t(step) * index_.size();
-    const int32_t* exponents = exponents_.data() + size_t(step) * blocks_;
-    float* cur = field_.cur_.data();
-#pragma omp parallel for
-    for (size_t c = 0; c < index_.size(); ++c)
-      cur[index_[c]] = decode_ring_value(slot[c], exponents[c / kRingBlock], precision_);
   }
 
   CpuWavefield& field_;
   std::vector<int64_t> index_;
   RingPrecision precision_ = RingPrecision::full;
-  bool half_ = false; // a 16-bit ring, either kind
-  size_t blocks_ = 0;
-  std::vector<float> store_;          // [step][ring cell], float32 rings
-  std::vector<uint16_t> half_store_;  // [step][ring cell], 16-bit rings
-  std::vector<int32_t> exponents_;    // [step][block of kRingBlock cells]
+  int64_t cells_ = 0, chunks_ = 0;
+  int64_t chunk_bytes_ = 0, step_bytes_ = 0; // a whole chunk's coded bytes; a step's
+  std::vector<unsigned char> store_;         // [step][chunk]: encode_rows' bytes
 };
 
 std::unique_ptr<BoundaryStore> CpuWavefield::do_make_boundary_store(const Box& box, int steps,

@@ -7,9 +7,7 @@
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
 
-#ifdef RTM_HAVE_FFTW
-#include <fftw3.h>
-#endif
+#include "solvers/drivers/fftw_plan.h"
 
 namespace rtm {
 
@@ -25,11 +23,6 @@ double angle_degrees(const AngleGatherSpec& spec, int a) {
   return -spec.max_degrees + 2.0 * spec.max_degrees * a / (spec.angles - 1);
 }
 
-#ifdef RTM_HAVE_FFTW
-
-bool angle_gathers_available() { return true; }
-std::string angle_gathers_unavailable_reason() { return ""; }
-
 namespace {
 
 // fftwf_malloc'd storage (the alignment the plans were made for), freed on scope exit.
@@ -42,14 +35,6 @@ struct FftwBuffer {
   FftwBuffer(const FftwBuffer&) = delete;
   FftwBuffer& operator=(const FftwBuffer&) = delete;
   T* p;
-};
-
-struct Plans {
-  fftwf_plan forward = nullptr, inverse = nullptr;
-  ~Plans() {
-    if (forward) fftwf_destroy_plan(forward);
-    if (inverse) fftwf_destroy_plan(inverse);
-  }
 };
 
 } // namespace
@@ -70,18 +55,17 @@ std::vector<float> angle_gathers(const std::vector<float>& offset, const OffsetG
   const int64_t panels = int64_t(l.axes) * l.ngy * l.ngx;
   std::vector<float> out(size_t(panels * nz * na), 0.0f);
 
-  // Plans made once (planning is not thread-safe); executed on each thread's own buffers of the
-  // same alignment (fftwf_malloc), which FFTW's new-array execute functions allow.
-  Plans plans;
-  {
-    FftwBuffer<float> real{size_t(nzp)};
-    FftwBuffer<fftwf_complex> spectrum{size_t(nk)};
-    plans.forward = fftwf_plan_dft_r2c_1d(nzp, real.p, spectrum.p, FFTW_ESTIMATE);
-    plans.inverse = fftwf_plan_dft_c2r_1d(nzp, spectrum.p, real.p, FFTW_ESTIMATE);
-    if (!plans.forward || !plans.inverse)
-      throw std::runtime_error("angle_gathers: FFTW could not plan a transform of " +
-                               std::to_string(nzp) + " values");
-  }
+  // Plans made once, on scratch arrays (fftw_plan.h: under the planner's lock); executed on each
+  // thread's own buffers of the same alignment (fftwf_malloc), which FFTW's new-array execute
+  // functions allow.
+  FftwBuffer<float> scratch_real{size_t(nzp)};
+  FftwBuffer<fftwf_complex> scratch_spectrum{size_t(nk)};
+  const FftwfPlan forward("angle_gathers", [&] {
+    return fftwf_plan_dft_r2c_1d(nzp, scratch_real.p, scratch_spectrum.p, FFTW_ESTIMATE);
+  });
+  const FftwfPlan inverse("angle_gathers", [&] {
+    return fftwf_plan_dft_c2r_1d(nzp, scratch_spectrum.p, scratch_real.p, FFTW_ESTIMATE);
+  });
   std::vector<double> tangent(static_cast<size_t>(na));
   for (int a = 0; a < na; ++a) tangent[size_t(a)] = std::tan(angle_degrees(spec, a) * M_PI / 180.0);
   const double dkz = 2.0 * M_PI / (nzp * dz);
@@ -99,7 +83,7 @@ std::vector<float> angle_gathers(const std::vector<float>& offset, const OffsetG
       for (int lag = 0; lag < nlag; ++lag) {
         for (int z = 0; z < nz; ++z) real.p[z] = panel[int64_t(z) * nlag + lag];
         for (int z = nz; z < nzp; ++z) real.p[z] = 0.0f;
-        fftwf_execute_dft_r2c(plans.forward, real.p, spectrum.p);
+        fftwf_execute_dft_r2c(forward.get(), real.p, spectrum.p);
         for (int m = 0; m < nk; ++m)
           lagged[size_t(lag) * nk + m] = std::complex<float>(spectrum.p[m][0], spectrum.p[m][1]);
       }
@@ -120,7 +104,7 @@ std::vector<float> angle_gathers(const std::vector<float>& offset, const OffsetG
           spectrum.p[m][0] = float(sum.real());
           spectrum.p[m][1] = float(sum.imag());
         }
-        fftwf_execute_dft_c2r(plans.inverse, spectrum.p, real.p);
+        fftwf_execute_dft_c2r(inverse.get(), spectrum.p, real.p);
         for (int z = 0; z < nz; ++z) angles[int64_t(z) * na + a] = real.p[z] / float(nzp);
       }
     }
@@ -128,18 +112,5 @@ std::vector<float> angle_gathers(const std::vector<float>& offset, const OffsetG
   return out;
 }
 
-#else // no FFTW in this build
-
-bool angle_gathers_available() { return false; }
-std::string angle_gathers_unavailable_reason() {
-  return "this build has no FFTW (install libfftw3-dev and configure again)";
-}
-
-std::vector<float> angle_gathers(const std::vector<float>&, const OffsetGatherLayout&, double,
-                                 double, double, const AngleGatherSpec&) {
-  throw InputError("angle gathers: " + angle_gathers_unavailable_reason());
-}
-
-#endif
 
 } // namespace rtm

@@ -7,8 +7,7 @@
 // the slant stack A(z, theta) = sum_h I(z + h tan(theta), h) with band-limited interpolation along
 // z, so a reflector imaged in the right velocity, focused at h = 0, is flat in theta.
 //
-// The FFT over z is FFTW's (libfftw3-dev; optional at build time: without it
-// angle_gathers_available() is false and angle_gathers throws InputError saying so).
+// The FFT over z is FFTW's (libfftw3-dev, single precision).
 #pragma once
 
 #include <string>
@@ -28,10 +27,6 @@ void check_angle_gather_spec(const AngleGatherSpec& spec, const std::string& opt
 
 // theta of angle index a in degrees.
 double angle_degrees(const AngleGatherSpec& spec, int a);
-
-bool angle_gathers_available();
-// "" where available, else why not (for messages).
-std::string angle_gathers_unavailable_reason();
 
 // The angle gathers of `offset` (dense as `layout` says, [axis][gy][gx][z][lag]), dense
 // [axis][gy][gx][z][angle]. dz: the depth step (m); dx, dy: the horizontal ones (m), the lags

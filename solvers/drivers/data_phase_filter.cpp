@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "solvers/contracts/errors.h"
+#include "solvers/drivers/fftw_plan.h"
 
 namespace rtm {
 
@@ -100,30 +101,6 @@ void symmetric_eigenvectors(std::array<std::array<double, 3>, 3> a,
 double distance(const Position& a, const Position& b) {
   const double dz = a[0] - b[0], dy = a[1] - b[1], dx = a[2] - b[2];
   return std::sqrt(dx * dx + dy * dy + dz * dz);
-}
-
-// In-place radix-2 complex FFT (n a power of two); inverse without the 1/n.
-void fft(std::vector<std::complex<double>>& a, bool inverse) {
-  const size_t n = a.size();
-  for (size_t i = 1, j = 0; i < n; ++i) {
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(a[i], a[j]);
-  }
-  for (size_t len = 2; len <= n; len <<= 1) {
-    const double angle = 2 * M_PI / double(len) * (inverse ? 1 : -1);
-    const std::complex<double> wlen(std::cos(angle), std::sin(angle));
-    for (size_t i = 0; i < n; i += len) {
-      std::complex<double> w(1);
-      for (size_t j = 0; j < len / 2; ++j) {
-        const std::complex<double> u = a[i + j], t = a[i + j + len / 2] * w;
-        a[i + j] = u + t;
-        a[i + j + len / 2] = u - t;
-        w *= wlen;
-      }
-    }
-  }
 }
 
 } // namespace
@@ -276,28 +253,40 @@ void apply_data_phase_filter(std::vector<float>& traces, int nrec, int nt, doubl
   if (!(dt > 0) || !(f0 > 0)) throw std::invalid_argument("apply_data_phase_filter: dt, f0 > 0");
   size_t n = 1;
   while (n < 2 * size_t(nt)) n <<= 1; // zero padding keeps the filter's tails from wrapping round
+  const size_t nk = n / 2 + 1;        // a real trace's spectrum: the bins 0 .. n/2
   // H(omega) = (|omega| / omega0)^order exp(-i order pi/2 sign(omega)) = (-i omega / omega0)^order,
-  // the principal power: with the forward transform exp(-i omega t), d/dt is i omega.
-  std::vector<std::complex<double>> response(n);
+  // the principal power: with the forward transform exp(-i omega t), d/dt is i omega. Hermitian,
+  // H(-omega) = conj H(omega), so the filtered trace is real: its bins 0 .. n/2 say it all.
+  std::vector<std::complex<double>> response(nk);
   const double omega0 = 2 * M_PI * f0;
-  for (size_t k = 0; k < n; ++k) {
-    const double signed_k = k <= n / 2 ? double(k) : double(k) - double(n);
-    const double omega = 2 * M_PI * signed_k / (double(n) * dt);
-    const double gain = std::pow(std::abs(omega) / omega0, order);
-    const double phase = -order * M_PI / 2 * (omega > 0 ? 1 : omega < 0 ? -1 : 0);
-    response[k] = std::polar(gain, phase);
+  for (size_t k = 0; k < nk; ++k) {
+    const double omega = 2 * M_PI * double(k) / (double(n) * dt);
+    const double gain = std::pow(omega / omega0, order);
+    response[k] = std::polar(gain, k == 0 ? 0.0 : -order * M_PI / 2);
   }
   // Nyquist: a real signal's bin must stay real; keep the real part (its cosine).
   response[n / 2] = std::complex<double>(response[n / 2].real(), 0.0);
-#pragma omp parallel for schedule(dynamic, 16)
+  // Plans on scratch arrays, executed on each thread's own (FFTW_UNALIGNED: any std::vector).
+  std::vector<double> samples(n);
+  std::vector<std::complex<double>> spectrum(nk);
+  auto* bins = reinterpret_cast<fftw_complex*>(spectrum.data()); // std::complex: FFTW's layout
+  const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+  const FftwPlan forward("data phase filter", [&] {
+    return fftw_plan_dft_r2c_1d(int(n), samples.data(), bins, flags);
+  });
+  const FftwPlan inverse("data phase filter", [&] {
+    return fftw_plan_dft_c2r_1d(int(n), bins, samples.data(), flags);
+  });
+#pragma omp parallel for schedule(dynamic, 16) firstprivate(samples, spectrum)
   for (int r = 0; r < nrec; ++r) {
-    std::vector<std::complex<double>> a(n, 0.0);
     float* trace = traces.data() + size_t(r) * size_t(nt);
-    for (int t = 0; t < nt; ++t) a[size_t(t)] = trace[t];
-    fft(a, false);
-    for (size_t k = 0; k < n; ++k) a[k] *= response[k];
-    fft(a, true);
-    for (int t = 0; t < nt; ++t) trace[t] = float(a[size_t(t)].real() / double(n));
+    std::copy(trace, trace + nt, samples.begin());
+    std::fill(samples.begin() + nt, samples.end(), 0.0);
+    auto* own = reinterpret_cast<fftw_complex*>(spectrum.data());
+    fftw_execute_dft_r2c(forward.get(), samples.data(), own);
+    for (size_t k = 0; k < nk; ++k) spectrum[k] *= response[k];
+    fftw_execute_dft_c2r(inverse.get(), own, samples.data()); // unnormalised: n times the trace
+    for (int t = 0; t < nt; ++t) trace[t] = float(samples[size_t(t)] / double(n));
   }
 }
 

@@ -82,9 +82,6 @@ void check_offset_gathers(const MigrationParams& params, bool tti, int ranks_per
                               "and the illumination, not the gathers, so the gathers would miss "
                               "the shots migrated before the stop; resume without --offset-lags, "
                               "or run again from the first shot");
-  if (params.make_angle_gathers && !angle_gathers_available())
-    throw InputError("angle gathers: " + angle_gathers_unavailable_reason() +
-                     "; write only the offset gathers (--datasets ...,offset_gathers)");
 }
 
 namespace migration_steps {

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "solvers/drivers/fftw_plan.h"
+
 namespace rtm {
 namespace {
 
@@ -36,27 +38,6 @@ WarpedBins warped_bins(int n_padded, TimeDispersion direction) {
     bins.weight.push_back((k == 0 || 2 * k == n_padded ? 1.0 : 2.0) / n_padded);
   }
   return bins;
-}
-
-// a[m] <- sum_k a[k] exp(+2 pi i k m / N), N = a.size() a power of two (unscaled inverse DFT).
-void inverse_fft(std::vector<complex>& a, const std::vector<complex>& twiddle) {
-  const size_t n = a.size();
-  for (size_t i = 1, j = 0; i < n; ++i) { // bit-reversal permutation
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(a[i], a[j]);
-  }
-  for (size_t len = 2; len <= n; len <<= 1) {
-    const size_t stride = n / len;
-    for (size_t start = 0; start < n; start += len)
-      for (size_t j = 0; j < len / 2; ++j) {
-        const complex u = a[start + j];
-        const complex v = a[start + j + len / 2] * twiddle[j * stride];
-        a[start + j] = u + v;
-        a[start + j + len / 2] = u - v;
-      }
-  }
 }
 
 } // namespace
@@ -102,23 +83,30 @@ TimeDispersionTransform::TimeDispersionTransform(int nt, TimeDispersion directio
   const int n_padded = time_dispersion_padded_length(nt);
   if (nt > kMaxMatrixSamples) return; // direct evaluation per trace
   const WarpedBins bins = warped_bins(n_padded, direction);
-  std::vector<complex> twiddle(size_t(n_padded / 2));
-  for (int j = 0; j < n_padded / 2; ++j)
-    twiddle[size_t(j)] = std::polar(1.0, 2.0 * M_PI * j / n_padded);
   matrix_.assign(size_t(nt) * size_t(nt), 0.0f);
   // Column n is the transform of the unit impulse at n: its warped spectrum exp(-i theta n) on
-  // the bins, taken back to time by one inverse FFT.
-#pragma omp parallel
-  {
-    std::vector<complex> column(static_cast<size_t>(n_padded));
-#pragma omp for schedule(static)
-    for (int n = 0; n < nt; ++n) {
-      std::fill(column.begin(), column.end(), complex(0.0));
-      for (size_t b = 0; b < bins.k.size(); ++b)
-        column[size_t(bins.k[b])] = bins.weight[b] * std::polar(1.0, -bins.theta[b] * n);
-      inverse_fft(column, twiddle);
-      for (int m = 0; m < nt; ++m) matrix_[size_t(m) * nt + size_t(n)] = float(column[size_t(m)].real());
-    }
+  // the bins, taken back to time by one inverse real FFT. The real inverse sums each interior bin
+  // twice (with its conjugate) and bins 0 and N/2 once, which is what the weights 2/N and 1/N
+  // say: every bin enters with 1/N. A real signal's bin N/2 is real: its real part
+  // (Re(X exp(i pi m)) = Re(X) (-1)^m).
+  // One plan on scratch arrays, executed on each thread's own (FFTW_UNALIGNED: any std::vector).
+  const size_t nk = size_t(n_padded / 2 + 1);
+  std::vector<complex> spectrum(nk);
+  std::vector<double> column(static_cast<size_t>(n_padded));
+  const FftwPlan inverse("time-dispersion transform", [&] {
+    return fftw_plan_dft_c2r_1d(n_padded, reinterpret_cast<fftw_complex*>(spectrum.data()),
+                                column.data(), FFTW_ESTIMATE | FFTW_UNALIGNED);
+  });
+  const double scale = 1.0 / n_padded;
+#pragma omp parallel for schedule(static) firstprivate(spectrum, column)
+  for (int n = 0; n < nt; ++n) {
+    std::fill(spectrum.begin(), spectrum.end(), complex(0.0));
+    for (size_t b = 0; b < bins.k.size(); ++b)
+      spectrum[size_t(bins.k[b])] = scale * std::polar(1.0, -bins.theta[b] * n);
+    spectrum[nk - 1].imag(0.0);
+    fftw_execute_dft_c2r(inverse.get(), reinterpret_cast<fftw_complex*>(spectrum.data()),
+                         column.data());
+    for (int m = 0; m < nt; ++m) matrix_[size_t(m) * nt + size_t(n)] = float(column[size_t(m)]);
   }
 }
 
