@@ -296,8 +296,8 @@ TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
   ASSERT_GT(needed, 80 * kGiB);
   const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
   EXPECT_THAT(message, HasSubstr("this run needs " + format_bytes(needed) + " of GPU memory but 80.00 GiB are free"));
-  // Only what TTI has: no snapshots (they hold p only), no half storage.
-  EXPECT_THAT(message, Not(HasSubstr("--reconstruction snapshots")));
+  // Only what TTI has: snapshots in host memory (of p), no half storage.
+  EXPECT_THAT(message, HasSubstr("--reconstruction snapshots --snapshot-memory host"));
   EXPECT_THAT(message, Not(HasSubstr("fp16_storage")));
   EXPECT_THAT(message, HasSubstr("record a shorter time"));
   // The TTI kernels store float32.

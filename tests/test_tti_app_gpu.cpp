@@ -232,6 +232,38 @@ TEST(TtiAppGpu, MigratedImageMatchesTheCpu) {
   EXPECT_LE(e_image, 1e-3);
 }
 
+// Two-sweep TTI migration on the GPU: p's int16 snapshots in the acoustic field's store, on the
+// device and in pinned host memory, against the CPU's two sweeps (the same codec: its error cancels
+// out) to the bars above, and against the GPU's boundary saving to the codec's error (the image
+// after the filter within 1e-3, as the acoustic two sweeps, docs/rtm.md section 4).
+TEST(TtiAppGpu, TwoSweepImagesOnDeviceAndHostMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const TtiMigration& run = tti_migration();
+  std::ostringstream log;
+  MigrationParams params = run.params;
+  params.reconstruction = Reconstruction::snapshots;
+  params.backend.backend = "cpu";
+  const MigrationResult cpu = migrate_shots(run.migration, run.shots, params, log);
+  params.backend.backend = "cuda";
+  MigrationParams boundary = params;
+  boundary.reconstruction = Reconstruction::boundary;
+  const MigrationResult three_sweeps = migrate_shots(run.migration, run.shots, boundary, log);
+  for (const SnapshotMemory memory : {SnapshotMemory::device, SnapshotMemory::host}) {
+    params.snapshot_memory = memory;
+    const MigrationResult gpu = migrate_shots(run.migration, run.shots, params, log);
+    const double e_raw = relative_l2(gpu.raw_image, cpu.raw_image);
+    const double e_image = relative_l2(gpu.image, cpu.image);
+    const double e_sweeps = relative_l2(gpu.image, three_sweeps.image);
+    std::printf("TTI two sweeps, snapshots in %s memory: GPU vs CPU raw %.3g, final %.3g; against "
+                "the GPU's three sweeps %.3g (relative L2)\n",
+                memory == SnapshotMemory::device ? "device" : "host", e_raw, e_image, e_sweeps);
+    EXPECT_EQ(gpu.reconstruction, Reconstruction::snapshots);
+    EXPECT_LE(e_raw, 1e-4);
+    EXPECT_LE(e_image, 1e-3);
+    EXPECT_LE(e_sweeps, 1e-3);
+  }
+}
+
 // A TTI migration on the GPU stopped after its first shot and resumed from the checkpoint gives
 // the uninterrupted GPU run's sums (the resumed run uploads the saved ones with set_image). The
 // illumination (the source field alone: one source point, every GPU operation on it

@@ -26,7 +26,7 @@ struct PhysicsInfo {
   // Datasets of the model file besides /vp.
   std::vector<const char*> model_datasets;
   // What the engine offers this physics: the C-PML (the sponge always), source-wavefield
-  // snapshots (boundary saving always).
+  // snapshots (boundary saving always; a snapshot keeps the one field the image reads, p).
   bool supports_cpml;
   bool supports_snapshots;
   // Why not, for the refusals; "" where supported.
@@ -40,12 +40,19 @@ inline const std::vector<PhysicsInfo>& physics_table() {
       {Physics::tti, "tti",
        "pseudo-acoustic tilted transverse isotropy: /epsilon, /delta, /theta, /phi beside /vp; "
        "sponge absorber",
-       2, kTtiRing, {"/epsilon", "/delta", "/theta", "/phi"}, false, false,
+       2, kTtiRing, {"/epsilon", "/delta", "/theta", "/phi"}, false, true,
        "the C-PML corrects the isotropic Laplacian axis by axis and has no form for the coupled "
        "TTI system here",
-       "a snapshot holds p only, the TTI state is (p, q)"},
+       ""},
   };
   return table;
+}
+
+// The row of `id`.
+inline const PhysicsInfo& physics_info(Physics id) {
+  for (const PhysicsInfo& p : physics_table())
+    if (p.id == id) return p;
+  throw std::logic_error("physics_info: a Physics without a row");
 }
 
 // The row --physics `name` names; std::invalid_argument for any other name.

@@ -310,9 +310,9 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   const uint64_t device_needed = estimate.device_bytes();
   if (device_free > 0 && double(device_needed) > kUsableFraction * double(device_free)) {
     std::string hint;
-    // Neither snapshots (p only) nor half storage exist for TTI (docs/physics.md, TTI).
-    if (plan.migration && !plan.tti && (plan.storage == SourceWavefieldStorage::boundary_saving ||
-                                        plan.snapshot_place == SnapshotPlace::device))
+    // Half storage does not exist for TTI (docs/physics.md, TTI); snapshots (of p) do.
+    if (plan.migration && (plan.storage == SourceWavefieldStorage::boundary_saving ||
+                           plan.snapshot_place == SnapshotPlace::device))
       hint += "keep the source field as snapshots in host memory (--reconstruction snapshots "
               "--snapshot-memory host), ";
     if (plan.migration && plan.storage == SourceWavefieldStorage::snapshots)

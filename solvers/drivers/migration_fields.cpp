@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "solvers/contracts/format.h"
+#include "solvers/contracts/physics.h"
 #include "solvers/drivers/backend.h"
 #include "solvers/drivers/decomposed_backend.h"
 #include "solvers/drivers/memory_budget.h"
@@ -27,8 +28,10 @@ SourceStorageChoice source_storage_choice(const RunMemoryPlan& plan, const Migra
     choice.reason = "--reconstruction boundary";
     return choice;
   }
-  choice = choose_source_storage_here(plan, params.backend, parallel.local_size(), !tti,
-                                      allow_device, allow_host);
+  const bool snapshots_possible =
+      physics_info(tti ? Physics::tti : Physics::acoustic).supports_snapshots;
+  choice = choose_source_storage_here(plan, params.backend, parallel.local_size(),
+                                      snapshots_possible, allow_device, allow_host);
   if (params.reconstruction == Reconstruction::snapshots &&
       choice.storage != SourceWavefieldStorage::snapshots) {
     // Forced: the place asked (or the device), and the memory check says what is short.
