@@ -141,7 +141,7 @@ void run_lsrtm(LsrtmArgs& a, const CLI::App* cmd) {
     if (!a.allow_other_grid) check_modeling_grid(geometry, a.shots_path, shape, model_path);
     MigrationParams sizing = a.params.migration;
     sizing.least_squares_vectors = kLsrtmHostVectors;
-    check_migration_memory_before_reading(shape, geometry, sizing, parallel, false,
+    check_migration_memory_before_reading(shape, geometry, sizing, parallel, Physics::acoustic,
                                           a.migration_model_path.empty() ? a.smooth : 0.0, false);
     // On disk: the perturbation, and the state (four volumes), twice while a new one replaces it.
     const uint64_t volume = uint64_t(shape.cells()) * sizeof(float);

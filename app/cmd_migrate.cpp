@@ -339,20 +339,19 @@ void print_ranks(const ParallelContext& parallel, const WholeRun& whole, const M
 // --ranks-per-shot R > 1: each rank reads, smooths and holds only the model planes of its slab,
 // and the image is finished and written slab by slab (docs/decomposition.md, "What each rank reads
 // and holds"): no rank holds the whole model or the whole image.
-void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& shots,
+void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, Physics physics, const ShotFile& shots,
                           const ParallelContext& parallel, std::ostream& info, bool figures,
                           WholeRun& whole) {
   const VelocityCheck check = check_inputs(a, shots);
   const bool smoothing = a.migration_model_path.empty();
   const std::string model_path = smoothing ? a.model_path : a.migration_model_path;
-  const bool tti = apply_physics_options(a.physics, cmd, model_path, a.params.boundary,
-                                         a.parallel.ranks_per_shot,
-                                         a.params.reconstruction == Reconstruction::snapshots, info);
+  apply_physics_options(physics, cmd, model_path, a.params.boundary, a.parallel.ranks_per_shot,
+                        a.params.reconstruction == Reconstruction::snapshots, info);
   // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too (as given: only vp is
   // smoothed).
   double start = steady_seconds();
   const SlabModel part = read_slab_model(model_path, "vp", check, smoothing ? a.smooth : 0.0,
-                                         a.params.boundary, parallel.group_comm(), tti);
+                                         a.params.boundary, parallel.group_comm(), physics);
   whole.phases.add("read", steady_seconds() - start, model_bytes(part.planes),
                    "world rank 0's model planes, smoothed as they are read");
   if (smoothing)
@@ -406,6 +405,7 @@ void run_migrate_on_slabs(MigrateArgs& a, const CLI::App* cmd, const ShotFile& s
 
 void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   WholeRun whole;
+  const Physics physics = physics_option(a.physics); // decided once, passed on
   apply_migration_options(a, a.params);
   if (parse_data_phase_order(a.data_phase_filter, a.params.data_phase_order))
     a.params.data_phase_filter = DataPhaseFilter::order;
@@ -413,7 +413,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     a.params.data_phase_filter = parse_data_phase_filter(a.data_phase_filter);
   a.params.laplacian_filter = !a.no_laplacian;
   a.params.imaging_condition = parse_imaging_condition(a.imaging_condition);
-  check_imaging_condition(a.params.imaging_condition, a.physics == "tti", a.parallel.ranks_per_shot);
+  check_imaging_condition(a.params.imaging_condition, physics, a.parallel.ranks_per_shot);
   a.params.overlap_shots = !a.no_shot_overlap;
   const bool gathers = a.params.offset_gathers.lags > 0;
   if (gathers) parse_gather_stride(a.gather_stride, a.params.offset_gathers);
@@ -433,7 +433,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     throw InputError("--datasets " + a.datasets + " writes nothing");
   a.params.make_angle_gathers = a.written.angle_gathers;
   if (a.written.angle_gathers) check_angle_gather_spec(a.params.angle_gathers, "--gather-angles");
-  check_offset_gathers(a.params, a.physics == "tti", a.parallel.ranks_per_shot, a.resume);
+  check_offset_gathers(a.params, physics, a.parallel.ranks_per_shot, a.resume);
   // The sums come back beside the image only when they are written (the figures draw what is).
   a.params.keep_sums = a.written.image_raw || a.written.illumination;
   if (!a.png_dir.empty() && figure_names(a).empty())
@@ -488,9 +488,10 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
     // different file, x and y swapped), refused before any work unless asked for.
     if (!a.allow_other_grid) check_modeling_grid(geometry, a.shots_path, shape, model_path);
     MigrationParams sizing = a.params;
-    if (a.physics == "tti") sizing.boundary.absorber = Absorber::sponge; // as apply_physics makes it
+    if (!physics_info(physics).supports_cpml)
+      sizing.boundary.absorber = Absorber::sponge; // as apply_physics makes it
     const bool checkpoints = periodic_checkpoints(a, geometry, parallel);
-    check_migration_memory_before_reading(shape, geometry, sizing, parallel, a.physics == "tti",
+    check_migration_memory_before_reading(shape, geometry, sizing, parallel, physics,
                                           a.migration_model_path.empty() ? a.smooth : 0.0,
                                           checkpoints);
     // On disk at the end: the volumes --datasets asks for (float32 over the model), and
@@ -522,7 +523,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
                   "it hidden)", beside.seconds, std::max(0.0, beside.seconds - waited_s));
   whole.phases.add("read", waited_s + steady_seconds() - start, trace_bytes(shots), read_what);
   if (parallel.ranks_per_shot() > 1) {
-    run_migrate_on_slabs(a, cmd, shots, parallel, info, figures, whole);
+    run_migrate_on_slabs(a, cmd, physics, shots, parallel, info, figures, whole);
     print_whole_run(a, parallel, whole);
     return;
   }
@@ -530,7 +531,7 @@ void run_migrate(MigrateArgs& a, const CLI::App* cmd) {
   start = steady_seconds();
   VelocityModel read =
       beside.seconds > 0 ? std::move(beside.model) : read_velocity_model(model_path, "vp", check);
-  apply_physics(a.physics, cmd, model_path, read, a.params.boundary, a.parallel.ranks_per_shot,
+  apply_physics(physics, cmd, model_path, read, a.params.boundary, a.parallel.ranks_per_shot,
                 a.params.reconstruction == Reconstruction::snapshots, info);
   whole.phases.add("read", steady_seconds() - start, model_bytes(read));
   start = steady_seconds();

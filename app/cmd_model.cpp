@@ -115,6 +115,7 @@ void register_model(CLI::App& rtm) {
   add_shear_taper_options(cmd, args->params.shear_taper);
 
   cmd->callback([args, cmd]() {
+    const Physics physics = physics_option(args->physics); // decided once, passed on
     const ParallelContext parallel(args->parallel.ranks_per_shot);
     std::ostream& info = parallel.is_root() ? std::cerr : null_stream();
     if (parallel.is_root()) { // before the run, not after it
@@ -191,9 +192,10 @@ void register_model(CLI::App& rtm) {
     }
     {
       ModelingParams sizing = args->params;
-      if (args->physics == "tti") sizing.boundary.absorber = Absorber::sponge; // as apply_physics
+      if (!physics_info(physics).supports_cpml)
+        sizing.boundary.absorber = Absorber::sponge; // as apply_physics makes it
       const int nt = check_modeling_memory_before_reading(
-          shape, acq, sizing, parallel, args->physics == "tti",
+          shape, acq, sizing, parallel, physics,
           args->allow_unusual_velocities ? 0.0 : kMinPlausibleVelocity);
       // The traces twice on disk at the end: each shot in the checkpoint, and the output.
       uint64_t traces = 0;
@@ -213,16 +215,15 @@ void register_model(CLI::App& rtm) {
     if (on_slabs) {
       model = shape;
       // TTI: each rank reads its planes of /epsilon, /delta, /theta, /phi too.
-      const bool tti = apply_physics_options(args->physics, cmd, args->model_path,
-                                             args->params.boundary, args->parallel.ranks_per_shot,
-                                             false, info);
+      apply_physics_options(physics, cmd, args->model_path, args->params.boundary,
+                            args->parallel.ranks_per_shot, false, info);
       part = std::make_unique<SlabModel>(
           read_slab_model(args->model_path, "vp", velocity_check(args->allow_unusual_velocities),
-                          0.0, args->params.boundary, parallel.group_comm(), tti));
+                          0.0, args->params.boundary, parallel.group_comm(), physics));
     } else {
       model = read_velocity_model(args->model_path, "vp",
                                   velocity_check(args->allow_unusual_velocities));
-      apply_physics(args->physics, cmd, args->model_path, model, args->params.boundary,
+      apply_physics(physics, cmd, args->model_path, model, args->params.boundary,
                     args->parallel.ranks_per_shot, false, info);
     }
     place_on_device(args->params.backend, parallel, args->parallel, info);

@@ -54,16 +54,16 @@ void check_shear_taper_options(const PhysicsInfo& row, const CLI::App* cmd, std:
 
 } // namespace
 
-bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
-                           const std::string& model_path, BoundaryConfig& boundary, int ranks_per_shot,
-                           bool snapshots, std::ostream& info) {
-  const PhysicsInfo& row = physics_named(physics); // CLI11 admitted only the table's names
+void apply_physics_options(Physics physics, const CLI::App* cmd, const std::string& model_path,
+                           BoundaryConfig& boundary, int ranks_per_shot, bool snapshots,
+                           std::ostream& info) {
+  const PhysicsInfo& row = physics_info(physics);
   check_shear_taper_options(row, cmd, info);
   if (row.id == Physics::acoustic) {
     if (has_anisotropy(model_path))
       info << "rtm: note: " << model_path
            << " holds TTI datasets (/epsilon, ...); this run is isotropic (--physics iso) and uses /vp only\n";
-    return false;
+    return;
   }
   // What the row does not support is refused; the absorber it lacks is replaced when not asked for.
   if (!row.supports_cpml) {
@@ -81,14 +81,13 @@ bool apply_physics_options(const std::string& physics, const CLI::App* cmd,
     info << "rtm: --physics " << row.name << " on z-slabs of " << ranks_per_shot
          << " ranks per shot: halos of " << row.slab_halo_planes << " planes of each of its "
          << row.components << " fields (the step's passes reach that far)\n";
-  return true;
 }
 
-void apply_physics(const std::string& physics, const CLI::App* cmd, const std::string& model_path,
+void apply_physics(Physics physics, const CLI::App* cmd, const std::string& model_path,
                    VelocityModel& model, BoundaryConfig& boundary, int ranks_per_shot, bool snapshots,
                    std::ostream& info) {
-  if (!apply_physics_options(physics, cmd, model_path, boundary, ranks_per_shot, snapshots, info))
-    return;
+  apply_physics_options(physics, cmd, model_path, boundary, ranks_per_shot, snapshots, info);
+  if (physics != Physics::tti) return;
   read_anisotropy(model_path, model);
   info << "rtm: TTI (pseudo-acoustic), sponge absorber; CFL from vp sqrt(1 + 2 epsilon) = "
        << fastest_velocity(model) << " m/s at most\n";

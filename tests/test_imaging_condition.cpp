@@ -53,16 +53,16 @@ TEST(ImagingConditionTable, UnknownNamesAndUnsupportedRunsAreRefusedNamingTheOpt
     EXPECT_NE(message.find("isic"), std::string::npos) << message;
     EXPECT_NE(message.find("poynting"), std::string::npos) << message;
   }
-  EXPECT_NO_THROW(check_imaging_condition(ImagingCondition::cross, true, 4));
+  EXPECT_NO_THROW(check_imaging_condition(ImagingCondition::cross, Physics::tti, 4));
   for (ImagingCondition c : {ImagingCondition::isic, ImagingCondition::separated}) {
-    EXPECT_NO_THROW(check_imaging_condition(c, false, 1));
+    EXPECT_NO_THROW(check_imaging_condition(c, Physics::acoustic, 1));
     try {
-      check_imaging_condition(c, false, 2);
+      check_imaging_condition(c, Physics::acoustic, 2);
       FAIL() << "a z-slab split was accepted";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("--ranks-per-shot 2"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(check_imaging_condition(c, true, 1), InputError);
+    EXPECT_THROW(check_imaging_condition(c, Physics::tti, 1), InputError);
   }
 }
 

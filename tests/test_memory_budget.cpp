@@ -133,9 +133,9 @@ TEST(MemoryBudget, CheckpointStagingCountsTwoPinnedCopiesOfTheBox) {
   const MemoryEstimate staged = estimate_run_memory(plan);
   EXPECT_EQ(item(staged.host, "checkpoint staging (pinned image and illumination)"), 2 * box * 4);
   EXPECT_EQ(staged.host_bytes(), without + 2 * box * 4);
-  plan.tti = true; // the TTI fields download their sums without staging
+  plan.physics = Physics::tti; // the TTI fields download their sums without staging
   EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "checkpoint staging (pinned image and illumination)"));
-  plan.tti = false;
+  plan.physics = Physics::acoustic;
   plan.ranks_per_shot = 2; // nor does the z-slab split
   EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "checkpoint staging (pinned image and illumination)"));
 }
@@ -281,7 +281,7 @@ TEST(MemoryBudget, FakeGpuFigureMustBeANumber) {
 TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
   RunMemoryPlan plan = plan_for(100, 1000);
   plan.box = Box{10, 90, 10, 90, 0, 90};
-  plan.tti = true;
+  plan.physics = Physics::tti;
   const uint64_t padded = uint64_t(plan.layout.size);
   const MemoryEstimate e = estimate_run_memory(plan);
   EXPECT_EQ(item(e.device, "wavefields"), 2 * 2 * 2 * padded * 4); // 2 fields x 2 time levels x (p, q)
@@ -291,7 +291,7 @@ TEST(MemoryBudget, TtiCountsBothFieldsTheCoefficientsAndTheThickRing) {
   ASSERT_EQ(ring, uint64_t(tti_ring_cells(plan.box)));
   EXPECT_EQ(item(e.device, "boundary store"), 2 * ring * 999 * 4 + 2 * ring * 8);
   plan = plan_for(600, 3000);
-  plan.tti = true;
+  plan.physics = Physics::tti;
   const uint64_t needed = estimate_run_memory(plan).device_bytes();
   ASSERT_GT(needed, 80 * kGiB);
   const std::string message = refusal(plan, 80 * kGiB, 1000 * kGiB);
@@ -352,15 +352,15 @@ TEST(MemoryBudget, BlockFloatingPointCountsExponentsAndAFloatModel) {
     EXPECT_FALSE(wavefield_block_exponents("fp16_storage"));
     // What it does not offer is refused before the run, naming the variant.
     try {
-      check_variant_operations("bfp16", true, false, false, "rtm migrate");
+      check_variant_operations("bfp16", true, false, Physics::acoustic, "rtm migrate");
       ADD_FAILURE() << "migration accepted";
     } catch (const InputError& e) {
       EXPECT_THAT(e.what(), HasSubstr("--variant bfp16"));
       EXPECT_THAT(e.what(), HasSubstr("migration"));
     }
-    EXPECT_THROW(check_variant_operations("bfp16_model16", false, true, false, "rtm model"), InputError);
-    EXPECT_NO_THROW(check_variant_operations("bfp16", false, false, false, "rtm model"));
-    EXPECT_NO_THROW(check_variant_operations("tma_ring", true, true, false, "rtm migrate"));
+    EXPECT_THROW(check_variant_operations("bfp16_model16", false, true, Physics::acoustic, "rtm model"), InputError);
+    EXPECT_NO_THROW(check_variant_operations("bfp16", false, false, Physics::acoustic, "rtm model"));
+    EXPECT_NO_THROW(check_variant_operations("tma_ring", true, true, Physics::acoustic, "rtm migrate"));
   }
   RunMemoryPlan half = plan_for(100, 500);
   half.migration = false;
@@ -425,10 +425,10 @@ TEST(MemoryBudget, TheModelsCopiesAndTheShotFilesTracesAreCounted) {
   EXPECT_FALSE(has_item(estimate_run_memory(plan).host, "velocity model (2 copies)"));
   plan.model_copies = 2;
   EXPECT_EQ(item(estimate_run_memory(plan).host, "velocity model (2 copies)"), 2 * model * 4);
-  plan.tti = true;
+  plan.physics = Physics::tti;
   EXPECT_EQ(item(estimate_run_memory(plan).host, "velocity model (2 copies, with its anisotropy)"),
             2 * model * 5 * 4);
-  plan.tti = false;
+  plan.physics = Physics::acoustic;
   plan.input_trace_values = 12345;
   EXPECT_EQ(item(estimate_run_memory(plan).host, "the shot file's traces"), 12345u * 4);
   plan.ranks_per_shot = 2; // a group's ranks hold model planes ("model planes (hyperslab)")
@@ -497,7 +497,7 @@ TEST(MemoryBudget, AGroupOfRanksIsEstimatedPerRankForItsSlab) {
 TEST(MemoryBudget, ATtiGroupIsEstimatedWithItsEightPlaneHalosAndBothFields) {
   RunMemoryPlan plan = split_plan(2);
   plan.cpml = false; // TTI runs with the sponge
-  plan.tti = true;
+  plan.physics = Physics::tti;
   const MemoryEstimate two = estimate_run_memory(plan);
   // 200 planes as 100 + 100, each with 8 ghost planes (the TTI step's two passes): 108 local planes.
   const uint64_t local_padded = uint64_t(make_layout(200, 200, 108).size);

@@ -34,11 +34,39 @@ TEST(PhysicsTable, RowsAreCompleteAndNamedOnce) {
     // A refusal says why.
     EXPECT_EQ(std::string(p.why_no_cpml).empty(), p.supports_cpml) << p.name;
     EXPECT_EQ(std::string(p.why_no_snapshots).empty(), p.supports_snapshots) << p.name;
+    EXPECT_EQ(std::string(p.why_no_offset_gathers).empty(), p.supports_offset_gathers) << p.name;
+    // The ring boundary saving restores reaches as far as one step does.
+    EXPECT_GE(p.ring_width, kHalo) << p.name;
   }
   EXPECT_EQ(physics_named("iso").id, Physics::acoustic);
   EXPECT_EQ(physics_named("tti").components, 2);
   EXPECT_EQ(physics_named("tti").slab_halo_planes, 2 * kHalo); // its two passes
+  EXPECT_EQ(physics_named("tti").ring_width, kTtiRing);
   EXPECT_THROW(physics_named("elastic"), std::invalid_argument);
+}
+
+// The ring boundary saving keeps, from the row: the acoustic step's kHalo ring, TTI's kTtiRing ring
+// of both fields; a box too thin for a hollow ring is kept whole.
+TEST(PhysicsTable, SavedRingCellsFollowTheRow) {
+  for (const Box& b : {Box{0, 40, 0, 30, 0, 20}, Box{3, 13, 2, 40, 5, 50}, Box{0, 12, 0, 12, 0, 12}}) {
+    EXPECT_EQ(saved_ring_cells(Physics::acoustic, b), boundary_ring_cells(b));
+    EXPECT_EQ(saved_ring_cells(Physics::tti, b), 2 * tti_ring_cells(b));
+  }
+  EXPECT_EQ(saved_ring_cells(Physics::tti, Box{0, 12, 0, 12, 0, 12}), 2 * 12 * 12 * 12);
+}
+
+// A model's physics is decided by what was read of it: its anisotropy datasets make it TTI.
+TEST(PhysicsTable, PhysicsOfAModelIsTtiWhereItsAnisotropyWasRead) {
+  VelocityModel m;
+  m.nx = m.ny = m.nz = 2;
+  m.vp.assign(8, 2000.0f);
+  EXPECT_EQ(physics_of(m), Physics::acoustic);
+  m.anisotropy.epsilon.assign(8, 0.1f);
+  m.anisotropy.delta.assign(8, 0.05f);
+  m.anisotropy.theta.assign(8, 0.0f);
+  m.anisotropy.phi.assign(8, 0.0f);
+  EXPECT_EQ(physics_of(m), Physics::tti);
+  EXPECT_EQ(physics_info(physics_of(m)).model_datasets.size(), 4u);
 }
 
 class PhysicsOption : public ::testing::Test {

@@ -247,8 +247,8 @@ TEST(TtiSlabModel, SlabReadsMigrateAsOneRank) {
   const MigrationResult want = migrate_shots(whole, shots, params, log);
 
   const SlabModel part = read_slab_model(path, "vp", VelocityCheck::plausible, 0.0, params.boundary,
-                                         parallel.group_comm(), true);
-  ASSERT_TRUE(part.tti);
+                                         parallel.group_comm(), Physics::tti);
+  ASSERT_EQ(part.physics, Physics::tti);
   MigrationControl control;
   control.parallel = &parallel;
   const MigrationResult got = migrate_shots(part, shots, params, log, nullptr, control);
@@ -300,7 +300,7 @@ TEST(TtiSlabModel, ShearTaperNoteSumsUpThePointsAndCellsOfEverySlab) {
   VelocityModel whole = read_velocity_model(path);
   read_anisotropy(path, whole);
   const SlabModel part = read_slab_model(path, "vp", VelocityCheck::plausible, 0.0, boundary(false),
-                                         parallel.group_comm(), true);
+                                         parallel.group_comm(), Physics::tti);
   EXPECT_LT(part.own_end - part.own_first, kNz) << "one rank holds every plane: nothing is added up";
   ShearTaperOptions options;
   options.radius = 25;
@@ -356,8 +356,8 @@ TEST(TtiSlabModel, SlabReadsModelAsOneRank) {
   const ShotFile want = model_shots(whole, acq, params, log);
 
   const SlabModel part = read_slab_model(path, "vp", VelocityCheck::plausible, 0.0, params.boundary,
-                                         parallel.group_comm(), true);
-  ASSERT_TRUE(part.tti);
+                                         parallel.group_comm(), Physics::tti);
+  ASSERT_EQ(part.physics, Physics::tti);
   const ShotFile got = model_shots(part, acq, params, log, nullptr, parallel);
   if (parallel.is_root()) {
     ASSERT_EQ(got.shots.size(), want.shots.size());

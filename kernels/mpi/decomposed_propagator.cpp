@@ -49,7 +49,7 @@ void allgather_planes(MPI_Comm comm, int64_t plane_floats, const float* mine, in
 
 } // namespace
 
-int slab_ghost_planes(bool tti) { return tti ? kTtiRing : kHalo; }
+int slab_ghost_planes(Physics physics) { return physics_info(physics).slab_halo_planes; }
 
 std::vector<Slab> split_into_slabs(int nz, int parts, int first_min, int last_min, int ghost) {
   if (parts < 1) throw InputError("split_into_slabs: need at least one part");
@@ -146,7 +146,7 @@ void SlabDecomposition::build(const PropagatorSetup& global, MPI_Comm group,
   check_mpi(MPI_Comm_dup(group, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  ghost_ = slab_ghost_planes(bool(local_tti));
+  ghost_ = slab_ghost_planes(local_tti ? Physics::tti : Physics::acoustic);
   try {
     // C-PML: psi_z is read across planes and lives in the top and bottom layers only, so the end
     // slabs own those layers whole (docs/decomposition.md); every other slab has no z layer.

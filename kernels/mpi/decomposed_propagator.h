@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "kernels/mpi/halo_exchange.h"
+#include "solvers/contracts/physics.h"
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/wavefield.h"
 
@@ -57,8 +58,9 @@ struct Slab {
 std::vector<Slab> split_into_slabs(int nz, int parts, int first_min = 0, int last_min = 0,
                                    int ghost = kHalo);
 
-// The ghost width a setup's step needs: kHalo, or kTtiRing when it has TTI coefficients.
-int slab_ghost_planes(bool tti);
+// The ghost width the step of `physics` needs: its row's slab_halo_planes (kHalo; kTtiRing for
+// TTI's two passes).
+int slab_ghost_planes(Physics physics);
 
 // The split of one grid over the ranks of a group, shared by the wavefields of a shot: the slabs,
 // this rank's local grid, its halo plan, and the moves between global and local boxes. Collective

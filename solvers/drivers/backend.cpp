@@ -141,8 +141,8 @@ void check_variant_runs_here(const std::string& variant, int device) {
   (void)device;
 }
 
-void check_variant_operations(const std::string& variant, bool migration, bool cpml, bool tti,
-                              const std::string& context) {
+void check_variant_operations(const std::string& variant, bool migration, bool cpml,
+                              Physics physics, const std::string& context) {
 #ifdef RTM_HAVE_CUDA
   const cuda::VariantInfo* kernel = acoustic_kernel(variant);
   if (!kernel) return;
@@ -150,7 +150,7 @@ void check_variant_operations(const std::string& variant, bool migration, bool c
   const char* what = migration && !kernel->supports_migration
                          ? "migration and Born modeling (imaging, box copies, boundary stores)"
                      : cpml && !kernel->supports_cpml ? "the C-PML (use --absorber sponge)"
-                     : tti && !kernel->supports_tti   ? "TTI physics"
+                     : physics == Physics::tti && !kernel->supports_tti ? "TTI physics"
                                                       : nullptr;
   if (!what) return;
   throw InputError(context + ": --variant " + variant + " (" +
@@ -159,7 +159,7 @@ void check_variant_operations(const std::string& variant, bool migration, bool c
                    "; it supports isotropic modeling (rtm model) with --absorber sponge on one GPU "
                    "per shot, and rtm bench. Choose a float32 variant (tma_ring, auto) for this run");
 #else
-  (void)variant, (void)migration, (void)cpml, (void)tti, (void)context;
+  (void)variant, (void)migration, (void)cpml, (void)physics, (void)context;
 #endif
 }
 

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 
+#include "solvers/contracts/physics.h"
 #include "solvers/contracts/shot_fields.h"
 #include "solvers/contracts/tuning.h"
 #include "solvers/contracts/wavefield.h"
@@ -61,9 +62,10 @@ double kernel_model_copy_bytes(const std::string& variant);
 void check_variant_runs_here(const std::string& variant, int device);
 // Refuses (InputError naming the variant and what it supports), before a run starts, a block
 // floating point variant (bfp16, bfp16_model16) asked for what it does not offer: migration or
-// Born (`migration`), the C-PML (`cpml`), TTI (`tti`). Nothing for any other variant.
-void check_variant_operations(const std::string& variant, bool migration, bool cpml, bool tti,
-                              const std::string& context);
+// Born (`migration`), the C-PML (`cpml`), the `physics` stepped (TTI). Nothing for any other
+// variant.
+void check_variant_operations(const std::string& variant, bool migration, bool cpml,
+                              Physics physics, const std::string& context);
 
 // Checks the variant name (on every machine, not only where the GPU is used), resolves the backend
 // and says on `log` what of the options does not apply: "cpu" or "cuda". Throws InputError for a

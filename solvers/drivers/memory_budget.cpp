@@ -88,10 +88,12 @@ void add_host_side(MemoryEstimate& e, const RunMemoryPlan& plan, uint64_t propag
         e.host.push_back({item.what + " (CPU backend)", item.bytes});
     }
   }
-  if (plan.model_copies > 0 && model_cells > 0) // one rank per shot: a slab holds model planes
+  // One rank per shot: a slab holds model planes. Each copy holds /vp and the physics' datasets.
+  const std::vector<const char*>& datasets = physics_info(plan.physics).model_datasets;
+  if (plan.model_copies > 0 && model_cells > 0)
     e.host.push_back({"velocity model (" + std::to_string(plan.model_copies) + " copies" +
-                          (plan.tti ? ", with its anisotropy" : "") + ")",
-                      uint64_t(plan.model_copies) * model_cells * (plan.tti ? 5 : 1) * f32});
+                          (datasets.empty() ? "" : ", with its anisotropy") + ")",
+                      uint64_t(plan.model_copies) * model_cells * (1 + datasets.size()) * f32});
   if (plan.input_trace_values > 0)
     e.host.push_back({"the shot file's traces", plan.input_trace_values * f32});
 }
@@ -108,10 +110,11 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
   if (box.empty()) box = Box{0, g.nx, 0, g.ny, 0, g.nz};
   const std::vector<Slab> slabs = split_into_slabs(g.nz, plan.ranks_per_shot,
                                                    plan.cpml ? box.z0 : 0, plan.cpml ? g.nz - box.z1 : 0,
-                                                   slab_ghost_planes(plan.tti));
+                                                   slab_ghost_planes(plan.physics));
   // TTI: p and q, the ring kTtiRing thick for both (solvers/contracts/tti_ring.h).
-  const uint64_t fields = plan.tti ? 2 : 1;
-  const int ring_width = plan.tti ? kTtiRing : kHalo;
+  const PhysicsInfo& physics = physics_info(plan.physics);
+  const uint64_t fields = uint64_t(physics.components);
+  const int ring_width = physics.ring_width;
   const uint64_t element = uint64_t(plan.field_bytes);
   const uint64_t f32 = sizeof(float);
   const uint64_t nt = uint64_t(std::max(plan.nt, 0));
@@ -144,7 +147,7 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
 
     MemoryEstimate e;
     e.device.push_back({"wavefields", propagators * 2 * fields * padded * element});
-    if (plan.tti)
+    if (plan.physics == Physics::tti)
       e.device.push_back({"TTI coefficients and pass-1 scratch",
                         propagators * (5 + 2 * uint64_t(kTtiScratchArrays)) * padded * f32});
     e.device.push_back({"v2dt2", propagators * padded * element});
@@ -178,8 +181,9 @@ MemoryEstimate estimate_slab_memory(const RunMemoryPlan& plan) {
     e.host.push_back({"model planes (hyperslab)",
                       model_planes * box_plane * (plan.smoothing_reach >= 0 ? f32 + 8 + f32 : f32)});
     e.host.push_back({"v2dt2 (slab)", interior * f32 + padded * f32});
-    if (plan.tti) { // the four datasets' planes, the slab's dense coefficients
-      e.host.push_back({"TTI model planes (hyperslab)", 4 * box_planes * box_plane * f32});
+    if (plan.physics == Physics::tti) { // the four datasets' planes, the slab's dense coefficients
+      e.host.push_back({"TTI model planes (hyperslab)",
+                        physics.model_datasets.size() * box_planes * box_plane * f32});
       e.host.push_back({"TTI coefficients (slab)", 5 * interior * f32});
     }
     if (plan.migration) {
@@ -231,10 +235,10 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
   const uint64_t damping = uint64_t(g.nx + g.ny + g.nz + 3 * (kHalo + 32)) * f32;
 
   MemoryEstimate e;
-  const uint64_t fields = plan.tti ? 2 : 1; // TTI: p and q
+  const uint64_t fields = uint64_t(physics_info(plan.physics).components); // TTI: p and q
   const uint64_t exponents = plan.block_exponents ? padded / 16 : 0; // bfp16: a byte per 16
   e.device.push_back({"wavefields", propagators * 2 * fields * (padded * element + exponents)});
-  if (plan.tti)
+  if (plan.physics == Physics::tti)
     e.device.push_back({"TTI coefficients and pass-1 scratch",
                         propagators * (5 + 2 * uint64_t(kTtiScratchArrays)) * padded * f32});
   e.device.push_back({"v2dt2", propagators * padded * (plan.block_exponents ? f32 : element)});
@@ -264,7 +268,7 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     if (plan.offset_gather_values > 0)
       e.device.push_back({"offset gathers", uint64_t(plan.offset_gather_values) * f32});
     if (plan.storage == SourceWavefieldStorage::boundary_saving) {
-      const uint64_t ring = plan.tti ? 2 * uint64_t(tti_ring_cells(box)) : uint64_t(boundary_ring_cells(box));
+      const uint64_t ring = uint64_t(saved_ring_cells(plan.physics, box));
       const uint64_t steps = nt > 1 ? nt - 1 : 1; // the last state is the forward run's own
       const uint64_t per_step = uint64_t(ring_step_bytes(int64_t(ring), plan.ring_precision,
                                                          int64_t(element)));
@@ -286,7 +290,7 @@ MemoryEstimate estimate_run_memory(const RunMemoryPlan& plan) {
     e.host.push_back({"image and illumination", (plan.keep_sums ? 4 : 2) * box_cells * f32});
     // Pinned copies of both for the checkpoints, alive until the end, when the four above are.
     // (A checkpoint's own arrays, 2 x the box while it is written, fit in the four during the loop.)
-    if (plan.checkpoint_staging && !plan.tti)
+    if (plan.checkpoint_staging && plan.physics != Physics::tti)
       e.host.push_back({"checkpoint staging (pinned image and illumination)", 2 * box_cells * f32});
     if (plan.least_squares_vectors > 0) {
       e.host.push_back({"least-squares RTM: " + std::to_string(plan.least_squares_vectors) +
@@ -310,7 +314,7 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
   const uint64_t device_needed = estimate.device_bytes();
   if (device_free > 0 && double(device_needed) > kUsableFraction * double(device_free)) {
     std::string hint;
-    // Half storage does not exist for TTI (docs/physics.md, TTI); snapshots (of p) do.
+    // Half storage does not exist for every physics (docs/physics.md, TTI); snapshots (of p) do.
     if (plan.migration && (plan.storage == SourceWavefieldStorage::boundary_saving ||
                            plan.snapshot_place == SnapshotPlace::device))
       hint += "keep the source field as snapshots in host memory (--reconstruction snapshots "
@@ -318,7 +322,7 @@ void check_memory_fits(const MemoryEstimate& estimate, const RunMemoryPlan& plan
     if (plan.migration && plan.storage == SourceWavefieldStorage::snapshots)
       hint += "save the source field's boundary instead of keeping snapshots (--reconstruction "
               "boundary), ";
-    if (plan.field_bytes > 2 && !plan.tti)
+    if (plan.field_bytes > 2 && physics_info(plan.physics).supports_half_storage)
       hint += "store the wavefields in half precision (--variant fp16_storage), ";
     const int fit = ranks_per_shot_that_fit(plan, device_free);
     if (fit > 0) {
@@ -396,7 +400,7 @@ void check_run_memory(const RunMemoryPlan& plan, const BackendOptions& backend, 
   const RunMemoryPlan device_plan = plan_on_backend(plan, resolved, backend);
   if (resolved == "cuda") {
     check_variant_runs_here(backend.variant, backend.device);
-    check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.tti, context);
+    check_variant_operations(backend.variant, plan.migration, plan.cpml, plan.physics, context);
   }
   const int sharing = std::max(ranks_on_node, 1);
   const uint64_t host_share = host_available_bytes(sharing); // an address-space limit is per rank

@@ -14,6 +14,7 @@
 
 #include "solvers/contracts/format.h" // format_bytes, in the estimate's messages
 #include "solvers/contracts/grid_layout.h"
+#include "solvers/contracts/physics.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/contracts/ring_codec.h"
 #include "solvers/contracts/wavefield.h"
@@ -65,10 +66,11 @@ struct RunMemoryPlan {
   // With ranks_per_shot > 1, the smoothing window's reach in planes when the model is smoothed
   // (each rank reads that many more planes beyond its slab and smooths in double), -1 when not.
   int smoothing_reach = -1;
-  // Pseudo-acoustic TTI (solvers/contracts/tti.h): two fields (p, q) per wavefield, five more padded
-  // coefficient arrays and the two-field scratch of pass 1 per propagator, and an 8-cell ring of both
-  // fields in the boundary store.
-  bool tti = false;
+  // The wave equation stepped; its row (solvers/contracts/physics.h) gives the fields per state
+  // (components), the ring's width and the slabs' ghost planes, the model's datasets. Pseudo-acoustic
+  // TTI (solvers/contracts/tti.h) adds five padded coefficient arrays and the two-field scratch of
+  // pass 1 per propagator.
+  Physics physics = Physics::acoustic;
   // A migration that writes a checkpoint every few shots: on the CUDA backend (check_run_memory
   // keeps it for that one only) the image and the illumination are copied out through pinned host
   // buffers kept for the run (kernels/cuda/fields/cuda_shot_fields.cuh), beside the image arrays. Not for
@@ -89,8 +91,8 @@ struct RunMemoryPlan {
   // device items to the host's (the device list stays, for RTM_FAKE_FREE_GPU_BYTES's check).
   bool fields_on_host = false;
   // One rank per shot: whole copies of the velocity model the command and the driver hold beside
-  // the run (the model as read and the simulation grid's copy: 2); with tti each copy also holds
-  // /epsilon, /delta, /theta, /phi. A group of ranks per shot holds model planes instead ("model
+  // the run (the model as read and the simulation grid's copy: 2); each copy also holds
+  // the physics' other datasets (TTI: /epsilon, /delta, /theta, /phi). A group of ranks per shot holds model planes instead ("model
   // planes (hyperslab)"), and this is not used.
   int model_copies = 0;
   // Migration: the values of every trace of the shot file, which every rank reads whole and holds

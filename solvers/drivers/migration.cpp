@@ -220,10 +220,12 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   std::ostream& info = parallel.is_root() ? log : null_stream(); // one copy of each message
   const ModelExtremes extremes = run_velocity_extremes(model, part);
   check_migration_inputs(model, extremes.vmax, shots, params);
-  check_imaging_condition(params.imaging_condition, part ? part->tti : !model.anisotropy.empty(),
+  // The run's physics, decided once: the part's as read, or the whole model's.
+  const Physics physics = part ? part->physics : physics_of(model);
+  check_imaging_condition(params.imaging_condition, physics,
                           part ? int(part->slabs.size()) : parallel.ranks_per_shot());
-  check_offset_gathers(params, part ? part->tti : !model.anisotropy.empty(),
-                       part ? int(part->slabs.size()) : parallel.ranks_per_shot(), control.resume);
+  check_offset_gathers(params, physics, part ? int(part->slabs.size()) : parallel.ranks_per_shot(),
+                       control.resume);
   // TTI on slabs: the shape has no anisotropy; the CFL check takes the part's fastest velocity,
   // as make_simulation_grid takes fastest_velocity of a whole TTI model.
   ModelExtremes grid_extremes = extremes;
@@ -231,7 +233,7 @@ MigrationResult migrate(const VelocityModel& model, const SlabModel* part, const
   if (part && params.born_perturbation)
     throw std::invalid_argument("migration: Born data need the whole model on each rank");
   MigrationRun run(model, part, shots, params, parallel, info,
-                   migration_grid(model, grid_extremes, shots, params, info));
+                   migration_grid(model, grid_extremes, physics, shots, params, info));
   run.extremes = extremes;
   run.born_data = control.born_data;
   MigrationResult result;

@@ -56,15 +56,17 @@ DirectWaveRemoval parse_direct_wave_removal(const std::string& name); // "none" 
 // --imaging-condition `name` (a row of imaging_condition_table()); InputError naming the choices.
 ImagingCondition parse_imaging_condition(const std::string& name);
 // Refuses (InputError naming --imaging-condition and why) a condition the run cannot compute: on
-// TTI fields, or on a grid split over `ranks_per_shot` > 1 ranks.
-void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per_shot);
+// the fields of a `physics` its row does not support (TTI), or on a grid split over
+// `ranks_per_shot` > 1 ranks.
+void check_imaging_condition(ImagingCondition condition, Physics physics, int ranks_per_shot);
 
-// Refuses (InputError naming --offset-lags and why) offset gathers the run cannot make: on TTI
-// fields, on a grid split over `ranks_per_shot` > 1 ranks, or with `resume` (the checkpoints hold
+// Refuses (InputError naming --offset-lags and why) offset gathers the run cannot make: on the
+// fields of a `physics` without them (physics_info(...).supports_offset_gathers), on a grid split over `ranks_per_shot` > 1 ranks, or with `resume` (the checkpoints hold
 // the image and the illumination, not the gathers, so a resumed run's gathers would miss the
 // shots before the stop); and angle gathers where this build has no FFTW. Nothing without gathers.
 struct MigrationParams;
-void check_offset_gathers(const MigrationParams& params, bool tti, int ranks_per_shot, bool resume);
+void check_offset_gathers(const MigrationParams& params, Physics physics, int ranks_per_shot,
+                          bool resume);
 
 struct MigrationParams {
   Reconstruction reconstruction = Reconstruction::automatic;
@@ -372,12 +374,13 @@ struct MigrationResult {
 // before its model is read or smoothed: from the model's shape alone (read_model_shape reads the
 // file's header), the shot file's header and acquisition (`shots` may be read_shot_geometry's,
 // without traces) and the options, on one rank per shot or on control.parallel's slabs (with the
-// smoothing's reach of `smooth` metres). `tti`: --physics tti (params.boundary then the sponge's).
+// smoothing's reach of `smooth` metres), for a run of `physics` (--physics; params.boundary then
+// the absorber apply_physics_options chose for it).
 // `checkpoints`: the run writes checkpoints every few shots. The same estimate migrate_shots
 // checks again before it allocates.
 void check_migration_memory_before_reading(const VelocityModel& shape, const ShotFile& shots,
                                            const MigrationParams& params,
-                                           const ParallelContext& parallel, bool tti,
+                                           const ParallelContext& parallel, Physics physics,
                                            double smooth, bool checkpoints);
 
 // Migrates every shot of `shots` in `migration_model`. Prints the memory of both reconstruction

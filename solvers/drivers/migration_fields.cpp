@@ -20,7 +20,7 @@ namespace migration_steps {
 // This rank's choice of how to keep the source field (choose_reconstruction's, before the ranks
 // agree): as asked, or by the memory estimate.
 SourceStorageChoice source_storage_choice(const RunMemoryPlan& plan, const MigrationParams& params,
-                                          const ParallelContext& parallel, bool tti) {
+                                          const ParallelContext& parallel) {
   const bool allow_device = params.snapshot_memory != SnapshotMemory::host;
   const bool allow_host = params.snapshot_memory != SnapshotMemory::device;
   SourceStorageChoice choice;
@@ -28,8 +28,7 @@ SourceStorageChoice source_storage_choice(const RunMemoryPlan& plan, const Migra
     choice.reason = "--reconstruction boundary";
     return choice;
   }
-  const bool snapshots_possible =
-      physics_info(tti ? Physics::tti : Physics::acoustic).supports_snapshots;
+  const bool snapshots_possible = physics_info(plan.physics).supports_snapshots;
   choice = choose_source_storage_here(plan, params.backend, parallel.local_size(),
                                       snapshots_possible, allow_device, allow_host);
   if (params.reconstruction == Reconstruction::snapshots &&
@@ -52,9 +51,9 @@ RunMemoryPlan with_storage(RunMemoryPlan plan, const SourceStorageChoice& choice
 // The source field's reconstruction: as asked, or (automatic) snapshots where the memory estimate
 // fits them, else boundary saving; every rank takes the same (the least any rank can hold). Said
 // in the log with the reason, kept in `run` and returned (for the memory check).
-SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tti) {
+SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan) {
   const MigrationParams& params = run.params;
-  SourceStorageChoice choice = source_storage_choice(plan, params, run.parallel, tti);
+  SourceStorageChoice choice = source_storage_choice(plan, params, run.parallel);
   // 0 boundary, 1 snapshots in host memory, 2 on the device: the least over the ranks.
   int code = choice.storage == SourceWavefieldStorage::boundary_saving ? 0
              : choice.place == SnapshotPlace::host                    ? 1
@@ -91,11 +90,10 @@ SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan
 // the source field's ring or snapshot store. `checkpoints`: the loop writes checkpoints.
 void make_wavefields(MigrationRun& run, bool checkpoints) {
   const MigrationParams& params = run.params;
-  const bool tti = !run.sim.model.anisotropy.empty() || (run.part && run.part->tti);
-  const RunMemoryPlan plan = migration_memory_plan(run.sim, run.shots, params, run.parallel, tti,
+  const RunMemoryPlan plan = migration_memory_plan(run.sim, run.shots, params, run.parallel,
                                                    run.part ? run.part->smoothing_reach : -1,
                                                    checkpoints, run.imaging_interval);
-  check_run_memory(with_storage(plan, choose_reconstruction(run, plan, tti)), params.backend,
+  check_run_memory(with_storage(plan, choose_reconstruction(run, plan)), params.backend,
                    run.parallel.local_size(), run_name(params));
   const double fields_start = steady_seconds();
   const AutotuneTotals tuned_before = autotune_totals();

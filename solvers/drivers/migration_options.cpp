@@ -55,9 +55,9 @@ ImagingCondition parse_imaging_condition(const std::string& name) {
   }
 }
 
-void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per_shot) {
+void check_imaging_condition(ImagingCondition condition, Physics physics, int ranks_per_shot) {
   const ImagingConditionInfo& row = imaging_condition_info(condition);
-  if (tti && !row.supports_tti)
+  if (physics == Physics::tti && !row.supports_tti)
     throw InputError(std::string("--imaging-condition ") + row.name + " is not offered with "
                      "--physics tti: " + row.why_no_tti + "; use --imaging-condition cross");
   if (ranks_per_shot > 1 && !row.supports_slab_split)
@@ -67,12 +67,14 @@ void check_imaging_condition(ImagingCondition condition, bool tti, int ranks_per
                      "(shots in parallel) or --imaging-condition cross");
 }
 
-void check_offset_gathers(const MigrationParams& params, bool tti, int ranks_per_shot, bool resume) {
+void check_offset_gathers(const MigrationParams& params, Physics physics, int ranks_per_shot,
+                          bool resume) {
   if (!params.offset_gathers.enabled()) return;
   const std::string option = "--offset-lags " + std::to_string(params.offset_gathers.lags);
-  if (tti)
-    throw InputError(option + " is not offered with --physics tti (the TTI fields have no offset "
-                              "gathers yet); leave --offset-lags out");
+  const PhysicsInfo& row = physics_info(physics);
+  if (!row.supports_offset_gathers)
+    throw InputError(option + " is not offered with --physics " + row.name + " (" +
+                     row.why_no_offset_gathers + "); leave --offset-lags out");
   if (ranks_per_shot > 1)
     throw InputError(option + " is not offered with --ranks-per-shot " +
                      std::to_string(ranks_per_shot) + " (a grid split into z-slabs: a lag reaches "

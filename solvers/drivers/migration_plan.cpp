@@ -41,7 +41,7 @@ ReconstructionMemory reconstruction_memory(const SimulationGrid& sim, int nt, in
   ReconstructionMemory m;
   const Box box = model_box(sim);
   // TTI: both fields, 2 kHalo cells thick (solvers/contracts/tti_ring.h).
-  m.ring_cells = sim.model.anisotropy.empty() ? boundary_ring_cells(box) : 2 * tti_ring_cells(box);
+  m.ring_cells = saved_ring_cells(sim.physics, box);
   m.ring_steps = std::max(1, nt - 1);
   m.box_cells = box.cells();
   m.box_row = std::max(box.nx(), 1);
@@ -78,8 +78,7 @@ namespace migration_steps {
 // trace of the shot file (`shots`, or its geometry alone: the count is the same).
 RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& shots,
                                     const MigrationParams& params, const ParallelContext& parallel,
-                                    bool tti, int smoothing_reach, bool checkpoints,
-                                    int imaging_interval) {
+                                    int smoothing_reach, bool checkpoints, int imaging_interval) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
   plan.smoothing_reach = smoothing_reach;
@@ -89,7 +88,7 @@ RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& s
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-  plan.tti = tti;
+  plan.physics = sim.physics;
   plan.nt = shots.nt;
   plan.receivers = int(shots.max_receivers());
   plan.shots = int(shots.shots.size());
@@ -140,12 +139,13 @@ double migration_velocity_at(const MigrationRun& run, const Position& zyx) {
 
 // The compute grid at the data's dt, the wavelet's f0 checked, the dispersion warning.
 SimulationGrid migration_grid(const VelocityModel& model, const ModelExtremes& extremes,
-                              const ShotFile& shots, const MigrationParams& params,
+                              Physics physics, const ShotFile& shots, const MigrationParams& params,
                               std::ostream& info) {
   BoundaryConfig boundary = params.boundary;
   if (boundary.frequency == 0 && shots.f0 > 0 && std::isfinite(shots.f0))
     boundary.frequency = shots.f0; // the C-PML's alpha
   SimulationGrid sim = make_simulation_grid(model, extremes.vmax, boundary, shots.dt);
+  sim.physics = physics; // a slab run's model is the shape alone
   if (!(shots.f0 > 0))
     throw InputError("the shot file's /wavelet has no f0 attribute (peak frequency): migration "
                      "needs it for the snapshot interval and the direct-wave mute");
@@ -170,8 +170,6 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
   run.f0 = run.shots.f0;
   run.imaging_interval = imaging_interval(params, run.sim.dt, run.f0);
   run.memory = reconstruction_memory(run.sim, run.nt, run.imaging_interval);
-  if (run.part && run.part->tti) // a slab run's sim.model is the shape alone: the TTI ring, both fields
-    run.memory.ring_cells = 2 * tti_ring_cells(run.box);
   const ReconstructionMemory& mem = run.memory;
   run.info << "rtm: source-wavefield reconstruction memory per shot: boundary saving "
            << mem.ring_cells << " ring cells x " << mem.ring_steps << " steps x 4 B = "
@@ -198,7 +196,7 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
     locate_shot_receivers(run, gather);
   // TTI: migration injects the sources and, backwards, the receivers: the shear taper around them
   // all (solvers/drivers/shear_taper.h), before make_wavefields makes the coefficients.
-  if (!run.sim.model.anisotropy.empty() || (run.part && run.part->tti)) {
+  if (run.sim.physics == Physics::tti) {
     std::vector<Position> injected = run.shots.receivers;
     for (const ShotGather& gather : run.shots.shots) {
       injected.push_back(gather.source);
@@ -340,17 +338,17 @@ ShotLoopPlan migration_plan(const MigrationRun& run, std::vector<char> finished,
 
 void check_migration_memory_before_reading(const VelocityModel& shape, const ShotFile& shots,
                                            const MigrationParams& params,
-                                           const ParallelContext& parallel, bool tti,
+                                           const ParallelContext& parallel, Physics physics,
                                            double smooth, bool checkpoints) {
   // A file without these is refused by migrate_shots with its own message; nothing to size here.
   if (!(shots.dt > 0) || shots.nt < 1 || !(shots.f0 > 0)) return;
   const int reach = parallel.ranks_per_shot() > 1 && smooth > 0 ? smoothing_reach_cells(smooth, shape.dz)
                                                                 : -1;
   const RunMemoryPlan plan =
-      migration_memory_plan(simulation_grid_of_shape(shape, params.boundary, shots.dt), shots,
-                            params, parallel, tti, reach, checkpoints,
+      migration_memory_plan(simulation_grid_of_shape(shape, params.boundary, shots.dt, physics),
+                            shots, params, parallel, reach, checkpoints,
                             imaging_interval(params, shots.dt, shots.f0));
-  check_run_memory(with_storage(plan, source_storage_choice(plan, params, parallel, tti)),
+  check_run_memory(with_storage(plan, source_storage_choice(plan, params, parallel)),
                    params.backend, parallel.local_size(), run_name(params));
 }
 

@@ -139,20 +139,21 @@ void check_migration_inputs(const VelocityModel& model, double vmax, const ShotF
                             const MigrationParams& params);
 
 // migration_plan.cpp
-// What a migration allocates (RunMemoryPlan), for the memory checks and the storage choice.
+// What a migration allocates (RunMemoryPlan), for the memory checks and the storage choice; of
+// sim.physics.
 RunMemoryPlan migration_memory_plan(const SimulationGrid& sim, const ShotFile& shots,
                                     const MigrationParams& params, const ParallelContext& parallel,
-                                    bool tti, int smoothing_reach, bool checkpoints,
-                                    int imaging_interval);
+                                    int smoothing_reach, bool checkpoints, int imaging_interval);
 // The command a memory refusal names.
 const char* run_name(const MigrationParams& params);
 // Wave-step sweeps of the grid per shot.
 double sweeps_per_shot(Reconstruction reconstruction);
 // The migration velocity at a position (nearest cell); collective with the model split.
 double migration_velocity_at(const MigrationRun& run, const Position& zyx);
-// The compute grid at the data's dt, the wavelet's f0 checked, the dispersion warning.
+// The compute grid of a run of `physics` at the data's dt, the wavelet's f0 checked, the
+// dispersion warning.
 SimulationGrid migration_grid(const VelocityModel& model, const ModelExtremes& extremes,
-                              const ShotFile& shots, const MigrationParams& params,
+                              Physics physics, const ShotFile& shots, const MigrationParams& params,
                               std::ostream& info);
 // A shot's own receivers placed on the grid; none for a shot of the shared spread.
 std::vector<PointStencil> locate_shot_receivers(const MigrationRun& run, const ShotGather& gather);
@@ -166,13 +167,14 @@ void announce_migration(const MigrationRun& run, int remaining, const MigrationC
 ShotLoopPlan migration_plan(const MigrationRun& run, std::vector<char> finished, int checkpoint_every);
 
 // migration_fields.cpp
-// This rank's choice of how to keep the source field, before the ranks agree.
+// This rank's choice of how to keep the source field, before the ranks agree (snapshots where
+// plan.physics has them).
 SourceStorageChoice source_storage_choice(const RunMemoryPlan& plan, const MigrationParams& params,
-                                          const ParallelContext& parallel, bool tti);
+                                          const ParallelContext& parallel);
 // `plan` with the source field kept as `choice` says.
 RunMemoryPlan with_storage(RunMemoryPlan plan, const SourceStorageChoice& choice);
 // The source field's reconstruction, the same on every rank; said on the log, kept in `run`.
-SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan, bool tti);
+SourceStorageChoice choose_reconstruction(MigrationRun& run, const RunMemoryPlan& plan);
 // Both wavefields, the receivers, the image and the source field's store.
 void make_wavefields(MigrationRun& run, bool checkpoints);
 // The wavelet the source injects and the source field's health limit.

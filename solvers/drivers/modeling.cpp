@@ -267,15 +267,14 @@ ShotFile shot_file_header(const VelocityModel& model, const ModelExtremes& extre
 // One rank per shot holds the model twice beside the run: the command's and the grid's copy
 // (SimulationGrid::model); a group's ranks hold their planes (counted by the estimate itself).
 void check_modeling_memory(const SimulationGrid& sim, int nt, size_t receivers, size_t shots,
-                           const ModelingParams& params, const ParallelContext& parallel,
-                           bool tti) {
+                           const ModelingParams& params, const ParallelContext& parallel) {
   RunMemoryPlan plan;
   plan.ranks_per_shot = parallel.ranks_per_shot();
   plan.model_copies = parallel.ranks_per_shot() > 1 ? 0 : 2;
   plan.layout = sim.layout;
   plan.box = model_box(sim);
   plan.cpml = sim.boundary.absorber == Absorber::cpml && sim.boundary.width > 0;
-  plan.tti = tti;
+  plan.physics = sim.physics;
   plan.nt = nt;
   plan.receivers = int(receivers);
   plan.shots = int(shots);
@@ -347,7 +346,7 @@ void collect_modelled_shots(ShotFile& out, std::vector<ShotGather>& resumed,
 
 int check_modeling_memory_before_reading(const VelocityModel& shape, const Acquisition& acq,
                                           const ModelingParams& params,
-                                          const ParallelContext& parallel, bool tti,
+                                          const ParallelContext& parallel, Physics physics,
                                           double vmax_at_least) {
   check_modeling_inputs(params, acq);
   // The fewest steps the run can take: the slowest fastest velocity gives the longest stable dt.
@@ -359,8 +358,8 @@ int check_modeling_memory_before_reading(const VelocityModel& shape, const Acqui
   size_t receivers = acq.receivers.size();
   for (const std::vector<Position>& spread : acq.shot_receivers)
     receivers = std::max(receivers, spread.size());
-  check_modeling_memory(simulation_grid_of_shape(shape, params.boundary, dt), nt, receivers,
-                        acq.sources.size(), params, parallel, tti);
+  check_modeling_memory(simulation_grid_of_shape(shape, params.boundary, dt, physics), nt,
+                        receivers, acq.sources.size(), params, parallel);
   return nt;
 }
 
@@ -426,8 +425,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
   ShotFile out = shot_file_header(model, extremes, acq, params, sim, source_wavelet,
                                   remove_time_dispersion, info);
 
-  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel,
-                        !sim.model.anisotropy.empty() || (part && part->tti));
+  check_modeling_memory(sim, out.nt, most_receivers, sources.size(), params, parallel);
   // Split over the group, each rank builds its slab from its part of the model alone.
   const std::unique_ptr<Wavefield> propagator =
       part ? make_decomposed_wavefield(make_slab_decomposition(sim, *part, parallel.group_comm()),
@@ -456,7 +454,7 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
                                      : model_fingerprint(model);
     std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
                                   : anisotropy_identity(model); // TTI: a line of its own
-    if (!anisotropy.empty()) anisotropy += shear_taper_identity(params.shear_taper, model);
+    if (sim.physics == Physics::tti) anisotropy += shear_taper_identity(params.shear_taper, model);
     resumed = carry_over_shots(control, modeling_identity(model, velocities, acq, params, out) + anisotropy,
                                out, plan.total, parallel, info, plan.finished);
   }

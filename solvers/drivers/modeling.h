@@ -74,10 +74,11 @@ void check_modeling_params(const ModelingParams& params);
 // given, else from the CFL step of `vmax_at_least` (what the model's fastest velocity is at least:
 // kMinPlausibleVelocity when velocities are checked; 0 counts one step), so this estimate never
 // exceeds the run's; model_shots checks again with the real step count before it allocates.
-// Returns that step count (the fewest the run may take), which sizes its output too.
+// Returns that step count (the fewest the run may take), which sizes its output too. `physics`:
+// the run's (--physics; params.boundary then the absorber apply_physics_options chose for it).
 int check_modeling_memory_before_reading(const VelocityModel& shape, const Acquisition& acq,
                                           const ModelingParams& params,
-                                          const ParallelContext& parallel, bool tti,
+                                          const ParallelContext& parallel, Physics physics,
                                           double vmax_at_least);
 
 // Models every shot of `acquisition` in `model`. Progress goes to `log` (per shot, with time left).

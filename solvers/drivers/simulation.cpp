@@ -29,6 +29,7 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
     throw InputError("absorbing layers: the wavelet frequency must be >= 0 and finite");
   SimulationGrid sim;
   sim.model = model;
+  sim.physics = physics_of(model);
   sim.boundary = boundary;
   const int w = boundary.width;
   sim.pad_x_lo = sim.pad_x_hi = sim.pad_y_lo = sim.pad_y_hi = sim.pad_z_hi = w;
@@ -36,24 +37,26 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
   sim.layout = make_layout(model.nx + sim.pad_x_lo + sim.pad_x_hi,
                            model.ny + sim.pad_y_lo + sim.pad_y_hi,
                            model.nz + sim.pad_z_lo + sim.pad_z_hi);
-  if (!model.anisotropy.empty() && boundary.absorber == Absorber::cpml && boundary.width > 0)
+  if (!physics_info(sim.physics).supports_cpml && boundary.absorber == Absorber::cpml &&
+      boundary.width > 0)
     throw InputError("--absorber cpml is not available with --physics tti: the C-PML corrects the "
                      "isotropic Laplacian axis by axis and has no form for the coupled TTI system's "
                      "mixed derivatives here; use --absorber sponge (docs/physics.md, TTI)");
   // TTI: the fastest phase velocity, vp sqrt(1 + 2 epsilon), sets the limit (docs/physics.md, TTI).
-  const double fastest = model.anisotropy.empty() ? vmax : fastest_velocity(model);
+  const double fastest = sim.physics == Physics::tti ? fastest_velocity(model) : vmax;
   sim.dt = choose_dt(requested_dt, fastest, model.dx, model.dy, model.dz);
   return sim;
 }
 
 SimulationGrid simulation_grid_of_shape(const VelocityModel& shape, const BoundaryConfig& boundary,
-                                        double dt) {
+                                        double dt, Physics physics) {
   VelocityModel header; // the shape without its values: a copy of them is what this avoids
   header.nx = shape.nx, header.ny = shape.ny, header.nz = shape.nz;
   header.dx = shape.dx, header.dy = shape.dy, header.dz = shape.dz;
   header.ox = shape.ox, header.oy = shape.oy, header.oz = shape.oz;
   SimulationGrid sim;
   sim.model = std::move(header);
+  sim.physics = physics;
   sim.boundary = boundary;
   const int w = std::max(boundary.width, 0);
   sim.pad_x_lo = sim.pad_x_hi = sim.pad_y_lo = sim.pad_y_hi = sim.pad_z_hi = w;
@@ -241,7 +244,9 @@ DampingProfiles damping_profiles(const SimulationGrid& sim) {
 DampingProfiles damping_profiles(const SimulationGrid& sim, double vmax) {
   DampingProfiles d;
   if (sim.boundary.width == 0 || sim.boundary.absorber != Absorber::sponge) return d;
-  if (!sim.model.anisotropy.empty()) vmax = fastest_velocity(sim.model); // TTI: vp sqrt(1 + 2 eps)
+  // TTI: vp sqrt(1 + 2 eps) of the whole model where sim.model holds it (a slab run's `vmax` is
+  // already the group's fastest phase velocity, its sim.model the shape alone).
+  if (!sim.model.anisotropy.empty()) vmax = fastest_velocity(sim.model);
   const double R = sim.boundary.reflection;
   const GridLayout& g = sim.layout;
   d.x = axis_profile(g.nx, sim.pad_x_lo, sim.pad_x_hi, sim.hx(), vmax, sim.dt, R);

@@ -14,6 +14,7 @@
 
 #include "io/velocity_model.h"
 #include "solvers/contracts/cpml.h"
+#include "solvers/contracts/physics.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/drivers/point_interpolation.h"
 #include "solvers/drivers/shear_taper.h"
@@ -47,6 +48,10 @@ struct BoundaryConfig {
 
 struct SimulationGrid {
   VelocityModel model; // the model as given (physical domain)
+  // The wave equation the run steps, decided once: physics_of(model) by make_simulation_grid, the
+  // slab model's by slab_simulation_grid (sim.model is then the shape alone), or as given to
+  // simulation_grid_of_shape. What a run may do is asked of its row (physics_info).
+  Physics physics = Physics::acoustic;
   BoundaryConfig boundary;
   int pad_x_lo = 0, pad_x_hi = 0, pad_y_lo = 0, pad_y_hi = 0, pad_z_lo = 0, pad_z_hi = 0;
   GridLayout layout; // the compute grid, layers included
@@ -64,6 +69,7 @@ struct SimulationGrid {
 };
 
 // Builds the compute grid; dt is chosen from CFL (requested_dt <= 0) or checked (InputError).
+// The physics is the model's (physics_of).
 SimulationGrid make_simulation_grid(const VelocityModel& model, const BoundaryConfig& boundary,
                                     double requested_dt);
 
@@ -73,10 +79,11 @@ SimulationGrid make_simulation_grid(const VelocityModel& model, double vmax,
                                     const BoundaryConfig& boundary, double requested_dt);
 
 // The compute grid of a model's shape alone (nx, ny, nz, spacing, origin: read_model_shape reads
-// them from the file's header; values are not copied) with `dt` taken as it is, unchecked: what a
-// run's memory is sized from before its velocities are read (solvers/drivers/memory_budget.h).
+// them from the file's header; values are not copied) with `dt` taken as it is, unchecked, for a
+// run of `physics`: what a run's memory is sized from before its velocities are read
+// (solvers/drivers/memory_budget.h).
 SimulationGrid simulation_grid_of_shape(const VelocityModel& shape, const BoundaryConfig& boundary,
-                                        double dt);
+                                        double dt, Physics physics);
 
 // What the time step and the absorbing layers read of a model's values: its slowest and fastest
 // velocity, and the fastest on each face ([axis x,y,z][low, high]). model_extremes(planes, z_first,

@@ -84,7 +84,7 @@ SlabModel finish_part(const VelocityModel& shape, VelocityModel read, int read_f
 // TTI: the part's fastest phase velocity reduced over the group (the parts' kept planes cover the
 // model, so this is fastest_velocity of the whole smoothed model).
 void finish_tti_part(SlabModel& part, MPI_Comm group) {
-  part.tti = true;
+  part.physics = Physics::tti;
   const double mine = fastest_velocity(part.planes);
   check_mpi(MPI_Allreduce(&mine, &part.fastest, 1, MPI_DOUBLE, MPI_MAX, group),
             "MPI_Allreduce (fastest velocity)");
@@ -93,12 +93,12 @@ void finish_tti_part(SlabModel& part, MPI_Comm group) {
 } // namespace
 
 std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks,
-                              bool tti) {
+                              Physics physics) {
   // make_simulation_grid's z padding, and the C-PML's z layers as cpml_profiles makes them.
   const int pad_lo = boundary.free_surface ? 0 : boundary.width, pad_hi = boundary.width;
   const bool cpml = boundary.absorber == Absorber::cpml && boundary.width > 0;
   return split_into_slabs(shape.nz + pad_lo + pad_hi, ranks, cpml ? pad_lo : 0, cpml ? pad_hi : 0,
-                          slab_ghost_planes(tti));
+                          slab_ghost_planes(physics));
 }
 
 PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& boundary, int k_begin,
@@ -114,11 +114,11 @@ PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& bo
 
 SlabModel read_slab_model(const std::string& path, const std::string& dataset, VelocityCheck check,
                           double smooth, const BoundaryConfig& boundary, MPI_Comm group,
-                          bool tti) {
+                          Physics physics) {
   int size = 1;
   const int rank = group_rank(group, &size);
   const VelocityModel shape = read_model_shape(path, dataset);
-  std::vector<Slab> slabs = model_slabs(shape, boundary, size, tti);
+  std::vector<Slab> slabs = model_slabs(shape, boundary, size, physics);
   const Slab& s = slabs[size_t(rank)];
   const int k0 = s.first_local(), k1 = k0 + s.local_planes();
   const PlaneRange keep = model_planes_for(shape, boundary, k0, k1, 0);
@@ -137,7 +137,7 @@ SlabModel read_slab_model(const std::string& path, const std::string& dataset, V
   SlabModel part = finish_part(whole_shape, std::move(planes.model), read.first, keep, smooth,
                                std::move(slabs), rank, boundary, group);
   if (smooth > 0) part.smoothing_reach = smoothing_reach_cells(smooth, shape.dz);
-  if (tti) {
+  if (physics == Physics::tti) {
     read_anisotropy_planes(path, part.planes, part.z_first, part.shape.nz);
     finish_tti_part(part, group);
   }
@@ -147,8 +147,8 @@ SlabModel read_slab_model(const std::string& path, const std::string& dataset, V
 SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group) {
   int size = 1;
   const int rank = group_rank(group, &size);
-  const bool tti = !model.anisotropy.empty();
-  std::vector<Slab> slabs = model_slabs(model, boundary, size, tti);
+  const Physics physics = physics_of(model);
+  std::vector<Slab> slabs = model_slabs(model, boundary, size, physics);
   const Slab& s = slabs[size_t(rank)];
   const PlaneRange keep =
       model_planes_for(model, boundary, s.first_local(), s.first_local() + s.local_planes(), 0);
@@ -156,13 +156,15 @@ SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& bounda
   shape.vp.clear();
   shape.anisotropy = Anisotropy{};
   SlabModel part = finish_part(shape, model, 0, keep, 0.0, std::move(slabs), rank, boundary, group);
-  if (tti) finish_tti_part(part, group);
+  if (physics == Physics::tti) finish_tti_part(part, group);
   return part;
 }
 
 SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig& boundary,
                                     double requested_dt) {
-  return make_simulation_grid(part.shape, part.fastest, boundary, requested_dt);
+  SimulationGrid sim = make_simulation_grid(part.shape, part.fastest, boundary, requested_dt);
+  sim.physics = part.physics;
+  return sim;
 }
 
 std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid& sim,
@@ -175,7 +177,7 @@ std::shared_ptr<SlabDecomposition> make_slab_decomposition(const SimulationGrid&
   profiles.cpml = cpml_profiles(sim, part.extremes);
   profiles.free_surface = sim.boundary.free_surface;
   std::function<TtiCoefficients(const Slab&)> local_tti;
-  if (part.tti)
+  if (part.physics == Physics::tti)
     local_tti = [&](const Slab& s) {
       return compute_tti_coefficient_planes(sim, part.planes, part.z_first, s.first_local(),
                                             s.first_local() + s.local_planes());
@@ -258,13 +260,13 @@ std::string anisotropy_line(uint64_t h) {
 } // namespace
 
 std::string anisotropy_identity(const VelocityModel& model) {
-  if (model.anisotropy.empty()) return "";
+  if (physics_of(model) != Physics::tti) return "";
   return anisotropy_line(add_anisotropy_planes(model.anisotropy, size_t(model.nx) * size_t(model.ny),
                                                0, model.nz, kFingerprintSeed));
 }
 
 std::string anisotropy_identity(const SlabModel& part, MPI_Comm group) {
-  if (!part.tti) return ""; // the same on every rank of the group: nobody waits below
+  if (part.physics != Physics::tti) return ""; // the same on every rank of the group: nobody waits below
   return anisotropy_line(fingerprint_over_ranks(group, "anisotropy fingerprint", [&](int, uint64_t h) {
     return add_anisotropy_planes(part.planes.anisotropy, size_t(part.shape.nx) * size_t(part.shape.ny),
                                  part.own_first - part.z_first, part.own_end - part.own_first, h);
@@ -273,7 +275,7 @@ std::string anisotropy_identity(const SlabModel& part, MPI_Comm group) {
 
 ShearTaperSummary note_shear_taper(const SlabModel& part, const ShearTaper& taper, MPI_Comm group,
                                    std::ostream& info) {
-  if (!part.tti) return {}; // the same on every rank of the group: nobody waits below
+  if (part.physics != Physics::tti) return {}; // the same on every rank of the group: nobody waits below
   const ShearTaperSummary mine = shear_taper_summary(part.shape, part.planes.anisotropy, part.z_first,
                                                      part.own_first, part.own_end, taper);
   unsigned long long counts[2] = {mine.anisotropic.count, mine.cells}, totals[2] = {0, 0};

@@ -31,7 +31,7 @@ struct SlabModel {
   // through them in turn).
   int own_first = 0, own_end = 0;
   ModelExtremes extremes; // of the whole (smoothed) model, reduced over the group
-  bool tti = false;       // the planes carry anisotropy (--physics tti)
+  Physics physics = Physics::acoustic; // as read: TTI planes carry anisotropy (--physics tti)
   double fastest = 0;     // TTI: fastest_velocity of the whole (smoothed) model, reduced; else vmax
   int smoothing_reach = -1; // planes read beyond the slab for the smoothing; -1: not smoothed
   std::vector<Slab> slabs; // the compute grid's slabs, as SlabDecomposition splits them
@@ -40,9 +40,9 @@ struct SlabModel {
 
 // The compute grid's z-slabs for a model of `shape` with `boundary`'s layers over `ranks` ranks: the
 // split SlabDecomposition makes (the C-PML's top and bottom layers inside the end slabs).
-// TTI slabs have the TTI step's ghost width (slab_ghost_planes).
+// The slabs have the ghost width of `physics`'s step (slab_ghost_planes).
 std::vector<Slab> model_slabs(const VelocityModel& shape, const BoundaryConfig& boundary, int ranks,
-                              bool tti = false);
+                              Physics physics = Physics::acoustic);
 
 // The model planes [first, last] (inclusive) that compute planes [k_begin, k_end) hold or repeat
 // (the absorbing layers repeat the edge planes), widened by `margin` planes each way, within the model.
@@ -57,16 +57,18 @@ PlaneRange model_planes_for(const VelocityModel& shape, const BoundaryConfig& bo
 // slab needs, plus the smoothing window's reach when `smooth` > 0 metres, so that the smoothing
 // of the part equals the whole model's bit for bit on the planes kept. Refuses implausible
 // velocities (check == plausible) on the extremes of the whole file, as read_velocity_model does.
-// tti: also the same planes of /epsilon, /delta, /theta, /phi (io/anisotropy_file.h), not smoothed.
+// The physics' other datasets too (TTI: the same planes of /epsilon, /delta, /theta, /phi,
+// io/anisotropy_file.h), not smoothed.
 SlabModel read_slab_model(const std::string& path, const std::string& dataset, VelocityCheck check,
                           double smooth, const BoundaryConfig& boundary, MPI_Comm group,
-                          bool tti = false);
+                          Physics physics = Physics::acoustic);
 
-// The same from a model in memory (every rank holds it; tests): the part a rank would read (TTI
-// when the model has anisotropy).
+// The same from a model in memory (every rank holds it; tests): the part a rank would read, of
+// the model's physics (physics_of).
 SlabModel slab_model_of(const VelocityModel& model, const BoundaryConfig& boundary, MPI_Comm group);
 
-// The simulation grid of the slab model: sim.model holds the whole model's shape, no values.
+// The simulation grid of the slab model: sim.model holds the whole model's shape, no values;
+// sim.physics is the part's.
 SimulationGrid slab_simulation_grid(const SlabModel& part, const BoundaryConfig& boundary,
                                     double requested_dt);
 
@@ -102,7 +104,7 @@ ModelExtremes run_velocity_extremes(const VelocityModel& model, const SlabModel*
 // note_shear_taper (solvers/drivers/tti_setup.h) for a model held in z-slabs: each rank sums up the
 // points and the tapered cells of its own planes, the group adds them up, and every rank says the
 // same note on `info` (the run's, which only world rank 0 prints). Collective over `group` when
-// part.tti; nothing otherwise. Returns the group's summary.
+// part.physics is TTI; nothing otherwise. Returns the group's summary.
 ShearTaperSummary note_shear_taper(const SlabModel& part, const ShearTaper& taper, MPI_Comm group,
                                    std::ostream& info);
 

@@ -17,7 +17,7 @@
 namespace rtm {
 
 TtiCoefficients compute_tti_coefficients(const SimulationGrid& sim) {
-  if (sim.model.anisotropy.empty()) return {};
+  if (sim.physics != Physics::tti) return {};
   return compute_tti_coefficient_planes(sim, sim.model, 0, 0, sim.layout.nz);
 }
 
@@ -177,7 +177,7 @@ void note_shear_taper(const ShearTaperSummary& found, const ShearTaper& taper, s
 ShearTaperSummary set_shear_taper(SimulationGrid& sim, const SlabModel* part, MPI_Comm group,
                                   const ShearTaperOptions& options, std::vector<Position> points,
                                   std::ostream& info) {
-  if (part ? !part->tti : sim.model.anisotropy.empty()) return {};
+  if (sim.physics != Physics::tti) return {};
   auto taper = std::make_shared<const ShearTaper>(
       make_shear_taper(options, part ? part->shape : sim.model, std::move(points)));
   sim.shear_taper = taper;
