@@ -88,5 +88,10 @@ inline int64_t saved_ring_cells(Physics id, const Box& box) {
 inline Physics physics_of(const VelocityModel& model) {
   return model.anisotropy.empty() ? Physics::acoustic : Physics::tti;
 }
+// The physics a propagator setup steps: TTI where it carries the TTI coefficients
+// (make_propagator_setup makes them for a TTI grid), else acoustic.
+inline Physics physics_of(const PropagatorSetup& setup) {
+  return setup.tti.empty() ? Physics::acoustic : Physics::tti;
+}
 
 } // namespace rtm

@@ -189,7 +189,8 @@ std::string choose_backend(const BackendOptions& options, std::ostream& log) {
 
 std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const BackendOptions& options,
                                           std::ostream& log) {
-  if (!setup.tti.empty()) return make_tti_wavefield(setup, options, log); // solvers/drivers/tti_setup.h
+  if (physics_of(setup) == Physics::tti) // solvers/drivers/tti_setup.h
+    return make_tti_wavefield(setup, options, log);
   if (choose_backend(options, log) == "cpu") return std::make_unique<CpuWavefield>(setup);
 #ifdef RTM_HAVE_CUDA
   // "auto" times the float32 kernels on this grid (or finds them timed in the tuning cache) and
@@ -204,7 +205,7 @@ std::unique_ptr<Wavefield> make_wavefield(const PropagatorSetup& setup, const Ba
 
 std::unique_ptr<ShotFields> make_shot_fields(const PropagatorSetup& setup,
                                              const BackendOptions& options, std::ostream& log) {
-  if (!setup.tti.empty()) return make_tti_shot_fields(setup, options, log);
+  if (physics_of(setup) == Physics::tti) return make_tti_shot_fields(setup, options, log);
   if (choose_backend(options, log) == "cpu") return std::make_unique<CpuShotFields>(setup);
 #ifdef RTM_HAVE_CUDA
   use_tuning_cache_for(options.variant, log);

@@ -9,6 +9,7 @@
 #include "kernels/cpu/tti_propagator.h"
 #include "kernels/mpi/halo_exchange.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/physics.h"
 #include "solvers/drivers/tti_setup.h"
 
 #ifdef RTM_HAVE_CUDA
@@ -36,9 +37,9 @@ struct SlabChoice {
   std::string backend, variant, transport;
 };
 
-SlabChoice backend_and_transport(const BackendOptions& options, bool tti, std::ostream& log) {
+SlabChoice backend_and_transport(const BackendOptions& options, Physics physics, std::ostream& log) {
   std::string backend, variant = options.variant;
-  if (tti) {
+  if (physics == Physics::tti) {
     const TtiBackend choice = tti_backend(options, log);
     backend = choice.backend;
     variant = choice.variant;
@@ -71,16 +72,17 @@ std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(const PropagatorS
                                                                const BackendOptions& options,
                                                                MPI_Comm group, std::ostream& log) {
   std::ostringstream quiet; // checked before the collective split; said below
-  backend_and_transport(options, !setup.tti.empty(), quiet);
+  backend_and_transport(options, physics_of(setup), quiet);
   return make_decomposed_wavefield(std::make_shared<SlabDecomposition>(setup, group), options, log);
 }
 
 std::unique_ptr<DecomposedWavefield> make_decomposed_wavefield(
     std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
-  const SlabChoice choice = backend_and_transport(options, !d->local_setup().tti.empty(), log);
+  const SlabChoice choice = backend_and_transport(options, physics_of(d->local_setup()), log);
   SlabWavefield local;
   if (choice.backend == "cpu") {
-    if (d->local_setup().tti.empty()) local.field = std::make_unique<CpuWavefield>(d->local_setup());
+    if (physics_of(d->local_setup()) == Physics::acoustic)
+      local.field = std::make_unique<CpuWavefield>(d->local_setup());
     else local.field = std::make_unique<CpuTtiWavefield>(d->local_setup());
     local.exchange = make_host_mpi_exchange(*local.field, d->plan());
   } else {
@@ -100,16 +102,17 @@ std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(const Propagat
                                                                   const BackendOptions& options,
                                                                   MPI_Comm group, std::ostream& log) {
   std::ostringstream quiet; // checked before the collective split; said below
-  backend_and_transport(options, !setup.tti.empty(), quiet);
+  backend_and_transport(options, physics_of(setup), quiet);
   return make_decomposed_shot_fields(std::make_shared<SlabDecomposition>(setup, group), options, log);
 }
 
 std::unique_ptr<DecomposedShotFields> make_decomposed_shot_fields(
     std::shared_ptr<SlabDecomposition> d, const BackendOptions& options, std::ostream& log) {
-  const SlabChoice choice = backend_and_transport(options, !d->local_setup().tti.empty(), log);
+  const SlabChoice choice = backend_and_transport(options, physics_of(d->local_setup()), log);
   SlabShotFields local;
   if (choice.backend == "cpu") {
-    if (d->local_setup().tti.empty()) local.fields = std::make_unique<CpuShotFields>(d->local_setup());
+    if (physics_of(d->local_setup()) == Physics::acoustic)
+      local.fields = std::make_unique<CpuShotFields>(d->local_setup());
     else local.fields = std::make_unique<CpuTtiShotFields>(d->local_setup());
     local.source_exchange = make_host_mpi_exchange(local.fields->source(), d->plan());
     local.receiver_exchange = make_host_mpi_exchange(local.fields->receiver(), d->plan());

@@ -262,7 +262,7 @@ PropagatorSetup make_propagator_setup(const SimulationGrid& sim) {
   s.v2dt2 = compute_v2dt2(sim);
   s.damping = damping_profiles(sim);
   s.cpml = cpml_profiles(sim);
-  s.tti = compute_tti_coefficients(sim); // empty for an isotropic model
+  s.tti = compute_tti_coefficients(sim); // empty unless sim.physics is TTI
   s.free_surface = sim.boundary.free_surface;
   return s;
 }
