@@ -11,6 +11,7 @@
 #include "io/atomic_file.h"
 #include "io/host_memory.h"
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/physics.h"
 #include "io/path_checks.h"
 #include "io/velocity_model.h"
 #include "solvers/drivers/acquisition.h"
@@ -137,7 +138,7 @@ std::string describe_drawn(const GenerateModelArgs& a, const VelocityModel& m) {
   } else {
     out << "vp " << m.vmin() << " m/s everywhere";
   }
-  if (!m.anisotropy.empty()) {
+  if (physics_of(m) == Physics::tti) {
     const auto [emin, emax] = std::minmax_element(m.anisotropy.epsilon.begin(), m.anisotropy.epsilon.end());
     const auto [dmin, dmax] = std::minmax_element(m.anisotropy.delta.begin(), m.anisotropy.delta.end());
     out << "; TTI: epsilon " << *emin << " to " << *emax << ", delta " << *dmin << " to " << *dmax

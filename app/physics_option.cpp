@@ -43,7 +43,7 @@ void check_shear_taper_options(const PhysicsInfo& row, const CLI::App* cmd, std:
   const CLI::Option* radius = cmd->get_option_no_throw("--shear-taper-radius");
   const bool taper_given = taper && taper->count() > 0, radius_given = radius && radius->count() > 0;
   if (!taper_given && !radius_given) return;
-  if (row.id == Physics::acoustic) {
+  if (!row.shear_taper) {
     info << "rtm: --shear-taper and --shear-taper-radius apply to --physics tti only; ignored\n";
     return;
   }

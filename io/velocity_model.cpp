@@ -7,6 +7,7 @@
 
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
+#include "solvers/contracts/physics.h"
 #include "io/anisotropy_file.h"
 #include "io/hdf5_util.h"
 #include "io/survey_frame.h"
@@ -165,9 +166,9 @@ void write_velocity_model(const std::string& path, const VelocityModel& model,
     if (!geometry.receivers.empty())
       h5::write_positions(file, "receivers", geometry.receivers, path);
   });
-  write_xdmf_sidecar(path, model,
-                     model.anisotropy.empty() ? std::vector<std::string>{"vp"}
-                                              : std::vector<std::string>{"vp", "epsilon", "delta", "theta", "phi"});
+  std::vector<std::string> datasets = {"vp"}; // and the physics' others, named without their '/'
+  for (const char* name : physics_info(physics_of(model)).model_datasets) datasets.push_back(name + 1);
+  write_xdmf_sidecar(path, model, datasets);
 }
 
 } // namespace rtm

@@ -42,6 +42,8 @@ TEST(PhysicsTable, RowsAreCompleteAndNamedOnce) {
   EXPECT_EQ(physics_named("tti").components, 2);
   EXPECT_EQ(physics_named("tti").slab_halo_planes, 2 * kHalo); // its two passes
   EXPECT_EQ(physics_named("tti").ring_width, kTtiRing);
+  EXPECT_TRUE(physics_named("tti").shear_taper);
+  EXPECT_FALSE(physics_named("iso").shear_taper);
   EXPECT_THROW(physics_named("elastic"), std::invalid_argument);
 }
 

@@ -38,6 +38,9 @@ struct PhysicsInfo {
   // (--variant fp16_storage and the other 16-bit kernels of the acoustic step).
   bool supports_offset_gathers;
   bool supports_half_storage;
+  // The step has the pseudo-acoustic shear artefact, which --shear-taper tapers around the run's
+  // sources and receivers (solvers/drivers/shear_taper.h); its options apply to it alone.
+  bool shear_taper;
   // Why not, for the refusals; "" where supported.
   const char* why_no_cpml;
   const char* why_no_snapshots;
@@ -47,11 +50,11 @@ struct PhysicsInfo {
 inline const std::vector<PhysicsInfo>& physics_table() {
   static const std::vector<PhysicsInfo> table = {
       {Physics::acoustic, "iso", "acoustic, isotropic: /vp", 1, kHalo, kHalo, {}, true, true, true,
-       true, "", "", ""},
+       true, false, "", "", ""},
       {Physics::tti, "tti",
        "pseudo-acoustic tilted transverse isotropy: /epsilon, /delta, /theta, /phi beside /vp; "
        "sponge absorber",
-       2, kTtiRing, kTtiRing, {"/epsilon", "/delta", "/theta", "/phi"}, false, true, false, false,
+       2, kTtiRing, kTtiRing, {"/epsilon", "/delta", "/theta", "/phi"}, false, true, false, false, true,
        "the C-PML corrects the isotropic Laplacian axis by axis and has no form for the coupled "
        "TTI system here",
        "", "the TTI fields have no offset gathers yet"},

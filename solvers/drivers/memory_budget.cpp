@@ -11,7 +11,6 @@
 #include "solvers/contracts/cpml.h"
 #include "solvers/contracts/propagator.h"
 #include "solvers/contracts/tti.h"
-#include "solvers/contracts/tti_ring.h"
 #include "solvers/drivers/backend.h"
 #include "kernels/mpi/decomposed_propagator.h"
 

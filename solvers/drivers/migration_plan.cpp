@@ -10,7 +10,6 @@
 #include "io/provenance.h"
 #include "solvers/contracts/errors.h"
 #include "solvers/contracts/format.h"
-#include "solvers/contracts/tti_ring.h"
 #include "solvers/drivers/memory_budget.h"
 #include "solvers/drivers/numerics.h"
 #include "solvers/drivers/smoothing.h"
@@ -196,7 +195,7 @@ void plan_reconstruction_and_receivers(MigrationRun& run) {
     locate_shot_receivers(run, gather);
   // TTI: migration injects the sources and, backwards, the receivers: the shear taper around them
   // all (solvers/drivers/shear_taper.h), before make_wavefields makes the coefficients.
-  if (run.sim.physics == Physics::tti) {
+  if (physics_info(run.sim.physics).shear_taper) {
     std::vector<Position> injected = run.shots.receivers;
     for (const ShotGather& gather : run.shots.shots) {
       injected.push_back(gather.source);

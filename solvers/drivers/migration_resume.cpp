@@ -171,7 +171,7 @@ CheckpointIdentity migration_identity(const VelocityModel& model, const ShotFile
   if (params.imaging_condition != ImagingCondition::cross)
     id.parameters += std::string("imaging_condition = ") +
                      imaging_condition_info(params.imaging_condition).name + "\n";
-  if (physics_of(model) == Physics::tti) id.parameters += shear_taper_identity(params.shear_taper, model);
+  if (physics_info(physics_of(model)).shear_taper) id.parameters += shear_taper_identity(params.shear_taper, model);
   return id;
 }
 
@@ -182,7 +182,7 @@ CheckpointIdentity migration_identity(const SlabModel& part, MPI_Comm group, con
   CheckpointIdentity id = migration_identity(part.shape, shots, shots_path, params);
   id.model_fingerprint = model_fingerprint(part, group);
   id.parameters += anisotropy_identity(part, group); // part.shape has no anisotropy: none above
-  if (part.physics == Physics::tti) id.parameters += shear_taper_identity(params.shear_taper, part.shape);
+  if (physics_info(part.physics).shear_taper) id.parameters += shear_taper_identity(params.shear_taper, part.shape);
   return id;
 }
 

@@ -454,7 +454,8 @@ ShotFile run_modeling(const VelocityModel& model, const SlabModel* part, const A
                                      : model_fingerprint(model);
     std::string anisotropy = part ? anisotropy_identity(*part, parallel.group_comm())
                                   : anisotropy_identity(model); // TTI: a line of its own
-    if (sim.physics == Physics::tti) anisotropy += shear_taper_identity(params.shear_taper, model);
+    if (physics_info(sim.physics).shear_taper)
+      anisotropy += shear_taper_identity(params.shear_taper, model);
     resumed = carry_over_shots(control, modeling_identity(model, velocities, acq, params, out) + anisotropy,
                                out, plan.total, parallel, info, plan.finished);
   }

@@ -177,7 +177,7 @@ void note_shear_taper(const ShearTaperSummary& found, const ShearTaper& taper, s
 ShearTaperSummary set_shear_taper(SimulationGrid& sim, const SlabModel* part, MPI_Comm group,
                                   const ShearTaperOptions& options, std::vector<Position> points,
                                   std::ostream& info) {
-  if (sim.physics != Physics::tti) return {};
+  if (!physics_info(sim.physics).shear_taper) return {};
   auto taper = std::make_shared<const ShearTaper>(
       make_shear_taper(options, part ? part->shape : sim.model, std::move(points)));
   sim.shear_taper = taper;
