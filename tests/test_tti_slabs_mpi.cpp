@@ -249,9 +249,13 @@ TEST(TtiSlabModel, SlabReadsMigrateAsOneRank) {
   const SlabModel part = read_slab_model(path, "vp", VelocityCheck::plausible, 0.0, params.boundary,
                                          parallel.group_comm(), Physics::tti);
   ASSERT_EQ(part.physics, Physics::tti);
+  // The slab run's grid carries the part's physics: its sim.model is the shape, no anisotropy.
+  EXPECT_EQ(slab_simulation_grid(part, params.boundary, 0.0).physics, Physics::tti);
   MigrationControl control;
   control.parallel = &parallel;
   const MigrationResult got = migrate_shots(part, shots, params, log, nullptr, control);
+  // The ring it says it keeps is the whole run's: both fields, kTtiRing thick.
+  EXPECT_EQ(got.memory.ring_cells, want.memory.ring_cells);
   const size_t plane = size_t(kNx) * kNy;
   auto own_planes = [&](const std::vector<float>& v) {
     return std::vector<float>(v.begin() + ptrdiff_t(size_t(got.image_z_first) * plane),
