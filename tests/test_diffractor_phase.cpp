@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "solvers/contracts/errors.h"
+#include "solvers/contracts/imaging_condition.h"
 #include "solvers/drivers/acquisition.h"
 #include "solvers/drivers/data_phase_filter.h"
 #include "solvers/drivers/migration.h"
@@ -121,7 +122,7 @@ double phase_at(const std::vector<double>& f, double zt, int half) {
 }
 
 TargetImage image_target(const Target& t, DataPhaseFilter filter = DataPhaseFilter::automatic,
-                         double order = 0) {
+                         double order = 0, ImagingCondition condition = ImagingCondition::cross) {
   const ModelShape shape{kN, kN, kN, kH, kH, kH};
   TargetImage r;
   r.truth_k = t.reflector ? kCentre - 0.5 : kCentre;
@@ -146,6 +147,7 @@ TargetImage image_target(const Target& t, DataPhaseFilter filter = DataPhaseFilt
   params.boundary.width = kWidth;
   params.data_phase_filter = filter;
   params.data_phase_order = order;
+  params.imaging_condition = condition;
   r.result = migrate_shots(migration, shots, params, log);
   const std::vector<float>& image = r.result.image;
   auto at = [&](int i, int j, int k) { return double(image[(size_t(k) * kN + j) * kN + i]); };
@@ -164,9 +166,10 @@ TargetImage image_target(const Target& t, DataPhaseFilter filter = DataPhaseFilt
   std::vector<double> trace(static_cast<size_t>(kN));
   for (int k = 0; k < kN; ++k) trace[size_t(k)] = at(kCentre, kCentre, k);
   r.phase = phase_at(trace, r.truth_k, 6);
-  std::printf("%s, %s: strongest %+.3g at (%d, %d, %d), truth (%d, %d, %.1f); farther than 3 "
+  std::printf("%s, %s, %s: strongest %+.3g at (%d, %d, %d), truth (%d, %d, %.1f); farther than 3 "
               "cells: %.2f of it at (%d, %d, %d); phase %+.0f deg; central trace:",
               t.name, describe_data_phase_filter(r.result.data_phase_filter, r.result.data_phase_order).c_str(),
+              imaging_condition_info(condition).name,
               r.strongest, r.i, r.j, r.k, kCentre, kCentre, r.truth_k, r.far / std::abs(r.strongest),
               r.fi, r.fj, r.fk, r.phase);
   for (int k = kCentre - 5; k <= kCentre + 5; ++k) std::printf(" %+.2f", trace[size_t(k)] / std::abs(r.strongest));
@@ -231,6 +234,20 @@ TEST(DefaultImage, DISABLED_MeasurePhaseAgainstOrder) {
                           Target{"point, sparse", Spread::sparse, false, true, true},
                           Target{"plane, sparse", Spread::sparse, true, true, true}})
     for (double order : orders) image_target(t, DataPhaseFilter::order, order);
+}
+
+// The same targets imaged with the inverse-scattering imaging condition (--imaging-condition isic,
+// docs/rtm.md 5c) and the automatic data filter, for issue 38's question whether it corrects what
+// the data filter cannot (docs/rtm.md 6a):
+//   build-cpu/tests/test_diffractor_phase --gtest_also_run_disabled_tests --gtest_filter='*InverseScattering*'
+TEST(DefaultImage, DISABLED_MeasureWithTheInverseScatteringCondition) {
+  for (const Target& t : {Target{"point, areal", Spread::areal, false, true, true},
+                          Target{"point, line", Spread::line, false, true, true},
+                          Target{"point, sparse", Spread::sparse, false, true, true},
+                          Target{"plane, areal", Spread::areal, true, true, true},
+                          Target{"plane, line", Spread::line, true, true, true},
+                          Target{"plane, sparse", Spread::sparse, true, true, true}})
+    image_target(t, DataPhaseFilter::automatic, 0, ImagingCondition::isic);
 }
 
 } // namespace
