@@ -42,10 +42,14 @@ double illumination_sum(const std::vector<float>& illumination, int nx) {
 
 void normalise_image_in_place(std::vector<float>& image, const std::vector<float>& illumination,
                               int nx, double eps_fraction) {
+  const double mean = illumination_sum(illumination, nx) / double(std::max<size_t>(1, illumination.size()));
+  normalise_image_with_eps(image, illumination, eps_fraction * mean);
+}
+
+void normalise_image_with_eps(std::vector<float>& image, const std::vector<float>& illumination,
+                              double eps) {
   if (image.size() != illumination.size())
     throw std::invalid_argument("normalise_image: image and illumination differ in size");
-  const double mean = illumination_sum(illumination, nx) / double(std::max<size_t>(1, illumination.size()));
-  const double eps = eps_fraction * mean;
   const auto n = int64_t(image.size());
   // Threaded: a 512^3 image takes a second on one core.
 #pragma omp parallel for schedule(static)

@@ -240,6 +240,9 @@ std::vector<float> normalise_image(const std::vector<float>& image,
 // The same in place: `image` becomes the normalised image.
 void normalise_image_in_place(std::vector<float>& image, const std::vector<float>& illumination,
                               int nx, double eps_fraction);
+// The same with eps given (the z-slab split sums the illumination over its ranks): threaded.
+void normalise_image_with_eps(std::vector<float>& image, const std::vector<float>& illumination,
+                              double eps);
 // The sum of an illumination of rows of nx cells, in image_finish.h's order (threaded by rows).
 double illumination_sum(const std::vector<float>& illumination, int nx);
 // -lap of a [nz][ny][nx] volume, 2nd-order 7-point stencil with the grid spacings, edge values

@@ -111,9 +111,8 @@ SlabImage finish_slab_image(const ShotFields& fields, const SlabModel& part,
   const double mean = ordered_sum(out.illumination, part.shape.nx, group) /
                       double(std::max<int64_t>(1, part.shape.cells()));
   const double eps = eps_fraction * mean;
-  out.image.resize(out.raw_image.size());
-  for (size_t c = 0; c < out.image.size(); ++c)
-    out.image[c] = normalised_image_value(out.raw_image[c], out.illumination[c], eps);
+  out.image = out.raw_image;
+  normalise_image_with_eps(out.image, out.illumination, eps);
   if (laplacian) out.image = filter_planes(out.image, out.planes, part.shape, group);
   return out;
 }
